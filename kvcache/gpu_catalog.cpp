@@ -1,0 +1,88 @@
+#include "kvcache/gpu_catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <libfccp/csv.h>
+#include <sstream>
+
+#include "kvcache/error.h"
+#include "kvcache/model_catalog.h"
+
+namespace kvsim {
+namespace {
+
+std::string Normalize(std::string s) {
+  if (auto paren = s.find('('); paren != std::string::npos && paren > 0) s = s.substr(0, paren);
+  std::string out;
+  for (unsigned char c : s)
+    if (!std::isspace(c) && c != '-' && c != '_') out.push_back(static_cast<char>(std::tolower(c)));
+  return out;
+}
+
+double ParseNumber(const std::string& text, const std::string& path, unsigned line, const char* column) {
+  if (text.empty()) return 0.0;
+  try {
+    size_t used = 0;
+    double v = std::stod(text, &used);
+    if (used == text.size() && v >= 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(path + ":" + std::to_string(line) + ": column " + column + ": '" + text + "' is not a non-negative number");
+}
+
+}  // namespace
+
+GpuCatalog GpuCatalog::Load(const std::string& path) {
+  GpuCatalog catalog;
+  try {
+    io::CSVReader<10, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
+    in.read_header(io::ignore_extra_column, "id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bw_tbps",
+                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "source");
+    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, source;
+    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, source)) {
+      const unsigned line = in.get_file_line();
+      GpuSpec g;
+      g.id = id;
+      g.name = name;
+      std::stringstream ss(aliases);
+      for (std::string a; std::getline(ss, a, ';');)
+        if (!a.empty()) g.aliases.push_back(a);
+      g.marketed_gb = ParseNumber(marketed, path, line, "marketed_gb");
+      g.cuda_total_gib = ParseNumber(total, path, line, "cuda_total_gib");
+      if (g.cuda_total_gib <= 0) throw Error(path + ":" + std::to_string(line) + ": column cuda_total_gib: empty");
+      g.mem_bandwidth_tbps = ParseNumber(bw, path, line, "mem_bw_tbps");
+      g.bf16_dense_tflops = ParseNumber(bf16, path, line, "bf16_dense_tflops");
+      g.fp8_dense_tflops = ParseNumber(fp8, path, line, "fp8_dense_tflops");
+      g.int8_dense_tops = ParseNumber(int8, path, line, "int8_dense_tops");
+      catalog.gpus_.push_back(std::move(g));
+    }
+  } catch (const io::error::base& e) {
+    throw Error(path + ": " + e.what());
+  }
+  return catalog;
+}
+
+const GpuSpec* GpuCatalog::TryFind(const std::string& query) const {
+  const std::string q = Normalize(query);
+  for (const GpuSpec& g : gpus_) {
+    if (Normalize(g.id) == q || Normalize(g.name) == q) return &g;
+    for (const auto& a : g.aliases)
+      if (Normalize(a) == q) return &g;
+  }
+  return nullptr;
+}
+
+const GpuSpec& GpuCatalog::Find(const std::string& query) const {
+  if (const GpuSpec* g = TryFind(query)) return *g;
+  std::vector<std::string> names;
+  for (const GpuSpec& g : gpus_) {
+    names.push_back(g.id);
+    names.push_back(g.name);
+  }
+  std::string hint;
+  for (const auto& m : ClosestMatches(query, names, 4)) hint += (hint.empty() ? "" : ", ") + m;
+  throw Error("--gpu: '" + query + "' is not a known GPU; closest: " + hint +
+              " (kvsim gpus lists them; --gpu-memory-gib sets the memory of any other GPU)");
+}
+
+}  // namespace kvsim

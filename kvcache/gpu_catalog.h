@@ -1,0 +1,43 @@
+// GPU presets from data/gpus.csv: datasheet figures plus the memory CUDA reports (what vLLM's
+// total_gpu_memory is), looked up by short id, the name nvidia-smi / torch print, or an alias.
+#ifndef KVSIM_KVCACHE_GPU_CATALOG_H_
+#define KVSIM_KVCACHE_GPU_CATALOG_H_
+
+#include <string>
+#include <vector>
+
+namespace kvsim {
+
+struct GpuSpec {
+  std::string id;                 // short id, e.g. "h100"
+  std::string name;               // e.g. "NVIDIA H100 80GB SXM5"
+  std::vector<std::string> aliases;
+  double marketed_gb = 0;         // as sold
+  double cuda_total_gib = 0;      // torch.cuda total_memory, GiB
+  double mem_bandwidth_tbps = 0;  // TB/s (10^12 B/s)
+  double bf16_dense_tflops = 0;   // 0 when the GPU has no bf16 (T4, V100: see fp16 in the source)
+  double fp8_dense_tflops = 0;
+  double int8_dense_tops = 0;
+};
+
+class GpuCatalog {
+ public:
+  // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bw_tbps,
+  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,source). Throws kvsim::Error with file,
+  // line and column on malformed rows.
+  static GpuCatalog Load(const std::string& path);
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+
+  // Case-insensitive match on id, name or alias; a trailing parenthetical ("(79.18 GiB)") is
+  // ignored. Throws kvsim::Error listing the closest names when nothing matches.
+  const GpuSpec& Find(const std::string& query) const;
+  const GpuSpec* TryFind(const std::string& query) const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_GPU_CATALOG_H_

@@ -1,0 +1,69 @@
+#include "kvcache/runtime_overhead.h"
+
+#include <algorithm>
+
+#include "kvcache/units.h"
+
+namespace kvsim {
+namespace {
+
+constexpr int64_t kFusedMoeChunkTokens = 32768;  // VLLM_FUSED_MOE_CHUNK_SIZE default
+
+double ForwardElementsPerToken(const ModelSpec& spec, int tp, int64_t tokens, int64_t* moe_tokens) {
+  const double h = static_cast<double>(spec.hidden_size);
+  const double dense_inter = static_cast<double>(spec.is_moe() ? spec.moe.dense_intermediate_size : spec.intermediate_size);
+  const double dense = 3.0 * dense_inter / tp + 3.0 * h;
+  double widest = 0.0;
+  bool any_dense = !spec.is_moe();
+  *moe_tokens = 0;
+  if (spec.is_moe()) {
+    const MoeSpec& m = spec.moe;
+    for (bool is_moe : m.layer_is_moe) any_dense |= !is_moe;
+    const double experts = static_cast<double>(m.experts_per_token) *
+                           (3.0 * static_cast<double>(m.expert_intermediate_size) / tp + h);
+    const double shared = 3.0 * static_cast<double>(m.shared_intermediate_size) / tp;
+    *moe_tokens = std::min(tokens, kFusedMoeChunkTokens);
+    // Expert workspaces only span one fused-MoE chunk; scale them to per-token of the whole batch.
+    widest = experts * static_cast<double>(*moe_tokens) / static_cast<double>(tokens) + shared + 3.0 * h;
+  }
+  if (any_dense) widest = std::max(widest, dense);
+  return widest;
+}
+
+double NonTorchBytes(const ProfileSettings& s) {
+  double gib = 0;
+  switch (s.version.era()) {
+    case VllmEra::kV0:
+      gib = 0.35 + (s.tp > 1 ? 2.0 : 0.0);
+      break;
+    case VllmEra::kV1Sort:
+      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.13) + (s.tp > 1 ? 0.6 : 0.0);
+      break;
+    case VllmEra::kV1:
+      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.25) + (s.tp > 1 ? 1.85 : 0.0);
+      break;
+  }
+  return GiBToBytes(gib);
+}
+
+}  // namespace
+
+RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& s) {
+  RuntimeOverhead o;
+  const double act_bytes = BytesPerElement(s.activation_dtype);
+  const int64_t tokens = std::max<int64_t>(1, s.max_num_batched_tokens);
+  int64_t moe_tokens = 0;
+  o.forward_peak_bytes = static_cast<double>(tokens) * ForwardElementsPerToken(spec, s.tp, tokens, &moe_tokens) * act_bytes;
+  if (s.last_stage) {
+    const bool v0 = s.version.era() == VllmEra::kV0;
+    const int64_t rows = v0 ? s.max_num_seqs : std::min(s.max_num_seqs, tokens);
+    const double vocab = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64);
+    o.sampler_peak_bytes = static_cast<double>(rows) * vocab * s.version.sampler_bytes_per_logit() +
+                           static_cast<double>(tokens) * static_cast<double>(spec.hidden_size) * act_bytes;
+  }
+  o.activation_peak_bytes = std::max(o.forward_peak_bytes, o.sampler_peak_bytes);
+  o.non_torch_bytes = NonTorchBytes(s);
+  return o;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,145 @@
+#include "reports/capacity_report.h"
+
+#include <cmath>
+
+#include "kvcache/units.h"
+#include "reports/text_table.h"
+
+namespace kvsim {
+namespace {
+
+std::string Thousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+std::string G(double bytes) { return Format("%.2f", BytesToGiB(bytes)); }
+
+std::string Delta(double value, double reference) {
+  return Format("%+.1f%%", 100.0 * (value - reference) / reference);
+}
+
+double Round(double v, int digits) {
+  const double f = std::pow(10.0, digits);
+  return std::round(v * f) / f;
+}
+
+}  // namespace
+
+std::string RenderCapacityText(const CapacityResult& r) {
+  const EffectiveSettings& s = r.settings;
+  std::string out;
+  out += "kvsim capacity: " + s.model + " on " + s.gpu_name + Format(" (%.2f GiB as CUDA reports)", s.gpu_total_gib) +
+         ", engine " + s.engine + (s.engine == "vllm" ? " " + s.vllm_version + " (era " + s.vllm_era + ")" : "") + "\n";
+  out += Format("settings: dtype %s, quantization %s, kv-cache-dtype %s, TP %d, PP %d, ", s.dtype.c_str(),
+                s.quantization.c_str(), s.kv_cache_dtype.c_str(), s.tensor_parallel_size, s.pipeline_parallel_size);
+  out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
+                s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
+                static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
+  out += "parameters: " + Thousands(r.params);
+  if (r.active_params != r.params) out += " (" + Thousands(r.active_params) + " active per token)";
+  out += "\n\n";
+
+  TextTable mem({"per GPU (GiB = 2^30 bytes)", "GiB", "of reserved"});
+  auto share = [&](double b) { return Format("%.1f%%", 100.0 * b / r.reserved_bytes); };
+  mem.AddRow({"GPU memory (CUDA total)", Format("%.2f", s.gpu_total_gib), ""});
+  mem.AddRow({Format("reserved (x %.2f utilization)", s.gpu_memory_utilization), G(r.reserved_bytes), "100.0%"});
+  mem.AddRow({"  weights", G(r.weights_bytes), share(r.weights_bytes)});
+  mem.AddRow({"  activation peak (profile run)", G(r.activation_peak_bytes), share(r.activation_peak_bytes)});
+  mem.AddRow({"  runtime overhead (non-torch)", G(r.non_torch_bytes), share(r.non_torch_bytes)});
+  mem.AddRow({"  KV cache", G(r.kv_cache_bytes), share(r.kv_cache_bytes)});
+  out += mem.Render() + "\n";
+
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  TextTable kv({"KV cache", "value"});
+  kv.AddRow({"bytes per token (all layers)", Thousands(static_cast<int64_t>(r.kv_bytes_per_token)) +
+                                                 Format(" (%.1f KiB)", r.kv_bytes_per_token / 1024.0)});
+  kv.AddRow({"bytes per block", Thousands(b.layout.block_bytes) + Format(" (%lld tokens x %lld layers/group)",
+                                                                          static_cast<long long>(s.block_size),
+                                                                          static_cast<long long>(b.layout.group_size))});
+  if (b.layout.groups.size() > 1) kv.AddRow({"layer groups (hybrid)", std::to_string(b.layout.groups.size())});
+  kv.AddRow({"GPU blocks", Thousands(r.num_gpu_blocks)});
+  kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
+  kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(s.max_model_len)),
+             Format("%.2fx", r.max_concurrency)});
+  out += kv.Render() + "\n";
+
+  TextTable base({Format("one %lld-token request vs rules of thumb", static_cast<long long>(s.max_model_len)), "GiB", "vs modelled"});
+  base.AddRow({"modelled: weights + activation + runtime + its KV", G(r.modelled_one_request_bytes), ""});
+  base.AddRow({"rule of thumb: 1.2 x weights", G(r.baseline_1_2x_bytes), Delta(r.baseline_1_2x_bytes, r.modelled_one_request_bytes)});
+  base.AddRow({"article 003: 2.4P + 4sLhd_h (fp16, MHA)", G(r.baseline_article003_bytes),
+               Delta(r.baseline_article003_bytes, r.modelled_one_request_bytes)});
+  base.AddRow({"what the server reserves (total x utilization)", G(r.reserved_bytes), Delta(r.reserved_bytes, r.modelled_one_request_bytes)});
+  out += base.Render();
+  if (r.stages.size() > 1) {
+    out += "\n";
+    TextTable st({"PP stage", "layers", "weights GiB", "activation GiB", "KV GiB", "blocks"});
+    for (const auto& stage : r.stages)
+      st.AddRow({std::to_string(stage.stage), Format("%lld-%lld", static_cast<long long>(stage.first_layer),
+                                                     static_cast<long long>(stage.end_layer - 1)),
+                 G(stage.weights.total_bytes()), G(stage.overhead.activation_peak_bytes), G(stage.kv_cache_bytes),
+                 Thousands(stage.num_blocks)});
+    out += st.Render();
+  }
+  for (const auto& note : r.notes) out += "note: " + note + "\n";
+  return out;
+}
+
+nlohmann::json SettingsToJson(const EffectiveSettings& s) {
+  nlohmann::json j = {
+      {"model", s.model}, {"architecture", s.architecture}, {"engine", s.engine}, {"vllm_version", s.vllm_version},
+      {"vllm_era", s.vllm_era}, {"gpu", s.gpu_id}, {"gpu_name", s.gpu_name}, {"gpu_total_gib", s.gpu_total_gib},
+      {"gpu_memory_utilization", s.gpu_memory_utilization}, {"dtype", s.dtype}, {"quantization", s.quantization},
+      {"kv_cache_dtype", s.kv_cache_dtype}, {"tensor_parallel_size", s.tensor_parallel_size},
+      {"pipeline_parallel_size", s.pipeline_parallel_size}, {"max_model_len", s.max_model_len},
+      {"max_num_seqs", s.max_num_seqs}, {"max_num_batched_tokens", s.max_num_batched_tokens},
+      {"block_size", s.block_size}, {"enable_prefix_caching", s.enable_prefix_caching},
+      {"hybrid_kv_cache_manager", s.hybrid_kv_cache_manager}};
+  j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
+  return j;
+}
+
+nlohmann::json CapacityToJson(const CapacityResult& r) {
+  nlohmann::json j;
+  j["kvsim_version"] = KVSIM_VERSION;
+  j["units"] = "GiB = 2^30 bytes; all memory figures per GPU";
+  j["settings"] = SettingsToJson(r.settings);
+  j["params"] = r.params;
+  j["active_params"] = r.active_params;
+  j["weights_gib"] = Round(BytesToGiB(r.weights_bytes), 4);
+  j["activation_peak_gib"] = Round(BytesToGiB(r.activation_peak_bytes), 4);
+  j["non_torch_gib"] = Round(BytesToGiB(r.non_torch_bytes), 4);
+  j["kv_cache_gib"] = Round(BytesToGiB(r.kv_cache_bytes), 4);
+  j["reserved_gib"] = Round(BytesToGiB(r.reserved_bytes), 4);
+  j["kv_bytes_per_token"] = r.kv_bytes_per_token;
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  j["kv_block_bytes"] = b.layout.block_bytes;
+  j["kv_layer_groups"] = b.layout.groups.size();
+  j["num_gpu_blocks"] = r.num_gpu_blocks;
+  j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
+  j["max_concurrency"] = Round(r.max_concurrency, 4);
+  j["baseline_1_2x_gib"] = Round(BytesToGiB(r.baseline_1_2x_bytes), 4);
+  j["baseline_article003_gib"] = Round(BytesToGiB(r.baseline_article003_bytes), 4);
+  j["modelled_one_request_gib"] = Round(BytesToGiB(r.modelled_one_request_bytes), 4);
+  j["stages"] = nlohmann::json::array();
+  for (const auto& st : r.stages) {
+    j["stages"].push_back({{"stage", st.stage}, {"first_layer", st.first_layer}, {"end_layer", st.end_layer},
+                           {"weights_gib", Round(BytesToGiB(st.weights.total_bytes()), 4)},
+                           {"quantized_weights_gib", Round(BytesToGiB(st.weights.quantized_bytes), 4)},
+                           {"rope_cache_gib", Round(BytesToGiB(st.weights.rope_cache_bytes), 4)},
+                           {"forward_peak_gib", Round(BytesToGiB(st.overhead.forward_peak_bytes), 4)},
+                           {"sampler_peak_gib", Round(BytesToGiB(st.overhead.sampler_peak_bytes), 4)},
+                           {"activation_peak_gib", Round(BytesToGiB(st.overhead.activation_peak_bytes), 4)},
+                           {"non_torch_gib", Round(BytesToGiB(st.overhead.non_torch_bytes), 4)},
+                           {"kv_cache_gib", Round(BytesToGiB(st.kv_cache_bytes), 4)},
+                           {"num_blocks", st.num_blocks}});
+  }
+  j["notes"] = r.notes;
+  return j;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,58 @@
+#include "reports/text_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdarg>
+#include <cstdio>
+
+namespace kvsim {
+namespace {
+
+bool LooksNumeric(const std::string& s) {
+  if (s.empty()) return false;
+  const unsigned char c = static_cast<unsigned char>(s[0]);
+  return std::isdigit(c) || ((c == '-' || c == '+') && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1])));
+}
+
+size_t DisplayWidth(const std::string& s) {
+  size_t n = 0;  // count UTF-8 code points, not bytes, so "≈" or "×" do not skew columns
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+}  // namespace
+
+std::string TextTable::Render() const {
+  std::vector<size_t> width(header_.size(), 0);
+  for (size_t i = 0; i < header_.size(); ++i) width[i] = DisplayWidth(header_[i]);
+  for (const auto& row : rows_)
+    for (size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], DisplayWidth(row[i]));
+  std::string out;
+  auto emit = [&](const std::vector<std::string>& row, bool header) {
+    for (size_t i = 0; i < width.size(); ++i) {
+      const std::string cell = i < row.size() ? row[i] : "";
+      const std::string pad(width[i] - DisplayWidth(cell), ' ');
+      if (i) out += "  ";
+      out += (!header && LooksNumeric(cell)) ? pad + cell : cell + (i + 1 < width.size() ? pad : "");
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += '\n';
+  };
+  emit(header_, true);
+  size_t total = 0;
+  for (size_t w : width) total += w;
+  out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
+  for (const auto& row : rows_) emit(row, false);
+  return out;
+}
+
+std::string Format(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  char buf[512];
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return n < 0 ? std::string() : std::string(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
+}
+
+}  // namespace kvsim

@@ -1,0 +1,26 @@
+// A plain-text table for the console: columns sized to their widest cell, numbers right-aligned.
+#ifndef KVSIM_REPORTS_TEXT_TABLE_H_
+#define KVSIM_REPORTS_TEXT_TABLE_H_
+
+#include <string>
+#include <vector>
+
+namespace kvsim {
+
+class TextTable {
+ public:
+  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
+  std::string Render() const;
+
+ private:
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// printf-style formatting into a std::string.
+std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace kvsim
+
+#endif  // KVSIM_REPORTS_TEXT_TABLE_H_

@@ -1,0 +1,45 @@
+// kvsim capacity: the static memory answer for one deployment.
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "kvcache/model_catalog.h"
+#include "reports/atomic_file.h"
+#include "reports/capacity_report.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/deployment_options.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+  DeploymentOptions opts;
+  std::string json_path;
+  po::options_description desc(
+      "kvsim capacity: how much GPU memory a vLLM-style deployment needs and how many requests it holds\n\n"
+      "Usage: kvsim capacity [--model ID|PATH] [--gpu GPU] [vLLM server flags] [--json [FILE]]\n\n"
+      "Options");
+  desc.add_options()("help,h", "show this help")
+      ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE");
+  AddDeploymentOptions(desc, opts);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    out << desc << "\nExample:\n  kvsim capacity --model meta-llama/Llama-3.1-8B-Instruct --gpu h100 --max-model-len 32768\n";
+    return 0;
+  }
+  if (vm.count("no-enable-prefix-caching")) opts.enable_prefix_caching = false;
+  const Deployment d = ResolveDeployment(opts, DataDirectory());
+  const CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
+  if (json_path.empty()) {
+    out << RenderCapacityText(result);
+  } else if (json_path == "-") {
+    out << CapacityToJson(result).dump(2) << "\n";
+  } else {
+    WriteFileAtomically(json_path, CapacityToJson(result).dump(2) + "\n");
+    out << RenderCapacityText(result) << "JSON written to " << json_path << "\n";
+  }
+  return 0;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,24 @@
+// kvsim's subcommands. Each takes its arguments (without the program and command names) and
+// writes to the given streams; it returns the process exit code: 0 success, 1 a check that ran
+// but failed its thresholds, 2 bad input (options, files, a model that does not fit).
+// Expected errors arrive as kvsim::Error and are printed by main() as one line.
+#ifndef KVSIM_SIM_CLI_COMMANDS_H_
+#define KVSIM_SIM_CLI_COMMANDS_H_
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kvsim {
+
+int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.
+int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_CLI_COMMANDS_H_

@@ -1,0 +1,49 @@
+#include <boost/program_options.hpp>
+
+#include "kvcache/error.h"
+#include "sim/cli/commands.h"
+
+namespace kvsim {
+namespace {
+
+constexpr const char* kUsage =
+    "kvsim " KVSIM_VERSION ": GPU memory and concurrency of vLLM-style LLM serving\n\n"
+    "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
+    "Commands:\n"
+    "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
+    "  models     list the model presets\n"
+    "  gpus       list the GPU presets\n"
+    "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
+    "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input.\n";
+
+}  // namespace
+
+int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
+    (argv.size() < 2 ? err : out) << kUsage;
+    return argv.size() < 2 ? 2 : 0;
+  }
+  if (argv[1] == "--version") {
+    out << "kvsim " << KVSIM_VERSION << "\n";
+    return 0;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv.begin() + 2, argv.end());
+  try {
+    if (command == "capacity") return RunCapacityCommand(args, out, err);
+    if (command == "models") return RunModelsCommand(args, out, err);
+    if (command == "gpus") return RunGpusCommand(args, out, err);
+    if (command == "validate") return RunValidateCommand(args, out, err);
+    err << "kvsim: error: unknown command '" << command << "'\n" << kUsage;
+    return 2;
+  } catch (const Error& e) {
+    err << "kvsim " << command << ": error: " << e.what() << "\n";
+  } catch (const boost::program_options::error& e) {
+    err << "kvsim " << command << ": error: " << e.what() << " (see kvsim " << command << " --help)\n";
+  } catch (const std::exception& e) {
+    err << "kvsim " << command << ": error: " << e.what() << "\n";
+  }
+  return 2;
+}
+
+}  // namespace kvsim
