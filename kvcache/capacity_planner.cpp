@@ -155,6 +155,7 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
     profile.last_stage = stage == pp - 1;
     profile.activation_dtype = dtype;
     profile.version = version;
+    profile.rocm = gpu.name.rfind("AMD", 0) == 0;
     st.overhead = EstimateRuntimeOverhead(spec, profile);
     st.layout = BuildKvCacheLayout(spec, kv_format, tp, st.first_layer, st.end_layer, s.block_size,
                                    s.hybrid_kv_cache_manager);
@@ -176,14 +177,15 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
         st.kv_cache_bytes = s.gpu_memory_utilization * (total_bytes - weights - act - non_torch);
         break;
     }
-    if (st.kv_cache_bytes <= 0) {
+    if (st.kv_cache_bytes <= 0 && r.does_not_fit.empty()) {
       const double needed = weights + act + non_torch;
-      throw Error("does not fit: on GPU " + gpu.id + " (" + Gib(total_bytes) + ", utilization " +
+      r.does_not_fit = ("does not fit: on GPU " + gpu.id + " (" + Gib(total_bytes) + ", utilization " +
                   std::to_string(s.gpu_memory_utilization).substr(0, 4) + " -> " + Gib(r.reserved_bytes) +
                   ") stage " + std::to_string(stage) + " needs weights " + Gib(weights) + " + activation " + Gib(act) +
                   " + runtime " + Gib(non_torch) + " = " + Gib(needed) + ", short by " + Gib(-st.kv_cache_bytes) +
                   " before any KV cache; add GPUs (--tensor-parallel-size) or quantize");
     }
+    st.kv_cache_bytes = std::max(st.kv_cache_bytes, 0.0);
     if (c.engine == Engine::kSglang) {
       const int64_t tokens = static_cast<int64_t>(st.kv_cache_bytes / st.layout.bytes_per_token);
       st.num_blocks = tokens / s.block_size;
@@ -224,8 +226,8 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
   r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv;
 
-  if (c.engine == Engine::kVllm && !c.kv_cache_memory_bytes && r.max_concurrency < 1.0) {
-    throw Error("does not fit: the KV cache (" + Gib(r.kv_cache_bytes) + ", " + std::to_string(r.num_gpu_blocks) +
+  if (c.engine == Engine::kVllm && !c.kv_cache_memory_bytes && r.max_concurrency < 1.0 && r.does_not_fit.empty()) {
+    r.does_not_fit = ("does not fit: the KV cache (" + Gib(r.kv_cache_bytes) + ", " + std::to_string(r.num_gpu_blocks) +
                 " blocks) cannot hold one request of --max-model-len " + std::to_string(s.max_model_len) + " (needs " +
                 std::to_string(r.pages_per_max_len_request) + " blocks, short by " +
                 Gib(one_request_kv - static_cast<double>(r.num_gpu_blocks) * static_cast<double>(b.layout.block_bytes)) +

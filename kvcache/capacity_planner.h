@@ -108,11 +108,15 @@ struct CapacityResult {
   double reserved_bytes = 0;             // what the engine claims: total × utilization
 
   std::vector<std::string> notes;
+
+  // Empty when the deployment starts; otherwise why it cannot (the server would refuse to start),
+  // with how many GiB are missing. The figures above are still filled in (KV clamped at 0).
+  std::string does_not_fit;
 };
 
 // Throws kvsim::Error when a setting is invalid for the model (TP not dividing the heads,
-// --max-model-len above the model's limit, ...) or when the model does not fit, saying by how
-// many GiB.
+// --max-model-len above the model's limit, ...). A model that does not fit is not an exception
+// here: see CapacityResult::does_not_fit.
 CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& config);
 
 }  // namespace kvsim

@@ -64,16 +64,33 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
 
 const GpuSpec* GpuCatalog::TryFind(const std::string& query) const {
   const std::string q = Normalize(query);
+  if (q.empty()) return nullptr;
   for (const GpuSpec& g : gpus_) {
     if (Normalize(g.id) == q || Normalize(g.name) == q) return &g;
     for (const auto& a : g.aliases)
       if (Normalize(a) == q) return &g;
   }
-  return nullptr;
+  // Device names carry suffixes a table cannot list ("NVIDIA H100 80GB", "... HBM3 (rev a1)"):
+  // take the GPU whose full name or alias is the longest prefix of the query, if it is a full name.
+  const GpuSpec* best = nullptr;
+  size_t best_len = 0;
+  for (const GpuSpec& g : gpus_) {
+    std::vector<std::string> names = g.aliases;
+    names.push_back(g.name);
+    for (const auto& n : names) {
+      const std::string k = Normalize(n);
+      if (k.size() > best_len && k.size() >= 6 && q.rfind(k, 0) == 0) {
+        best = &g;
+        best_len = k.size();
+      }
+    }
+  }
+  return best;
 }
 
 const GpuSpec& GpuCatalog::Find(const std::string& query) const {
   if (const GpuSpec* g = TryFind(query)) return *g;
+  if (Normalize(query).empty()) throw Error("--gpu: no GPU given (use an id from kvsim gpus, or --gpu-memory-gib)");
   std::vector<std::string> names;
   for (const GpuSpec& g : gpus_) {
     names.push_back(g.id);

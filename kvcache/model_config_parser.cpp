@@ -130,7 +130,7 @@ void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec
     }
     return;
   }
-  if (type == "llama4" && r.Has("attention_chunk_size")) {
+  if (StartsWith(type, "llama4") && r.Has("attention_chunk_size")) {
     // RoPE layers use chunked local attention; every 4th layer is NoPE with full attention.
     const int64_t chunk = r.Optional({"attention_chunk_size"}, 8192);
     auto nrl = cfg.find("no_rope_layers");

@@ -190,9 +190,10 @@ QuantizationSpec ParseQuantizationFlag(std::string_view flag, const Quantization
   if (f == "bitsandbytes") {
     if (checkpoint.method == QuantMethod::kBitsAndBytes4 || checkpoint.method == QuantMethod::kBitsAndBytes8)
       return checkpoint;
-    QuantizationSpec q;  // vLLM's in-flight bitsandbytes quantization: nf4, blocks of 64
+    QuantizationSpec q;  // vLLM's in-flight bitsandbytes quantization: nf4, blocks of 64, double quant
     q.method = QuantMethod::kBitsAndBytes4;
     q.bits = 4;
+    q.double_quant = true;
     q.name = "bitsandbytes";
     return q;
   }

@@ -34,7 +34,8 @@ double NonTorchBytes(const ProfileSettings& s) {
   double gib = 0;
   switch (s.version.era()) {
     case VllmEra::kV0:
-      gib = 0.35 + (s.tp > 1 ? 2.0 : 0.0);
+      // ROCm (RCCL over xGMI keeps buffers per peer) grows with the TP degree; CUDA does not.
+      gib = s.rocm ? 1.9 + 0.8 * (s.tp - 1) : 0.35 + (s.tp > 1 ? 2.0 : 0.0);
       break;
     case VllmEra::kV1Sort:
       gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.13) + (s.tp > 1 ? 0.6 : 0.0);

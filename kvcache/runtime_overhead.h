@@ -29,6 +29,7 @@ struct ProfileSettings {
   int tp = 1;
   int pp = 1;
   bool last_stage = true;
+  bool rocm = false;  // AMD GPU (ROCm/RCCL)
   NumericFormat activation_dtype = NumericFormat::kBFloat16;
   VllmVersion version;
 };

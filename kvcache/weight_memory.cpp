@@ -1,6 +1,7 @@
 #include "kvcache/weight_memory.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "kvcache/units.h"
 
@@ -33,6 +34,16 @@ std::pair<int64_t, int64_t> ShardShape(const WeightTensor& t, const ModelSpec& s
   return {t.rows, t.cols};
 }
 
+int64_t RoundUp(int64_t v, int64_t m) { return CeilDiv(v, m) * m; }
+
+// vLLM's MXFP4 MoE kernels pad the hidden size to a multiple of 256 and each rank's slice of the
+// expert width to a multiple of 64 (Mxfp4MoEMethod.create_weights), and allocate the padded size.
+std::pair<int64_t, int64_t> PadForMxfp4(const WeightTensor& t, std::pair<int64_t, int64_t> shape) {
+  auto [rows, cols] = shape;
+  if (t.sharding == Sharding::kRows) return {RoundUp(rows / 2, 64) * 2, RoundUp(cols, 256)};  // gate_up: [2I, h]
+  return {RoundUp(rows, 256), RoundUp(cols, 64)};                                              // down: [h, I]
+}
+
 }  // namespace
 
 std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp) {
@@ -59,7 +70,9 @@ WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>
                       : t.on_last_stage ? stage == pp - 1
                                         : stage == 0;
     if (!here) continue;
-    const auto [rows, cols] = ShardShape(t, spec, tp);
+    auto [rows, cols] = ShardShape(t, spec, tp);
+    if (quant.method == QuantMethod::kMxfp4 && t.role == WeightRole::kExpert)
+      std::tie(rows, cols) = PadForMxfp4(t, {rows, cols});
     if (IsQuantized(t, quant)) {
       m.quantized_bytes += LinearWeightBytes(quant, rows, cols, width) * static_cast<double>(t.copies);
     } else {

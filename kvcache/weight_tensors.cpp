@@ -142,7 +142,8 @@ std::vector<WeightTensor> EnumerateWeights(const ModelSpec& spec) {
     out.back().on_last_stage = true;
   }
   if (spec.vision_params > 0) {
-    list.Add("vision_encoder(estimated)", WeightRole::kVision, Sharding::kReplicated, spec.vision_params, 1);
+    // vLLM shards the vision tower's linear layers like the language model's.
+    list.Add("vision_encoder(estimated)", WeightRole::kVision, Sharding::kRows, spec.vision_params, 1);
     out.back().on_first_stage = true;
   }
   return out;

@@ -4,14 +4,18 @@
 #include <cctype>
 #include <cstdarg>
 #include <cstdio>
+#include <string_view>
 
 namespace kvsim {
 namespace {
 
+// A cell is right-aligned when it is a number, possibly signed, grouped and with a unit suffix.
 bool LooksNumeric(const std::string& s) {
-  if (s.empty()) return false;
-  const unsigned char c = static_cast<unsigned char>(s[0]);
-  return std::isdigit(c) || ((c == '-' || c == '+') && s.size() > 1 && std::isdigit(static_cast<unsigned char>(s[1])));
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+')) return false;
+  for (unsigned char c : s)
+    if (!std::isdigit(c) && std::string_view("+-.,%xB ()KiBGM").find(static_cast<char>(c)) == std::string_view::npos)
+      return false;
+  return true;
 }
 
 size_t DisplayWidth(const std::string& s) {

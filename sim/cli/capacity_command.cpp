@@ -2,6 +2,7 @@
 #include <boost/program_options.hpp>
 #include <iostream>
 
+#include "kvcache/error.h"
 #include "kvcache/model_catalog.h"
 #include "reports/atomic_file.h"
 #include "reports/capacity_report.h"
@@ -31,6 +32,7 @@ int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, 
   if (vm.count("no-enable-prefix-caching")) opts.enable_prefix_caching = false;
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
+  if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);
   if (json_path.empty()) {
     out << RenderCapacityText(result);
   } else if (json_path == "-") {
