@@ -1,7 +1,7 @@
 #include "kvcache/serving_engine.h"
 
+#include <cctype>
 #include <cstdio>
-#include <regex>
 
 #include "kvcache/error.h"
 
@@ -47,12 +47,22 @@ VllmVersion ParseVllmVersion(const std::string& text) {
     v.minor = 6;
     return v;
   }
-  static const std::regex pattern(R"(^[vV]?0\.(\d+)(?:\.(\d+))?.*$)");
-  std::smatch m;
-  if (!std::regex_match(text, m, pattern))
+  // [v]0.<minor>[.<patch>][anything: .devN+gHASH, rc1, ...]
+  size_t i = (text[0] == 'v' || text[0] == 'V') ? 1 : 0;
+  auto digits = [&](int* out) {
+    const size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
+    if (i == start || i - start > 4) return false;
+    *out = std::stoi(text.substr(start, i - start));
+    return true;
+  };
+  int major = -1;
+  if (!digits(&major) || major != 0 || i >= text.size() || text[i++] != '.' || !digits(&v.minor))
     throw Error("--vllm-version: '" + text + "' is not a vLLM version (e.g. 0.19, v0.11.0, 0.6.4, v0)");
-  v.minor = std::stoi(m[1].str());
-  v.patch = m[2].matched ? std::stoi(m[2].str()) : 0;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    if (!digits(&v.patch)) v.patch = 0;
+  }
   v.v0_engine = v.minor < 8;
   return v;
 }

@@ -4,10 +4,10 @@
 #include <boost/program_options.hpp>
 #include <cmath>
 #include <filesystem>
-#include <regex>
 
 #include "kvcache/error.h"
 #include "kvcache/model_catalog.h"
+#include "kvcache/serving_engine.h"
 #include "kvcache/units.h"
 #include "reports/text_table.h"
 #include "sim/cli/commands.h"
@@ -72,10 +72,14 @@ std::string FirstWord(const std::string& cell) {
 // The vLLM minor release current at a date (first release of each minor), for logs that state a
 // date but no version. Dates after the last entry fall back to kvsim's default version.
 std::string VersionAtDate(const std::string& text) {
-  static const std::regex date(R"((20\d\d)-(\d\d)-(\d\d))");
-  std::smatch m;
-  if (!std::regex_search(text, m, date)) return "";
-  const std::string ymd = m[0].str();
+  std::string ymd;  // the first YYYY-MM-DD in the text
+  for (size_t i = 0; i + 10 <= text.size() && ymd.empty(); ++i) {
+    const std::string s = text.substr(i, 10);
+    bool ok = s[0] == '2' && s[1] == '0' && s[4] == '-' && s[7] == '-';
+    for (size_t k : {2u, 3u, 5u, 6u, 8u, 9u}) ok = ok && std::isdigit(static_cast<unsigned char>(s[k]));
+    if (ok) ymd = s;
+  }
+  if (ymd.empty()) return "";
   static const std::pair<const char*, const char*> releases[] = {
       {"2024-09-04", "0.6"}, {"2025-01-27", "0.7"}, {"2025-03-18", "0.8"}, {"2025-05-15", "0.9"},
       {"2025-07-24", "0.10"}, {"2025-10-02", "0.11"}, {"2025-12-01", ""}};
@@ -88,11 +92,14 @@ std::string VersionAtDate(const std::string& text) {
 DeploymentOptions OptionsForRow(const VllmLogRow& row) {
   DeploymentOptions o;
   o.engine = row.engine == "SGLang" ? "sglang" : "vllm";
-  static const std::regex version(R"(^[vV]?(0\.\d+(?:\.\d+)?))");
-  std::smatch m;
-  const bool has_version = std::regex_search(row.vllm_version, m, version);
-  if (row.engine == "v0") o.vllm_version = has_version && std::stoi(m[1].str().substr(2)) < 8 ? m[1].str() : "v0";
-  else if (has_version) o.vllm_version = m[1].str();
+  std::optional<VllmVersion> logged;
+  try {
+    if (!row.vllm_version.empty()) logged = ParseVllmVersion(FirstWord(row.vllm_version));
+  } catch (const Error&) {
+  }
+  // Rows run on the V0 engine of a V1-era release (VLLM_USE_V1=0) get the V0 behaviour.
+  if (row.engine == "v0") o.vllm_version = logged && logged->minor < 8 ? logged->text : "v0";
+  else if (logged) o.vllm_version = logged->text;
   else if (const std::string dated = VersionAtDate(row.source_detail); !dated.empty()) o.vllm_version = dated;
   o.quantization = QuantizationFlag(row.quantization);
   if (!row.dtype.empty()) o.dtype = FirstWord(row.dtype);

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages kvsim builds with, if any are missing. Needs root (or sudo) and apt.
+# Usage: scripts/install-deps.sh [--tests]   (--tests adds GoogleTest and Google Benchmark)
+set -euo pipefail
+packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
+if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev); fi
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

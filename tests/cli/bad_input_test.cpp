@@ -1,0 +1,76 @@
+// Bad input never crashes kvsim: one line naming the file/field or option, exit code 2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::RunCli;
+
+void ExpectOneLineError(const testing::CommandResult& r, const std::string& must_contain) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(BadInputTest, MissingConfigFile) {
+  ExpectOneLineError(RunCli({"capacity", "--model", "/no/such/dir/config.json"}), "neither a config.json path nor a preset");
+}
+
+TEST(BadInputTest, MalformedConfigNamesFileAndLine) {
+  const std::string path = WriteTemp("kvsim_bad.json", "{\"hidden_size\": 4096,,}");
+  ExpectOneLineError(RunCli({"capacity", "--model", path}), path);
+  ExpectOneLineError(RunCli({"capacity", "--model", path}), "line 1");
+}
+
+TEST(BadInputTest, ConfigWithMissingFieldNamesIt) {
+  const std::string path = WriteTemp("kvsim_partial.json", R"({"model_type":"x","hidden_size":4096,
+    "num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"max_position_embeddings":4096})");
+  ExpectOneLineError(RunCli({"capacity", "--model", path}), "vocab_size");
+}
+
+TEST(BadInputTest, NegativeOrAbsurdSettings) {
+  ExpectOneLineError(RunCli({"capacity", "--max-num-seqs", "-4"}), "--max-num-seqs");
+  ExpectOneLineError(RunCli({"capacity", "--max-num-seqs", "lots"}), "--max-num-seqs");
+  ExpectOneLineError(RunCli({"capacity", "-tp", "100000"}), "--tensor-parallel-size");
+  ExpectOneLineError(RunCli({"capacity", "--gpu-memory-utilization", "7"}), "--gpu-memory-utilization");
+  ExpectOneLineError(RunCli({"capacity", "--block-size", "0"}), "--block-size");
+  ExpectOneLineError(RunCli({"capacity", "--max-model-len", "99999999"}), "--max-model-len");
+  ExpectOneLineError(RunCli({"capacity", "--kv-cache-dtype", "fp7"}), "--kv-cache-dtype");
+  ExpectOneLineError(RunCli({"capacity", "--quantization", "int3"}), "--quantization");
+  ExpectOneLineError(RunCli({"capacity", "--no-such-flag"}), "no-such-flag");
+}
+
+TEST(BadInputTest, UnknownGpuListsCloseMatches) {
+  ExpectOneLineError(RunCli({"capacity", "--gpu", "NVIDIA H10"}), "NVIDIA H100 80GB SXM5");
+}
+
+TEST(BadInputTest, ModelThatDoesNotFitSaysByHowManyGiB) {
+  ExpectOneLineError(RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "l4"}), "short by");
+  ExpectOneLineError(RunCli({"capacity", "--gpu", "l4", "--max-model-len", "131072"}), "cannot hold one request");
+}
+
+TEST(BadInputTest, GoodInputSucceedsAndJsonHasTheKeys) {
+  const auto r = RunCli({"capacity", "--gpu", "NVIDIA H100 80GB HBM3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"params", "weights_gib", "activation_peak_gib", "non_torch_gib", "kv_cache_gib",
+                          "kv_bytes_per_token", "num_gpu_blocks", "gpu_kv_cache_tokens", "max_concurrency",
+                          "baseline_1_2x_gib", "settings"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["params"], 8030261248);
+}
+
+}  // namespace
+}  // namespace kvsim

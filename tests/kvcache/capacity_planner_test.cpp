@@ -1,0 +1,103 @@
+// The vLLM budget end to end, against the facts' worked numbers and real start-up logs.
+#include <gtest/gtest.h>
+
+#include "kvcache/capacity_planner.h"
+#include "kvcache/error.h"
+#include "kvcache/units.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::SharedModel;
+
+GpuSpec H100(double total_gib = 79.19) {
+  GpuSpec g;
+  g.id = "h100";
+  g.name = "NVIDIA H100 80GB HBM3";
+  g.cuda_total_gib = total_gib;
+  return g;
+}
+
+// serving-memory-facts §1.9: 54 GiB of KV for Llama-3-8B -> 54·2^30 // 65,536 // 32 = 27,648
+// blocks, 442,368 tokens, 54.0x at 8192 tokens.
+TEST(CapacityPlannerTest, WorkedBlockArithmetic) {
+  DeploymentConfig c;
+  c.kv_cache_memory_bytes = 54.0 * kGiB;
+  c.max_model_len = 8192;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Meta-Llama-3.1-8B.json"), H100(), c);
+  EXPECT_EQ(r.num_gpu_blocks, 27648);
+  EXPECT_EQ(r.gpu_kv_cache_tokens, 442368);
+  EXPECT_DOUBLE_EQ(r.max_concurrency, 54.0);
+}
+
+// Real log (llm-d planner, vLLM 0.19, R066): H100 79.19 GiB, util 0.95, 8192/1024/8192 ->
+// weights 14.99, KV 58.11 GiB, 29,751 blocks, 476,016 tokens, 58.11x.
+TEST(CapacityPlannerTest, MatchesAVllm019StartupLog) {
+  DeploymentConfig c;
+  c.gpu_memory_utilization = 0.95;
+  c.max_model_len = 8192;
+  c.max_num_seqs = 1024;
+  c.max_num_batched_tokens = 8192;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
+  EXPECT_NEAR(BytesToGiB(r.weights_bytes), 14.99, 0.01);
+  EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), 58.11, 0.58);
+  EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), 29751, 298);
+  EXPECT_EQ(r.gpu_kv_cache_tokens, r.num_gpu_blocks * 16);
+  EXPECT_NEAR(r.max_concurrency, 58.11, 0.6);
+}
+
+// Real log (R073): Llama-4-Scout TP=4 is hybrid (4 groups), so vLLM 0.19 reports
+// tokens = blocks // 4 × 16 = 365,968 for 91,495 blocks.
+TEST(CapacityPlannerTest, HybridModelReportsTokensPerGroup) {
+  DeploymentConfig c;
+  c.tensor_parallel_size = 4;
+  c.gpu_memory_utilization = 0.95;
+  c.max_model_len = 8192;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-4-Scout-17B-16E-Instruct.json"), H100(), c);
+  EXPECT_EQ(r.gpu_kv_cache_tokens, r.num_gpu_blocks / 4 * 16);
+  EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), 91495, 0.05 * 91495);
+}
+
+TEST(CapacityPlannerTest, InvalidSettingsAreErrors) {
+  const ModelSpec llama = SharedModel("meta-llama__Llama-3.1-8B-Instruct.json");
+  DeploymentConfig c;
+  c.tensor_parallel_size = 3;  // 32 heads
+  EXPECT_THROW(PlanCapacity(llama, H100(), c), Error);
+  c = {};
+  c.max_model_len = 10000000;
+  EXPECT_THROW(PlanCapacity(llama, H100(), c), Error);
+  c = {};
+  c.gpu_memory_utilization = 1.5;
+  EXPECT_THROW(PlanCapacity(llama, H100(), c), Error);
+}
+
+TEST(CapacityPlannerTest, ModelThatDoesNotFitSaysByHowMuch) {
+  DeploymentConfig c;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-70B-Instruct.json"), H100(22.03), c);
+  EXPECT_NE(r.does_not_fit.find("short by"), std::string::npos) << r.does_not_fit;
+  EXPECT_EQ(r.num_gpu_blocks, 0);
+}
+
+// V0 reported blocks × block_size and concurrency blocks × B / max_model_len.
+TEST(CapacityPlannerTest, V0EraReportsAllBlocks) {
+  DeploymentConfig c;
+  c.vllm_version = "0.6.4";
+  c.max_model_len = 4096;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-2-7b-hf.json"), H100(), c);
+  EXPECT_EQ(r.gpu_kv_cache_tokens, r.num_gpu_blocks * 16);
+  EXPECT_DOUBLE_EQ(r.max_concurrency, static_cast<double>(r.num_gpu_blocks) * 16 / 4096);
+}
+
+// The rule of thumb ignores the KV cache: for a long context it is far below the modelled need.
+TEST(CapacityPlannerTest, BaselinesAreReported) {
+  DeploymentConfig c;
+  c.max_model_len = 131072;
+  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
+  EXPECT_DOUBLE_EQ(r.baseline_1_2x_bytes, 1.2 * r.weights_bytes);
+  EXPECT_GT(r.modelled_one_request_bytes, r.weights_bytes + 131072.0 * 131072.0);
+  EXPECT_LT(r.baseline_1_2x_bytes, r.modelled_one_request_bytes);
+}
+
+}  // namespace
+}  // namespace kvsim
