@@ -47,7 +47,11 @@ void Validate(const ModelSpec& spec, const DeploymentConfig& c) {
     throw Error("--tensor-parallel-size: " + std::to_string(tp) + " does not divide the model's " +
                 std::to_string(spec.num_attention_heads) + " attention heads (vLLM refuses to start)");
   if (c.gpu_memory_utilization && !(*c.gpu_memory_utilization > 0.0 && *c.gpu_memory_utilization <= 1.0))
-    throw Error("--gpu-memory-utilization: " + std::to_string(*c.gpu_memory_utilization) + " must be in (0, 1]");
+    {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", *c.gpu_memory_utilization);
+    throw Error(std::string("--gpu-memory-utilization: ") + buf + " must be in (0, 1]");
+  }
   if (c.max_model_len && *c.max_model_len < 1) throw Error("--max-model-len: must be at least 1");
   if (c.max_num_seqs && *c.max_num_seqs < 1) throw Error("--max-num-seqs: must be at least 1");
   if (c.max_num_batched_tokens && *c.max_num_batched_tokens < 1) throw Error("--max-num-batched-tokens: must be at least 1");

@@ -18,7 +18,8 @@ int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, 
   po::options_description desc(
       "kvsim capacity: how much GPU memory a vLLM-style deployment needs and how many requests it holds\n\n"
       "Usage: kvsim capacity [--model ID|PATH] [--gpu GPU] [vLLM server flags] [--json [FILE]]\n\n"
-      "Options");
+      "Options",
+      /*line_length=*/110, /*min_description_length=*/60);
   desc.add_options()("help,h", "show this help")
       ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE");
   AddDeploymentOptions(desc, opts);
