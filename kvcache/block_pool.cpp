@@ -1,0 +1,66 @@
+#include "kvcache/block_pool.h"
+
+#include <cassert>
+
+namespace kvsim {
+
+BlockPool::BlockPool(int64_t num_blocks) : blocks_(static_cast<size_t>(num_blocks)) {
+  assert(num_blocks >= 2);
+  // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue.
+  for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
+}
+
+BlockId BlockPool::PopFront() {
+  assert(num_queued_ > 0);
+  const BlockId b = head_next_;
+  Remove(b);
+  if (blocks_[b].keyed) DropKey(b);
+  blocks_[b].filled_slots = 0;
+  return b;
+}
+
+void BlockPool::PushBack(BlockId b) {
+  Block& blk = blocks_[b];
+  assert(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
+  blk.queued = true;
+  blk.prev = tail_prev_;
+  blk.next = kNoBlock;
+  if (tail_prev_ == kNoBlock) head_next_ = b; else blocks_[tail_prev_].next = b;
+  tail_prev_ = b;
+  ++num_queued_;
+  if (blk.keyed) ++num_cached_;
+}
+
+void BlockPool::Remove(BlockId b) {
+  Block& blk = blocks_[b];
+  assert(blk.queued);
+  if (blk.prev == kNoBlock) head_next_ = blk.next; else blocks_[blk.prev].next = blk.next;
+  if (blk.next == kNoBlock) tail_prev_ = blk.prev; else blocks_[blk.next].prev = blk.prev;
+  blk.prev = blk.next = kNoBlock;
+  blk.queued = false;
+  --num_queued_;
+  if (blk.keyed) --num_cached_;
+}
+
+BlockId BlockPool::Lookup(BlockKey key) const {
+  auto it = key_map_.find(key);
+  return it == key_map_.end() ? kNoBlock : it->second;
+}
+
+void BlockPool::AssignKey(BlockId b, BlockKey key) {
+  Block& blk = blocks_[b];
+  if (blk.keyed) return;
+  if (!key_map_.emplace(key, b).second) return;
+  blk.keyed = true;
+  blk.key = key;
+  if (blk.queued) ++num_cached_;
+}
+
+void BlockPool::DropKey(BlockId b) {
+  Block& blk = blocks_[b];
+  key_map_.erase(blk.key);
+  blk.keyed = false;
+  blk.key = 0;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,81 @@
+// BlockPool: the blocks of a paged KV cache, as vLLM v1's BlockPool keeps them.
+//
+// Block 0 is the null block (a placeholder for blocks skipped by sliding windows); it is never
+// handed out, freed or cached. Every other block is either in use (ref_count >= 1) or in the free
+// queue (ref_count == 0). The free queue is a doubly-linked list in LRU order: allocation pops the
+// front, freed blocks are appended at the back. A free block that still carries a prefix key is
+// "cached": it stays findable through the key map until it is popped for reuse (lazy eviction).
+//
+// Invariants (CheckInvariants in PagedAllocator walks them):
+//   - a block is in the free queue iff its ref_count is 0 (null block excepted);
+//   - the key map holds block b under key k iff b.keyed and b.key == k;
+//   - filled_slots <= block_size; only full blocks are keyed.
+// Complexity: every operation O(1) except the key map's hashing.
+#ifndef KVSIM_KVCACHE_BLOCK_POOL_H_
+#define KVSIM_KVCACHE_BLOCK_POOL_H_
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "kvcache/kv_allocator.h"
+
+namespace kvsim {
+
+using BlockId = int32_t;
+inline constexpr BlockId kNullBlock = 0;
+inline constexpr BlockId kNoBlock = -1;
+
+struct Block {
+  int32_t ref_count = 0;
+  int32_t filled_slots = 0;     // slots holding computed tokens
+  int32_t reserved_slots = 0;   // unfilled slots an owner will still fill (see kv_allocator.h)
+  BlockId prev = kNoBlock;      // free-queue links; kNoBlock when not queued
+  BlockId next = kNoBlock;
+  bool queued = false;
+  bool keyed = false;
+  BlockKey key = 0;
+};
+
+class BlockPool {
+ public:
+  // REQUIRES: num_blocks >= 2 (the null block and one usable block).
+  explicit BlockPool(int64_t num_blocks);
+
+  int64_t num_blocks() const { return static_cast<int64_t>(blocks_.size()); }
+  int64_t num_queued() const { return num_queued_; }        // free + cached
+  int64_t num_cached() const { return num_cached_; }        // queued and keyed
+
+  Block& at(BlockId b) { return blocks_[b]; }
+  const Block& at(BlockId b) const { return blocks_[b]; }
+
+  // Pops the least recently freed block; drops its key (evicting it from the cache).
+  // REQUIRES: num_queued() > 0.
+  BlockId PopFront();
+  void PushBack(BlockId b);
+  // Unlinks a queued block (a prefix hit on a cached block). REQUIRES: at(b).queued.
+  void Remove(BlockId b);
+
+  // The block cached or in use under `key`, or kNoBlock.
+  BlockId Lookup(BlockKey key) const;
+  // Makes full block `b` findable under `key` unless another block already is (vLLM keeps the
+  // first; the duplicate stays an ordinary block).
+  void AssignKey(BlockId b, BlockKey key);
+
+  const std::unordered_map<BlockKey, BlockId>& key_map() const { return key_map_; }
+  BlockId front() const { return head_next_; }
+
+ private:
+  void DropKey(BlockId b);
+
+  std::vector<Block> blocks_;
+  std::unordered_map<BlockKey, BlockId> key_map_;
+  BlockId head_next_ = kNoBlock;  // first queued block
+  BlockId tail_prev_ = kNoBlock;  // last queued block
+  int64_t num_queued_ = 0;
+  int64_t num_cached_ = 0;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BLOCK_POOL_H_

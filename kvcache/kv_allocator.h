@@ -1,0 +1,117 @@
+// KvAllocator: the KV-cache memory a scheduler draws on, in token terms. Knows nothing of time.
+// Two families implement it: PagedAllocator (vLLM PagedAttention) and ContiguousAllocator
+// (Orca / FasterTransformer / static KV cache). A request never needs to know which one it is in.
+//
+// Every operation that can fail for lack of memory checks first and commits only on success: a
+// failed call changes nothing.
+//
+// Accounting (the vLLM paper's categories, §3.1), in slots; a slot holds one token of one layer
+// group (bytes = slots × bytes per slot). At every instant, for the GPU pool:
+//
+//   token_slots + reserved_slots + internal_fragmentation_slots + external_fragmentation_slots
+//     + cached_slots + free_slots == capacity_slots
+//
+//   token_slots            slots holding computed tokens (a block shared by several requests counts once)
+//   reserved_slots         allocated slots that their request will still fill before it finishes
+//   internal_fragmentation allocated slots that will never be filled: over-reservation beyond the
+//                          final length, the unfilled tail of a last block past the final length
+//   external_fragmentation free memory that cannot serve an allocation: holes smaller than the
+//                          next reservation (contiguous), buddy rounding, the paged pool's null block
+//   cached_slots           evictable prefix-cache blocks (no running request holds them)
+//   free_slots             allocatable memory
+//
+// Not part of the sum: shared_saved_slots, the slots that sharing (prefix hits, forks) spared:
+// Σ over blocks of (reference count − 1) × filled slots.
+#ifndef KVSIM_KVCACHE_KV_ALLOCATOR_H_
+#define KVSIM_KVCACHE_KV_ALLOCATOR_H_
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace kvsim {
+
+using RequestId = uint64_t;
+using BlockKey = uint64_t;  // chained hash of a full block's content (see prefix_keys.h)
+
+struct KvAccounting {
+  int64_t capacity_slots = 0;
+  int64_t token_slots = 0;
+  int64_t reserved_slots = 0;
+  int64_t internal_fragmentation_slots = 0;
+  int64_t external_fragmentation_slots = 0;
+  int64_t cached_slots = 0;
+  int64_t free_slots = 0;
+  int64_t shared_saved_slots = 0;
+
+  int64_t used_slots() const { return token_slots + reserved_slots + internal_fragmentation_slots; }
+  int64_t Sum() const {
+    return token_slots + reserved_slots + internal_fragmentation_slots + external_fragmentation_slots +
+           cached_slots + free_slots;
+  }
+};
+
+struct AdmitRequest {
+  RequestId id = 0;
+  int64_t prompt_tokens = 0;
+  // Length the request will reach when it finishes (prompt + output). The simulator knows it from
+  // the trace; allocators use it to tell reserved slots from internal fragmentation, and the
+  // contiguous `oracle` policy reserves exactly this.
+  int64_t final_tokens = 0;
+  // prompt + the request's max_tokens, for the contiguous `prompt+max_tokens` policy (0: unknown).
+  int64_t max_tokens_limit = 0;
+  // Keys of the prompt's full blocks at the allocator's block size, chained (prefix_keys.h);
+  // empty when the trace carries no token or block ids. Copied by Admit.
+  std::span<const BlockKey> prefix_keys = {};
+};
+
+struct AdmitPlan {
+  bool feasible = false;
+  int64_t cached_tokens = 0;   // prompt tokens served from the prefix cache
+  int64_t new_tokens = 0;      // tokens computed in this first step
+  int64_t blocks_needed = 0;   // paged: blocks taken from the free pool; contiguous: 0
+  int64_t slots_needed = 0;    // memory the admission takes, in slots
+};
+
+class KvAllocator {
+ public:
+  virtual ~KvAllocator() = default;
+
+  // Could `request` be admitted now, computing at most `token_budget` new tokens this step?
+  virtual AdmitPlan PlanAdmit(const AdmitRequest& request, int64_t token_budget) const = 0;
+  // Admits: looks the prompt up in the prefix cache, takes memory for the cached tokens plus the
+  // first chunk, and marks them computed. Returns nullopt (and changes nothing) when it does not fit.
+  // REQUIRES: request.id not live; prompt_tokens >= 1; final_tokens >= prompt_tokens.
+  virtual std::optional<AdmitPlan> Admit(const AdmitRequest& request, int64_t token_budget) = 0;
+  // False when the request could not be admitted even into an empty pool.
+  virtual bool CanEverFit(const AdmitRequest& request) const = 0;
+
+  // Slots for `tokens` more computed tokens (a prefill chunk or a decode step). False, with no
+  // side effect, when memory is short. REQUIRES: `id` live.
+  virtual bool CanGrow(RequestId id, int64_t tokens) const = 0;
+  virtual bool Grow(RequestId id, int64_t tokens) = 0;
+
+  // Releases a finished or preempted request. REQUIRES: `id` live.
+  virtual void Free(RequestId id) = 0;
+
+  // Parallel sampling: `child` shares everything `parent` computed (copy-on-write where the
+  // family supports it). False when memory is short. REQUIRES: parent live, child not live.
+  virtual bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) = 0;
+
+  virtual bool IsLive(RequestId id) const = 0;
+  virtual int64_t ComputedTokens(RequestId id) const = 0;
+  virtual int64_t live_requests() const = 0;
+
+  virtual KvAccounting Accounting() const = 0;
+
+  // Walks every structure and throws std::logic_error describing the first broken invariant:
+  // conservation, reference counts, free-list and hash-map consistency, no double ownership.
+  virtual void CheckInvariants() const = 0;
+
+  virtual std::string name() const = 0;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_KV_ALLOCATOR_H_

@@ -1,0 +1,412 @@
+#include "kvcache/paged_allocator.h"
+
+#include <algorithm>
+#include <cassert>
+#include <stdexcept>
+#include <string>
+
+#include "kvcache/units.h"
+
+namespace kvsim {
+namespace {
+
+[[noreturn]] void Broken(const std::string& what) {
+  throw std::logic_error("PagedAllocator invariant broken: " + what);
+}
+
+}  // namespace
+
+// Builds the message only when the check fails: CheckInvariants runs after every operation in tests.
+#define KVSIM_REQUIRE(cond, what) \
+  do {                              \
+    if (!(cond)) Broken(what);      \
+  } while (0)
+
+PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
+    : block_size_(o.block_size),
+      groups_(o.groups.empty() ? std::vector<KvCacheGroup>{KvCacheGroup{}} : o.groups),
+      caching_(o.enable_prefix_caching),
+      watermark_fraction_(o.watermark_fraction),
+      cpu_swap_blocks_(o.cpu_swap_blocks),
+      pool_(o.num_blocks) {
+  assert(o.block_size >= 1 && o.num_blocks >= 2);
+  // Prefix caching is modelled for models with a single full-attention group.
+  caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+}
+
+int64_t PagedAllocator::WatermarkBlocks() const {
+  return static_cast<int64_t>(watermark_fraction_ * static_cast<double>(pool_.num_blocks()));
+}
+
+int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const {
+  *hits_in_free_queue = 0;
+  if (!caching_ || request.prefix_keys.empty()) return 0;
+  // The last prompt token is always recomputed (its logits are needed), so at most
+  // (prompt − 1) / block_size full blocks can come from the cache.
+  const int64_t limit = std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
+                                          (request.prompt_tokens - 1) / block_size_);
+  int64_t hits = 0;
+  while (hits < limit) {
+    const BlockId b = pool_.Lookup(request.prefix_keys[hits]);
+    if (b == kNoBlock) break;
+    if (pool_.at(b).ref_count == 0) ++*hits_in_free_queue;
+    ++hits;
+  }
+  return hits;
+}
+
+AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_budget) const {
+  AdmitPlan plan;
+  int64_t hits_in_queue = 0;
+  const int64_t hits = PrefixHits(request, &hits_in_queue);
+  plan.cached_tokens = hits * block_size_;
+  plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens, token_budget);
+  if (plan.new_tokens <= 0) return plan;
+  const int64_t target = plan.cached_tokens + plan.new_tokens;
+  for (const auto& g : groups_) {
+    (void)g;
+    plan.blocks_needed += CeilDiv(target, block_size_);
+  }
+  plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
+  plan.blocks_needed += hits_in_queue;
+  plan.slots_needed = plan.blocks_needed * block_size_;
+  plan.feasible = plan.blocks_needed <= pool_.num_queued() - WatermarkBlocks();
+  return plan;
+}
+
+bool PagedAllocator::CanEverFit(const AdmitRequest& request) const {
+  // In an empty pool every block is free; a request needs its whole final length at once in
+  // full-attention groups (sliding-window groups need no more than the full ones).
+  const int64_t per_group = CeilDiv(std::max(request.final_tokens, request.prompt_tokens), block_size_);
+  return per_group * static_cast<int64_t>(groups_.size()) <= pool_.num_blocks() - 1 - WatermarkBlocks();
+}
+
+std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int64_t token_budget) {
+  assert(!IsLive(request.id) && request.prompt_tokens >= 1);
+  const AdmitPlan plan = PlanAdmit(request, token_budget);
+  if (!plan.feasible) return std::nullopt;
+
+  RequestState r;
+  r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
+  if (caching_) r.keys.assign(request.prefix_keys.begin(), request.prefix_keys.end());
+  r.groups.resize(groups_.size());
+  const int64_t hits = plan.cached_tokens / block_size_;
+  prefix_queried_blocks_ += caching_ ? std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
+                                                          (request.prompt_tokens - 1) / block_size_)
+                                     : 0;
+  prefix_hit_blocks_ += hits;
+  for (int64_t i = 0; i < hits; ++i) {
+    const BlockId b = pool_.Lookup(request.prefix_keys[i]);
+    if (pool_.at(b).queued) {
+      pool_.Remove(b);
+      token_slots_ += pool_.at(b).filled_slots;  // cached content is live again
+    }
+    AddRef(b);
+    r.groups[0].blocks.push_back(b);
+  }
+  r.computed = plan.cached_tokens;
+  CommitGrow(r, plan.new_tokens);
+  requests_.emplace(request.id, std::move(r));
+  return plan;
+}
+
+int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int64_t* released) const {
+  *released = 0;
+  int64_t need = 0;
+  const int64_t target = r.computed + tokens;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const GroupBlocks& gb = r.groups[g];
+    if (groups_[g].kind == AttentionKind::kSlidingWindow) {
+      const int64_t skip_upto = std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1) / block_size_;
+      // Same rule as ReleaseSkipped: never the last block.
+      const int64_t n = std::min<int64_t>(skip_upto - gb.first_live, static_cast<int64_t>(gb.blocks.size()) - 1);
+      for (int64_t i = 0; i < n; ++i)
+        if (pool_.at(gb.blocks[i]).ref_count == 1) ++*released;
+    }
+    const int64_t held = gb.first_live + static_cast<int64_t>(gb.blocks.size());
+    need += std::max<int64_t>(0, CeilDiv(target, block_size_) - held);
+    // Copy-on-write: writing into a shared, partly filled last block needs a private copy.
+    if (tokens > 0 && r.computed % block_size_ != 0 && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1)
+      ++need;
+  }
+  return need;
+}
+
+bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
+  const RequestState& r = requests_.at(id);
+  int64_t released = 0;
+  const int64_t need = BlocksToGrow(r, tokens, &released);
+  return need <= pool_.num_queued() + released;
+}
+
+bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
+  RequestState& r = requests_.at(id);
+  int64_t released = 0;
+  if (BlocksToGrow(r, tokens, &released) > pool_.num_queued() + released) return false;
+  CommitGrow(r, tokens);
+  return true;
+}
+
+void PagedAllocator::ReleaseSkipped(RequestState& r) {
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    if (groups_[g].kind != AttentionKind::kSlidingWindow) continue;
+    GroupBlocks& gb = r.groups[g];
+    const int64_t skip_upto = std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1) / block_size_;
+    int64_t n = std::min<int64_t>(skip_upto - gb.first_live, static_cast<int64_t>(gb.blocks.size()) - 1);
+    if (n <= 0) continue;
+    // Oldest first: these blocks are the head of the sequence; the last block is never skipped here.
+    for (int64_t i = 0; i < n; ++i) DropRef(gb.blocks[i]);
+    gb.blocks.erase(gb.blocks.begin(), gb.blocks.begin() + n);
+    gb.first_live += n;
+  }
+}
+
+void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
+  ClearTail(r);
+  ReleaseSkipped(r);
+  const int64_t target = r.computed + tokens;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    GroupBlocks& gb = r.groups[g];
+    int64_t pos = r.computed;
+    if (pos % block_size_ != 0 && !gb.blocks.empty() && tokens > 0) {
+      BlockId last = gb.blocks.back();
+      if (pool_.at(last).ref_count > 1) {  // copy-on-write
+        const BlockId copy = TakeFreeBlock();
+        AddRef(copy);
+        AddFill(copy, pool_.at(last).filled_slots);
+        DropRef(last);
+        gb.blocks.back() = copy;
+        last = copy;
+      }
+      const int32_t room = static_cast<int32_t>(block_size_ - pos % block_size_);
+      const int32_t add = static_cast<int32_t>(std::min<int64_t>(room, target - pos));
+      AddFill(last, add);
+      pos += add;
+    }
+    while (pos < target) {
+      const BlockId b = TakeFreeBlock();
+      AddRef(b);
+      const int32_t add = static_cast<int32_t>(std::min<int64_t>(block_size_, target - pos));
+      AddFill(b, add);
+      gb.blocks.push_back(b);
+      pos += add;
+    }
+  }
+  r.computed = target;
+  if (caching_) RegisterKeys(r);
+  SetTail(r);
+}
+
+void PagedAllocator::RegisterKeys(RequestState& r) {
+  // Prompt blocks that are now full become findable (only group 0 exists when caching is on).
+  GroupBlocks& gb = r.groups[0];
+  const int64_t full = std::min<int64_t>(r.computed / block_size_, static_cast<int64_t>(r.keys.size()));
+  for (int64_t i = 0; i < full; ++i) pool_.AssignKey(gb.blocks[i], r.keys[i]);
+}
+
+BlockId PagedAllocator::TakeFreeBlock() {
+  return pool_.PopFront();  // drops a cached key: the evicted prefix is gone
+}
+
+void PagedAllocator::AddRef(BlockId b) {
+  Block& blk = pool_.at(b);
+  if (blk.ref_count >= 1) shared_saved_ += blk.filled_slots;
+  ++blk.ref_count;
+}
+
+void PagedAllocator::DropRef(BlockId b) {
+  Block& blk = pool_.at(b);
+  assert(blk.ref_count >= 1);
+  --blk.ref_count;
+  if (blk.ref_count >= 1) {
+    shared_saved_ -= blk.filled_slots;
+    return;
+  }
+  token_slots_ -= blk.filled_slots;
+  reserved_slots_ -= blk.reserved_slots;
+  blk.reserved_slots = 0;
+  if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
+  pool_.PushBack(b);
+}
+
+void PagedAllocator::AddFill(BlockId b, int32_t slots) {
+  Block& blk = pool_.at(b);
+  blk.filled_slots += slots;
+  token_slots_ += slots;
+  shared_saved_ += static_cast<int64_t>(blk.ref_count - 1) * slots;
+}
+
+void PagedAllocator::ClearTail(RequestState& r) {
+  for (GroupBlocks& gb : r.groups) {
+    if (gb.blocks.empty()) continue;
+    Block& blk = pool_.at(gb.blocks.back());
+    reserved_slots_ -= blk.reserved_slots;
+    blk.reserved_slots = 0;
+  }
+}
+
+void PagedAllocator::SetTail(RequestState& r) {
+  const int64_t remaining = std::max<int64_t>(0, r.final_tokens - r.computed);
+  for (GroupBlocks& gb : r.groups) {
+    if (gb.blocks.empty()) continue;
+    Block& blk = pool_.at(gb.blocks.back());
+    const int32_t unfilled = static_cast<int32_t>(block_size_) - blk.filled_slots;
+    // A last block shared by forks keeps the largest claim of its owners.
+    const int32_t claim = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
+    const int32_t value = std::min(unfilled, std::max(claim, blk.reserved_slots));
+    reserved_slots_ += value - blk.reserved_slots;
+    blk.reserved_slots = value;
+  }
+}
+
+void PagedAllocator::Free(RequestId id) {
+  auto it = requests_.find(id);
+  assert(it != requests_.end());
+  RequestState& r = it->second;
+  ClearTail(r);
+  for (GroupBlocks& gb : r.groups)
+    for (auto b = gb.blocks.rbegin(); b != gb.blocks.rend(); ++b) DropRef(*b);  // tail first
+  requests_.erase(it);
+}
+
+bool PagedAllocator::Fork(RequestId parent, RequestId child, int64_t child_final_tokens) {
+  assert(!IsLive(child));
+  RequestState copy = requests_.at(parent);
+  copy.final_tokens = std::max(child_final_tokens, copy.computed);
+  for (GroupBlocks& gb : copy.groups)
+    for (BlockId b : gb.blocks) AddRef(b);
+  SetTail(copy);
+  requests_.emplace(child, std::move(copy));
+  return true;
+}
+
+int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at(id).computed; }
+
+bool PagedAllocator::SwapOut(RequestId id) {
+  auto it = requests_.find(id);
+  assert(it != requests_.end());
+  int64_t blocks = 0;
+  for (const GroupBlocks& gb : it->second.groups) blocks += static_cast<int64_t>(gb.blocks.size());
+  if (cpu_used_blocks_ + blocks > cpu_swap_blocks_) return false;
+  SwappedState s;
+  s.blocks = blocks;
+  s.state.computed = it->second.computed;
+  s.state.final_tokens = it->second.final_tokens;
+  s.state.keys = it->second.keys;
+  for (const GroupBlocks& gb : it->second.groups) {  // remember the shape; blocks are re-taken on swap-in
+    GroupBlocks shape;
+    shape.first_live = gb.first_live;
+    shape.blocks.assign(gb.blocks.size(), kNoBlock);
+    s.state.groups.push_back(std::move(shape));
+  }
+  Free(id);
+  cpu_used_blocks_ += blocks;
+  swapped_.emplace(id, std::move(s));
+  return true;
+}
+
+bool PagedAllocator::SwapIn(RequestId id) {
+  auto it = swapped_.find(id);
+  assert(it != swapped_.end());
+  if (it->second.blocks > pool_.num_queued()) return false;
+  RequestState r = std::move(it->second.state);
+  // Fresh blocks take the same positions the request held before it was swapped out.
+  for (GroupBlocks& gb : r.groups) {
+    const int64_t logical_last = gb.first_live + static_cast<int64_t>(gb.blocks.size()) - 1;
+    for (size_t i = 0; i < gb.blocks.size(); ++i) {
+      const BlockId b = TakeFreeBlock();
+      AddRef(b);
+      const bool last = static_cast<int64_t>(i) + gb.first_live == logical_last;
+      AddFill(b, static_cast<int32_t>(last ? r.computed - logical_last * block_size_ : block_size_));
+      gb.blocks[i] = b;
+    }
+  }
+  if (caching_) RegisterKeys(r);
+  SetTail(r);
+  cpu_used_blocks_ -= it->second.blocks;
+  swapped_.erase(it);
+  requests_.emplace(id, std::move(r));
+  return true;
+}
+
+KvAccounting PagedAllocator::Accounting() const {
+  KvAccounting a;
+  const int64_t used_blocks = num_used_blocks();
+  a.capacity_slots = pool_.num_blocks() * block_size_;
+  a.token_slots = token_slots_;
+  a.reserved_slots = reserved_slots_;
+  a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - reserved_slots_;
+  a.external_fragmentation_slots = block_size_;  // the null block
+  a.cached_slots = pool_.num_cached() * block_size_;
+  a.free_slots = (pool_.num_queued() - pool_.num_cached()) * block_size_;
+  a.shared_saved_slots = shared_saved_;
+  return a;
+}
+
+void PagedAllocator::CheckInvariants() const {
+  const int64_t n = pool_.num_blocks();
+  std::vector<int32_t> refs(static_cast<size_t>(n), 0);
+  for (const auto& [id, r] : requests_) {
+    for (size_t g = 0; g < r.groups.size(); ++g) {
+      const GroupBlocks& gb = r.groups[g];
+      const int64_t logical = gb.first_live + static_cast<int64_t>(gb.blocks.size());
+      KVSIM_REQUIRE(logical == CeilDiv(r.computed, block_size_),
+              "request " + std::to_string(id) + " holds " + std::to_string(logical) + " blocks for " +
+                  std::to_string(r.computed) + " tokens");
+      for (size_t i = 0; i < gb.blocks.size(); ++i) {
+        const BlockId b = gb.blocks[i];
+        KVSIM_REQUIRE(b > 0 && b < n, "request holds an invalid or null block");
+        ++refs[b];
+        const bool last = i + 1 == gb.blocks.size();
+        const int64_t expect = last ? r.computed - (logical - 1) * block_size_ : block_size_;
+        KVSIM_REQUIRE(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
+      }
+    }
+  }
+  int64_t token = 0, reserved = 0, saved = 0, queued = 0, cached = 0;
+  for (BlockId b = 0; b < n; ++b) {
+    const Block& blk = pool_.at(b);
+    KVSIM_REQUIRE(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +
+                                          " but " + std::to_string(refs[b]) + " owners");
+    KVSIM_REQUIRE(blk.ref_count >= 0 && blk.filled_slots >= 0 && blk.filled_slots <= block_size_, "block counters out of range");
+    KVSIM_REQUIRE(blk.reserved_slots >= 0 && blk.reserved_slots <= block_size_ - blk.filled_slots, "reserved beyond unfilled");
+    if (b == kNullBlock) {
+      KVSIM_REQUIRE(!blk.queued && blk.ref_count == 0 && !blk.keyed, "null block in use");
+      continue;
+    }
+    KVSIM_REQUIRE(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
+    if (blk.keyed) {
+      KVSIM_REQUIRE(blk.filled_slots == block_size_, "keyed block not full");
+      KVSIM_REQUIRE(pool_.Lookup(blk.key) == b, "keyed block missing from the key map");
+    }
+    if (blk.ref_count > 0) {
+      token += blk.filled_slots;
+      reserved += blk.reserved_slots;
+      saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
+    } else {
+      KVSIM_REQUIRE(blk.reserved_slots == 0, "free block with a reservation");
+      KVSIM_REQUIRE(blk.keyed || blk.filled_slots == 0, "free unkeyed block holds tokens");
+      ++queued;
+      cached += blk.keyed;
+    }
+  }
+  int64_t walked = 0;
+  BlockId prev = kNoBlock;
+  for (BlockId b = pool_.front(); b != kNoBlock; b = pool_.at(b).next) {
+    KVSIM_REQUIRE(pool_.at(b).queued && pool_.at(b).prev == prev, "free queue links broken");
+    prev = b;
+    KVSIM_REQUIRE(++walked <= n, "free queue has a cycle");
+  }
+  KVSIM_REQUIRE(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
+  KVSIM_REQUIRE(cached == pool_.num_cached(), "cached count disagrees");
+  for (const auto& [key, b] : pool_.key_map()) KVSIM_REQUIRE(pool_.at(b).keyed && pool_.at(b).key == key, "key map stale");
+  KVSIM_REQUIRE(token == token_slots_ && reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
+  const KvAccounting a = Accounting();
+  KVSIM_REQUIRE(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
+  KVSIM_REQUIRE(a.Sum() == a.capacity_slots, "categories do not sum to the pool");
+  int64_t cpu = 0;
+  for (const auto& [id, s] : swapped_) cpu += s.blocks;
+  KVSIM_REQUIRE(cpu == cpu_used_blocks_ && cpu_used_blocks_ <= cpu_swap_blocks_, "CPU swap pool accounting");
+}
+
+}  // namespace kvsim

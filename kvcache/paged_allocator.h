@@ -1,0 +1,129 @@
+// PagedAllocator: vLLM's PagedAttention block manager (v1 KVCacheManager + BlockPool), with exact
+// waste accounting.
+//
+// - A pool of num_blocks blocks of block_size tokens; block 0 is the null block (counted as
+//   external fragmentation: memory no request can use).
+// - Blocks are taken only for tokens computed now (no reservation for future output): a prefill
+//   chunk takes cdiv(tokens, block_size) blocks, a decode step a new block only when it crosses a
+//   block boundary.
+// - Prefix caching: each full prompt block is registered under its chained key; a new request
+//   reuses the longest run of leading hits (capped so the last prompt token is always computed),
+//   bumping their reference counts and taking cached ones out of the free queue. Freed blocks keep
+//   their key until reused; a request's blocks are freed tail first, so the tail of a chain is
+//   evicted first (LRU by the free queue).
+// - Copy-on-write: a forked request that writes into a shared, partly filled last block first
+//   copies it into a block of its own.
+// - Layer groups (hybrid models): every group holds its own block list per request, all drawn from
+//   the one pool; sliding-window groups release blocks that slide wholly out of the window (before
+//   allocating, as vLLM's remove_skipped_blocks). Prefix caching applies to full-attention-only
+//   models.
+// - vLLM v0 options: an admission watermark (fraction of blocks that admission leaves free) and
+//   swapping a request's blocks to a CPU pool.
+// Complexity: admit/grow/free O(blocks touched); Accounting() O(1).
+#ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
+#define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
+
+#include <unordered_map>
+#include <vector>
+
+#include "kvcache/block_pool.h"
+#include "kvcache/kv_allocator.h"
+#include "kvcache/kv_cache_layout.h"
+
+namespace kvsim {
+
+struct PagedAllocatorOptions {
+  int64_t num_blocks = 0;          // including the null block, as vLLM's num_gpu_blocks
+  int64_t block_size = 16;         // tokens per block
+  bool enable_prefix_caching = false;
+  // One entry per layer group; default: one full-attention group.
+  std::vector<KvCacheGroup> groups = {KvCacheGroup{}};
+  double watermark_fraction = 0.0; // vLLM v0: 0.01
+  int64_t cpu_swap_blocks = 0;     // vLLM v0 swap space, in blocks
+};
+
+class PagedAllocator final : public KvAllocator {
+ public:
+  explicit PagedAllocator(PagedAllocatorOptions options);
+
+  AdmitPlan PlanAdmit(const AdmitRequest& request, int64_t token_budget) const override;
+  std::optional<AdmitPlan> Admit(const AdmitRequest& request, int64_t token_budget) override;
+  bool CanEverFit(const AdmitRequest& request) const override;
+  bool CanGrow(RequestId id, int64_t tokens) const override;
+  bool Grow(RequestId id, int64_t tokens) override;
+  void Free(RequestId id) override;
+  bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) override;
+  bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }
+  int64_t ComputedTokens(RequestId id) const override;
+  int64_t live_requests() const override { return static_cast<int64_t>(requests_.size()); }
+  KvAccounting Accounting() const override;
+  void CheckInvariants() const override;
+  std::string name() const override { return "paged"; }
+
+  // vLLM v0 swap preemption: moves a running request's blocks to the CPU pool (false if the CPU
+  // pool is short) and back (false if the GPU pool is short). A swapped request is not live.
+  bool SwapOut(RequestId id);
+  bool SwapIn(RequestId id);
+  bool IsSwapped(RequestId id) const { return swapped_.count(id) > 0; }
+  int64_t cpu_used_blocks() const { return cpu_used_blocks_; }
+
+  int64_t num_free_blocks() const { return pool_.num_queued(); }  // free + cached
+  int64_t num_used_blocks() const { return pool_.num_blocks() - 1 - pool_.num_queued(); }
+  int64_t block_size() const { return block_size_; }
+  const BlockPool& pool() const { return pool_; }
+
+  // Prefix-cache statistics since construction: prompt blocks looked up and found.
+  int64_t prefix_queried_blocks() const { return prefix_queried_blocks_; }
+  int64_t prefix_hit_blocks() const { return prefix_hit_blocks_; }
+
+ private:
+  struct GroupBlocks {
+    int64_t first_live = 0;         // logical index of blocks_[0]; earlier ones slid out of the window
+    std::vector<BlockId> blocks;
+  };
+  struct RequestState {
+    int64_t computed = 0;
+    int64_t final_tokens = 0;
+    std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
+    std::vector<GroupBlocks> groups;
+  };
+  struct SwappedState {
+    RequestState state;
+    int64_t blocks = 0;
+  };
+
+  int64_t PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const;
+  int64_t BlocksToGrow(const RequestState& r, int64_t tokens, int64_t* released) const;
+  void CommitGrow(RequestState& r, int64_t tokens);
+  void ReleaseSkipped(RequestState& r);
+  void ClearTail(RequestState& r);
+  void SetTail(RequestState& r);
+  void RegisterKeys(RequestState& r);
+  BlockId TakeFreeBlock();
+  void AddRef(BlockId b);
+  void DropRef(BlockId b);
+  void AddFill(BlockId b, int32_t slots);
+  int64_t WatermarkBlocks() const;
+  bool CachingEnabled() const { return caching_; }
+
+  int64_t block_size_;
+  std::vector<KvCacheGroup> groups_;
+  bool caching_;
+  double watermark_fraction_;
+  int64_t cpu_swap_blocks_;
+  BlockPool pool_;
+  std::unordered_map<RequestId, RequestState> requests_;
+  std::unordered_map<RequestId, SwappedState> swapped_;
+
+  // Incremental accounting over blocks in use.
+  int64_t token_slots_ = 0;     // Σ filled over used blocks
+  int64_t reserved_slots_ = 0;  // Σ reserved over used blocks
+  int64_t shared_saved_ = 0;    // Σ (ref − 1) × filled over used blocks
+  int64_t cpu_used_blocks_ = 0;
+  int64_t prefix_queried_blocks_ = 0;
+  int64_t prefix_hit_blocks_ = 0;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_PAGED_ALLOCATOR_H_

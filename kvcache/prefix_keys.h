@@ -1,0 +1,30 @@
+// Chained keys for prefix caching: the key of block i digests the key of block i − 1 and block i's
+// content, so equal blocks at different prefixes get different keys (as vLLM's block hashes).
+// Only full blocks get keys.
+#ifndef KVSIM_KVCACHE_PREFIX_KEYS_H_
+#define KVSIM_KVCACHE_PREFIX_KEYS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kvcache/kv_allocator.h"
+
+namespace kvsim {
+
+// Keys of the full blocks of `tokens` (token ids) at `block_size`.
+std::vector<BlockKey> KeysFromTokens(std::span<const int64_t> tokens, int64_t block_size);
+
+// Keys of the full blocks of a `prompt_tokens`-long prompt whose content a trace describes by
+// block ids of `trace_block_tokens` tokens each (Mooncake `hash_ids`, 512 tokens): pool block j
+// digests the ids of the trace blocks it overlaps and its offset in the first of them, so any pool
+// block size maps onto the trace's. Blocks past the ids the trace gives get no key.
+std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens,
+                                          int64_t prompt_tokens, int64_t block_size);
+
+// The 64-bit mix both use (splitmix64 finaliser over the combination).
+BlockKey ChainKey(BlockKey parent, uint64_t content);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_PREFIX_KEYS_H_
