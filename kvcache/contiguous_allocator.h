@@ -44,6 +44,10 @@ class ContiguousAllocator final : public KvAllocator {
   bool CanEverFit(const AdmitRequest& request) const override;
   bool CanGrow(RequestId id, int64_t tokens) const override;
   bool Grow(RequestId id, int64_t tokens) override;
+  int64_t GrowRoom(RequestId id) const override {
+    const RegionState& r = requests_.at(id);
+    return r.reservation - r.computed;
+  }
   void Free(RequestId id) override;
   bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) override;
   bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }

@@ -90,6 +90,9 @@ class KvAllocator {
   // Slots for `tokens` more computed tokens (a prefill chunk or a decode step). False, with no
   // side effect, when memory is short. REQUIRES: `id` live.
   virtual bool CanGrow(RequestId id, int64_t tokens) const = 0;
+  // How many tokens Grow can add to `id`, one call at a time, that only fill slots it already holds
+  // (no block taken, released or copied). The replay advances decoding requests lazily within it.
+  virtual int64_t GrowRoom(RequestId id) const = 0;
   virtual bool Grow(RequestId id, int64_t tokens) = 0;
 
   // Releases a finished or preempted request. REQUIRES: `id` live.
@@ -110,6 +113,8 @@ class KvAllocator {
   virtual void CheckInvariants() const = 0;
 
   virtual std::string name() const = 0;
+  // Slots one token occupies: one per layer group (hybrid paged models have several).
+  virtual int64_t slots_per_token() const { return 1; }
 };
 
 }  // namespace kvsim

@@ -147,6 +147,23 @@ bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   return true;
 }
 
+int64_t PagedAllocator::GrowRoom(RequestId id) const {
+  const RequestState& r = requests_.at(id);
+  // Slots left in the last block; a shared last block would be copied on write, so no room.
+  int64_t room = (block_size_ - r.computed % block_size_) % block_size_;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    const GroupBlocks& gb = r.groups[g];
+    if (!gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1) return 0;
+    if (groups_[g].kind == AttentionKind::kSlidingWindow) {
+      // A Grow at computed c releases blocks below (c − W + 1) / B: the first c that passes the
+      // next boundary must be an explicit call.
+      const int64_t release_at = (gb.first_live + 1) * block_size_ + groups_[g].window_tokens - 1;
+      room = std::min(room, std::max<int64_t>(0, release_at - r.computed));
+    }
+  }
+  return room;
+}
+
 void PagedAllocator::ReleaseSkipped(RequestState& r) {
   for (size_t g = 0; g < groups_.size(); ++g) {
     if (groups_[g].kind != AttentionKind::kSlidingWindow) continue;

@@ -51,6 +51,7 @@ class PagedAllocator final : public KvAllocator {
   bool CanEverFit(const AdmitRequest& request) const override;
   bool CanGrow(RequestId id, int64_t tokens) const override;
   bool Grow(RequestId id, int64_t tokens) override;
+  int64_t GrowRoom(RequestId id) const override;
   void Free(RequestId id) override;
   bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) override;
   bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }
@@ -59,6 +60,7 @@ class PagedAllocator final : public KvAllocator {
   KvAccounting Accounting() const override;
   void CheckInvariants() const override;
   std::string name() const override { return "paged"; }
+  int64_t slots_per_token() const override { return static_cast<int64_t>(groups_.size()); }
 
   // vLLM v0 swap preemption: moves a running request's blocks to the CPU pool (false if the CPU
   // pool is short) and back (false if the GPU pool is short). A swapped request is not live.

@@ -14,6 +14,7 @@ namespace kvsim {
 int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.

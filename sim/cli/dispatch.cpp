@@ -11,6 +11,7 @@ constexpr const char* kUsage =
     "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
     "Commands:\n"
     "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
+    "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
     "  models     list the model presets\n"
     "  gpus       list the GPU presets\n"
     "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
@@ -31,6 +32,7 @@ int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   const std::vector<std::string> args(argv.begin() + 2, argv.end());
   try {
     if (command == "capacity") return RunCapacityCommand(args, out, err);
+    if (command == "replay") return RunReplayCommand(args, out, err);
     if (command == "models") return RunModelsCommand(args, out, err);
     if (command == "gpus") return RunGpusCommand(args, out, err);
     if (command == "validate") return RunValidateCommand(args, out, err);

@@ -1,0 +1,39 @@
+// Streaming latency statistics: count, mean and p50/p90/p99 in constant memory
+// (Boost.Accumulators' extended P² quantile estimator), exact while the sample is small.
+#ifndef KVSIM_REPORTS_LATENCY_STATS_H_
+#define KVSIM_REPORTS_LATENCY_STATS_H_
+
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kvsim {
+
+class LatencyStats {
+ public:
+  LatencyStats();
+  ~LatencyStats();
+  LatencyStats(LatencyStats&&) noexcept;
+  LatencyStats& operator=(LatencyStats&&) noexcept;
+
+  void Add(double seconds);
+  int64_t count() const { return count_; }
+  double mean() const;
+  // Exact order statistic (nearest rank) while count <= kExactLimit, P² estimate beyond.
+  double Quantile(double p) const;
+  nlohmann::json ToJson() const;  // {"count","mean","p50","p90","p99"}
+
+  static constexpr size_t kExactLimit = 4096;
+
+ private:
+  struct Accumulators;
+  std::unique_ptr<Accumulators> acc_;
+  std::vector<double> exact_;
+  int64_t count_ = 0;
+  double sum_ = 0;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_REPORTS_LATENCY_STATS_H_

@@ -1,0 +1,135 @@
+// ReplayEngine: the discrete-event replay of a request trace through a KV allocator under a
+// vLLM-style scheduler. Integer-nanosecond clock; one engine step at a time; time never goes
+// backwards.
+//
+// Scheduler `vllm` (vLLM v1, reference/serving-memory-facts.md §2.6), every step:
+//   pass 1  running requests in admission order get tokens from the step budget
+//           (max_num_batched_tokens): the rest of their prompt (chunked prefill) or one decode
+//           token. When a request cannot get memory the most recently admitted running request is
+//           preempted by recompute (its memory freed, back to the head of the queue), and the
+//           request retries; if it was itself the victim, pass 1 stops.
+//   pass 2  only if nothing was preempted: waiting requests in FCFS order are admitted (prefix
+//           lookup, first chunk) while budget, max_num_seqs and memory allow; the first that does
+//           not fit stops admission.
+// A request's step that computes its last pending token samples one output token; it finishes
+// when it has sampled all of its output tokens (capped so prompt + output <= max_model_len).
+//
+// Scheduler `vllm-v0`: a step either prefills whole prompts of waiting requests (FCFS, admission
+// watermark in the allocator) or decodes every running request; preemption by recompute.
+//
+// Event skipping (lazy decode): a running request that only decodes and whose next tokens fit in
+// memory it already holds (KvAllocator::GrowRoom) is not touched until its next event: a block
+// boundary, or its last output token. Its tokens are accounted in aggregate meanwhile. Steps in
+// which the budget cannot serve everyone fall back to processing every request in order. The
+// results are identical to stepping every request every step (`lazy_decode = false`).
+#ifndef KVSIM_SIM_REPLAY_ENGINE_H_
+#define KVSIM_SIM_REPLAY_ENGINE_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "kvcache/kv_allocator.h"
+#include "reports/replay_recorder.h"
+#include "sim/step_timer.h"
+#include "workloads/request_source.h"
+
+namespace kvsim {
+
+struct EngineOptions {
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+  int64_t max_model_len = 8192;
+  int64_t block_size = 16;          // for prefix keys
+  bool prefix_caching = false;      // compute prefix keys from the trace's block ids
+  bool lazy_decode = true;
+  bool v0_scheduler = false;
+  int64_t paged_used_blocks_divisor = 0;  // >0: used blocks = used slots / this (contiguous)
+};
+
+struct EngineCounters {
+  int64_t steps = 0;
+  int64_t events = 0;       // arrivals, admissions, explicit grows, preemptions, completions
+  int64_t preemptions = 0;
+};
+
+class ReplayEngine {
+ public:
+  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer, ReplayRecorder& recorder,
+               RequestSource& source);
+
+  // Replays the whole source. `on_step` (optional) is called after every step with the simulated
+  // time; returning false stops the run early (the outputs so far stay valid).
+  EngineCounters Run(const std::function<bool(int64_t now_ns)>& on_step = {});
+
+ private:
+  struct Live {
+    TraceRequest req;
+    std::vector<BlockKey> keys;
+    int64_t target = 0;           // output tokens to sample
+    int64_t generated = 0;        // synced
+    int64_t computed = 0;         // synced with the allocator
+    int64_t order = -1;           // running order (admission sequence); -1 when waiting
+    bool lazy = false;
+    int64_t sync_step = 0;        // lazy: step after which `computed`/`generated` are exact
+    uint32_t version = 0;         // invalidates stale events
+    RequestRecord record;
+  };
+  struct Event {
+    int64_t step;
+    int64_t order;
+    RequestId id;
+    uint32_t version;
+    bool operator>(const Event& o) const { return step != o.step ? step > o.step : order > o.order; }
+  };
+  struct Scheduled {
+    RequestId id;
+    int64_t tokens;
+    int64_t context;  // computed tokens before this step
+  };
+
+  void PullArrivals();
+  void Arrive(TraceRequest r);
+  bool StepV1(std::vector<Scheduled>& scheduled);
+  bool StepV0(std::vector<Scheduled>& scheduled);
+  bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
+  void AfterStep(const std::vector<Scheduled>& scheduled);
+  void MakeLazy(Live& l);
+  void MakeExplicit(Live& l);
+  void Preempt(RequestId id);
+  void Finish(RequestId id);
+  void Reject(TraceRequest r, const std::string& reason);
+  AdmitRequest AdmissionFor(const Live& l) const;
+  int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
+  int64_t LazyContextBeforeStep() const;
+  KvAccounting CorrectedAccounting() const;
+
+  EngineOptions o_;
+  KvAllocator& alloc_;
+  const StepTimer& timer_;
+  ReplayRecorder& recorder_;
+  RequestSource& source_;
+
+  int64_t now_ns_ = 0;
+  int64_t step_ = 0;                 // index of the step being built / last done
+  std::optional<TraceRequest> pending_;
+  std::unordered_map<RequestId, Live> live_;
+  std::deque<RequestId> waiting_;
+  std::map<int64_t, RequestId> running_;  // order -> id
+  std::set<int64_t> explicit_;            // orders of running requests processed every step
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  int64_t next_order_ = 0;
+  int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
+  bool preempted_this_step_ = false;
+  EngineCounters counters_;
+  const class PagedAllocator* paged_ = nullptr;  // for used-block counts, when paged
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_ENGINE_H_

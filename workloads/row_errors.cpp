@@ -1,0 +1,87 @@
+#include "workloads/row_errors.h"
+
+#include <cctype>
+#include <cmath>
+#include <optional>
+
+#include "kvcache/error.h"
+
+namespace kvsim {
+
+void RowErrors::Bad(int64_t line, const std::string& column, const std::string& problem) {
+  const std::string msg = path_ + ":" + std::to_string(line) + ": column " + column + ": " + problem;
+  if (!skip_) throw Error(msg + " (--skip-bad-rows skips such rows)");
+  ++skipped_;
+  if (warnings_.size() < 20) warnings_.push_back(msg);
+}
+
+void RowErrors::Skip(int64_t line, const std::string& why) {
+  ++skipped_;
+  if (warnings_.size() < 20) warnings_.push_back(path_ + ":" + std::to_string(line) + ": " + why);
+}
+
+std::optional<int64_t> ParseInteger(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  size_t i = cell[0] == '-' || cell[0] == '+' ? 1 : 0;
+  if (i == cell.size()) return std::nullopt;
+  int64_t v = 0;
+  for (; i < cell.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(cell[i]))) {
+      // Accept "123.0" written by tools that store integers as floats.
+      auto d = ParseDecimal(cell);
+      if (d && *d == std::floor(*d) && std::abs(*d) < 9e15) return static_cast<int64_t>(*d);
+      return std::nullopt;
+    }
+    if (v > (INT64_MAX - 9) / 10) return std::nullopt;
+    v = v * 10 + (cell[i] - '0');
+  }
+  return cell[0] == '-' ? -v : v;
+}
+
+std::optional<double> ParseDecimal(const std::string& cell) {
+  if (cell.empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    const double v = std::stod(cell, &used);
+    if (used == cell.size() && std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
+  // YYYY-MM-DD HH:MM:SS[.f...]
+  if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
+    return std::nullopt;
+  auto num = [&](size_t pos, size_t len) -> int64_t {
+    int64_t v = 0;
+    for (size_t i = pos; i < pos + len; ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60)
+    return std::nullopt;
+  int64_t frac_ns = 0;
+  if (s.size() > 19) {
+    if (s[19] != '.') return std::nullopt;
+    int64_t scale = 100000000;
+    for (size_t i = 20; i < s.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+      frac_ns += (s[i] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  // Days from civil (proleptic Gregorian), Howard Hinnant's algorithm.
+  const int64_t yy = y - (mo <= 2);
+  const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+  const int64_t yoe = yy - era * 400;
+  const int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = era * 146097 + doe - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60 * 1000000000LL + se * 1000000000LL + frac_ns;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,51 @@
+// Readers for the public trace formats, all streaming (constant memory in the file's size):
+//
+//   azure     TIMESTAMP,ContextTokens,GeneratedTokens            absolute datetimes
+//   burstgpt  Timestamp,Model,Request tokens,Response tokens,...  seconds; rows with 0 response
+//             tokens are failed requests and skipped; --model-filter keeps one model
+//   vidur     arrived_at,num_prefill_tokens,num_decode_tokens    seconds (Vidur / Splitwise)
+//   mooncake  JSONL: timestamp (ms), input_length, output_length, hash_ids (512-token blocks)
+//   csv       generic: columns named by --arrival-column, --prompt-column, --output-column, with
+//             --time-unit s|ms|us|ns|datetime
+//   lengths   num_prefill_tokens,num_decode_tokens (no arrivals; paired with an arrival process)
+// Arrivals are rebased so the first request arrives at 0. Timestamps must not go backwards.
+#ifndef KVSIM_WORKLOADS_TRACE_READERS_H_
+#define KVSIM_WORKLOADS_TRACE_READERS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "workloads/request_source.h"
+#include "workloads/synthetic.h"
+
+namespace kvsim {
+
+enum class TraceFormat { kAzure, kBurstGpt, kVidur, kMooncake, kGenericCsv, kLengths };
+
+// Parses azure | burstgpt | vidur | splitwise | mooncake | csv | lengths; throws kvsim::Error.
+TraceFormat ParseTraceFormat(const std::string& name);
+const char* TraceFormatName(TraceFormat format);
+
+// Looks at the first line: JSON object -> mooncake; else the CSV header's column names.
+// Throws kvsim::Error naming the file when it cannot be read or recognised.
+TraceFormat DetectTraceFormat(const std::string& path);
+
+struct TraceReaderOptions {
+  std::string path;
+  TraceFormat format = TraceFormat::kAzure;
+  bool skip_bad_rows = false;
+  std::string model_filter;                 // burstgpt
+  std::string arrival_column = "arrival";   // csv
+  std::string prompt_column = "prompt_tokens";
+  std::string output_column = "output_tokens";
+  std::string time_unit = "s";              // csv: s | ms | us | ns | datetime
+};
+
+// `arrivals` is required for the lengths format and ignored otherwise.
+std::unique_ptr<RequestSource> OpenTraceReader(const TraceReaderOptions& options,
+                                               std::optional<ArrivalGenerator> arrivals = std::nullopt);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_WORKLOADS_TRACE_READERS_H_

@@ -1,0 +1,75 @@
+#include "workloads/trace_window.h"
+
+#include <cmath>
+
+#include "kvcache/error.h"
+
+namespace kvsim {
+namespace {
+
+class WindowedSource final : public RequestSource {
+ public:
+  WindowedSource(SourceFactory open, WindowOptions o) : open_(std::move(open)), o_(o), source_(open_()) {
+    start_ns_ = static_cast<int64_t>(std::llround(o.start_s * 1e9));
+    end_ns_ = o.duration_s > 0 ? start_ns_ + static_cast<int64_t>(std::llround(o.duration_s * 1e9)) : INT64_MAX;
+  }
+
+  std::optional<TraceRequest> Next() override {
+    if (o_.max_requests > 0 && emitted_ >= o_.max_requests) return std::nullopt;
+    while (true) {
+      std::optional<TraceRequest> r = source_->Next();
+      // Sorted arrivals: once one is past the window, so is everything after it.
+      const bool ended = !r.has_value() || r->arrival_ns >= end_ns_;
+      if (ended) {
+        skipped_before_ += source_->skipped_rows();
+        if (++pass_ >= o_.repeat || pass_count_ == 0) return std::nullopt;
+        // The next copy starts one mean gap after this copy's last arrival.
+        const int64_t gap = pass_count_ > 1 ? pass_last_ / (pass_count_ - 1) : 1000000000;
+        pass_offset_ += pass_last_ + std::max<int64_t>(gap, 1);
+        pass_last_ = 0;
+        pass_count_ = 0;
+        source_ = open_();
+        continue;
+      }
+      TraceRequest req = std::move(*r);
+      if (req.arrival_ns < start_ns_) continue;
+      const int64_t local = req.arrival_ns - start_ns_;
+      pass_last_ = local;
+      ++pass_count_;
+      req.arrival_ns = static_cast<int64_t>(std::llround(static_cast<double>(pass_offset_ + local) / o_.rate_scale));
+      req.id = static_cast<uint64_t>(emitted_++);
+      return req;
+    }
+  }
+
+  int64_t skipped_rows() const override { return skipped_before_ + source_->skipped_rows(); }
+  std::vector<std::string> warnings() const override { return source_->warnings(); }
+  double progress() const override {
+    const double inner = source_->progress();
+    if (inner < 0) return -1.0;
+    return (static_cast<double>(pass_) + inner) / static_cast<double>(o_.repeat);
+  }
+  std::string Describe() const override { return source_->Describe(); }
+
+ private:
+  SourceFactory open_;
+  WindowOptions o_;
+  std::unique_ptr<RequestSource> source_;
+  int64_t start_ns_ = 0, end_ns_ = INT64_MAX;
+  int64_t emitted_ = 0;
+  int64_t pass_ = 0;
+  int64_t pass_offset_ = 0, pass_last_ = 0, pass_count_ = 0;
+  int64_t skipped_before_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RequestSource> ApplyWindow(SourceFactory open, const WindowOptions& o) {
+  if (!(o.rate_scale > 0) || !std::isfinite(o.rate_scale)) throw Error("--rate-scale: must be a positive number");
+  if (o.repeat < 1 || o.repeat > 1000000) throw Error("--repeat: must be between 1 and 1000000");
+  if (o.start_s < 0 || o.duration_s < 0) throw Error("--start/--duration: must not be negative");
+  if (o.max_requests < 0) throw Error("--max-requests: must not be negative");
+  return std::make_unique<WindowedSource>(std::move(open), o);
+}
+
+}  // namespace kvsim
