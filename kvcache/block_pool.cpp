@@ -4,7 +4,9 @@
 
 namespace kvsim {
 
-BlockPool::BlockPool(int64_t num_blocks) : blocks_(static_cast<size_t>(num_blocks)) {
+BlockPool::BlockPool(int64_t num_blocks)
+    : blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0),
+      reserved_(static_cast<size_t>(num_blocks), 0) {
   assert(num_blocks >= 2);
   // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue.
   for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
@@ -52,15 +54,15 @@ void BlockPool::AssignKey(BlockId b, BlockKey key) {
   if (blk.keyed) return;
   if (!key_map_.emplace(key, b).second) return;
   blk.keyed = true;
-  blk.key = key;
+  keys_[b] = key;
   if (blk.queued) ++num_cached_;
 }
 
 void BlockPool::DropKey(BlockId b) {
   Block& blk = blocks_[b];
-  key_map_.erase(blk.key);
+  key_map_.erase(keys_[b]);
   blk.keyed = false;
-  blk.key = 0;
+  keys_[b] = 0;
 }
 
 }  // namespace kvsim

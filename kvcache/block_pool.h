@@ -26,16 +26,17 @@ using BlockId = int32_t;
 inline constexpr BlockId kNullBlock = 0;
 inline constexpr BlockId kNoBlock = -1;
 
+// 16 bytes, so that the metadata of a large pool stays in cache (the free queue visits blocks in
+// LRU order, i.e. all over memory). Keys and reservations live in side arrays.
 struct Block {
-  int32_t ref_count = 0;
-  int32_t filled_slots = 0;     // slots holding computed tokens
-  int32_t reserved_slots = 0;   // unfilled slots an owner will still fill (see kv_allocator.h)
   BlockId prev = kNoBlock;      // free-queue links; kNoBlock when not queued
   BlockId next = kNoBlock;
+  int32_t ref_count = 0;
+  uint16_t filled_slots = 0;    // slots holding computed tokens (block_size <= 32768)
   bool queued = false;
   bool keyed = false;
-  BlockKey key = 0;
 };
+static_assert(sizeof(Block) == 16, "Block metadata should stay 16 bytes");
 
 class BlockPool {
  public:
@@ -48,6 +49,10 @@ class BlockPool {
 
   Block& at(BlockId b) { return blocks_[b]; }
   const Block& at(BlockId b) const { return blocks_[b]; }
+  BlockKey key(BlockId b) const { return keys_[b]; }
+  // Unfilled slots of block b that an owner will still fill (see kv_allocator.h).
+  int32_t& reserved(BlockId b) { return reserved_[b]; }
+  int32_t reserved(BlockId b) const { return reserved_[b]; }
 
   // Pops the least recently freed block; drops its key (evicting it from the cache).
   // REQUIRES: num_queued() > 0.
@@ -69,6 +74,8 @@ class BlockPool {
   void DropKey(BlockId b);
 
   std::vector<Block> blocks_;
+  std::vector<BlockKey> keys_;
+  std::vector<int32_t> reserved_;
   std::unordered_map<BlockKey, BlockId> key_map_;
   BlockId head_next_ = kNoBlock;  // first queued block
   BlockId tail_prev_ = kNoBlock;  // last queued block

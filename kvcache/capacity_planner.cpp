@@ -55,8 +55,8 @@ void Validate(const ModelSpec& spec, const DeploymentConfig& c) {
   if (c.max_model_len && *c.max_model_len < 1) throw Error("--max-model-len: must be at least 1");
   if (c.max_num_seqs && *c.max_num_seqs < 1) throw Error("--max-num-seqs: must be at least 1");
   if (c.max_num_batched_tokens && *c.max_num_batched_tokens < 1) throw Error("--max-num-batched-tokens: must be at least 1");
-  if (c.block_size && (*c.block_size < 1 || *c.block_size > 65536))
-    throw Error("--block-size: " + std::to_string(*c.block_size) + " must be between 1 and 65536");
+  if (c.block_size && (*c.block_size < 1 || *c.block_size > 32768))
+    throw Error("--block-size: " + std::to_string(*c.block_size) + " must be between 1 and 32768");
   if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < 100000.0))
     throw Error("--gpu-memory-gib: must be a positive number of GiB");
   if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))

@@ -30,6 +30,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
       cpu_swap_blocks_(o.cpu_swap_blocks),
       pool_(o.num_blocks) {
   assert(o.block_size >= 1 && o.num_blocks >= 2);
+  if ((block_size_ & (block_size_ - 1)) == 0)
+    while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
   caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
 }
@@ -65,7 +67,7 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   const int64_t target = plan.cached_tokens + plan.new_tokens;
   for (const auto& g : groups_) {
     (void)g;
-    plan.blocks_needed += CeilDiv(target, block_size_);
+    plan.blocks_needed += BlocksFor(target);
   }
   plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
   plan.blocks_needed += hits_in_queue;
@@ -117,16 +119,16 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
-      const int64_t skip_upto = std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1) / block_size_;
+      const int64_t skip_upto = Index(std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1));
       // Same rule as ReleaseSkipped: never the last block.
       const int64_t n = std::min<int64_t>(skip_upto - gb.first_live, static_cast<int64_t>(gb.blocks.size()) - 1);
       for (int64_t i = 0; i < n; ++i)
         if (pool_.at(gb.blocks[i]).ref_count == 1) ++*released;
     }
     const int64_t held = gb.first_live + static_cast<int64_t>(gb.blocks.size());
-    need += std::max<int64_t>(0, CeilDiv(target, block_size_) - held);
+    need += std::max<int64_t>(0, BlocksFor(target) - held);
     // Copy-on-write: writing into a shared, partly filled last block needs a private copy.
-    if (tokens > 0 && r.computed % block_size_ != 0 && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1)
+    if (tokens > 0 && Offset(r.computed) != 0 && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1)
       ++need;
   }
   return need;
@@ -150,7 +152,7 @@ bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
 int64_t PagedAllocator::GrowRoom(RequestId id) const {
   const RequestState& r = requests_.at(id);
   // Slots left in the last block; a shared last block would be copied on write, so no room.
-  int64_t room = (block_size_ - r.computed % block_size_) % block_size_;
+  int64_t room = Offset(block_size_ - Offset(r.computed));
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (!gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1) return 0;
@@ -168,7 +170,7 @@ void PagedAllocator::ReleaseSkipped(RequestState& r) {
   for (size_t g = 0; g < groups_.size(); ++g) {
     if (groups_[g].kind != AttentionKind::kSlidingWindow) continue;
     GroupBlocks& gb = r.groups[g];
-    const int64_t skip_upto = std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1) / block_size_;
+    const int64_t skip_upto = Index(std::max<int64_t>(0, r.computed - groups_[g].window_tokens + 1));
     int64_t n = std::min<int64_t>(skip_upto - gb.first_live, static_cast<int64_t>(gb.blocks.size()) - 1);
     if (n <= 0) continue;
     // Oldest first: these blocks are the head of the sequence; the last block is never skipped here.
@@ -185,7 +187,7 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
   for (size_t g = 0; g < groups_.size(); ++g) {
     GroupBlocks& gb = r.groups[g];
     int64_t pos = r.computed;
-    if (pos % block_size_ != 0 && !gb.blocks.empty() && tokens > 0) {
+    if (Offset(pos) != 0 && !gb.blocks.empty() && tokens > 0) {
       BlockId last = gb.blocks.back();
       if (pool_.at(last).ref_count > 1) {  // copy-on-write
         const BlockId copy = TakeFreeBlock();
@@ -195,7 +197,7 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
         gb.blocks.back() = copy;
         last = copy;
       }
-      const int32_t room = static_cast<int32_t>(block_size_ - pos % block_size_);
+      const int32_t room = static_cast<int32_t>(block_size_ - Offset(pos));
       const int32_t add = static_cast<int32_t>(std::min<int64_t>(room, target - pos));
       AddFill(last, add);
       pos += add;
@@ -240,15 +242,15 @@ void PagedAllocator::DropRef(BlockId b) {
     return;
   }
   token_slots_ -= blk.filled_slots;
-  reserved_slots_ -= blk.reserved_slots;
-  blk.reserved_slots = 0;
+  reserved_slots_ -= pool_.reserved(b);
+  pool_.reserved(b) = 0;
   if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
   pool_.PushBack(b);
 }
 
 void PagedAllocator::AddFill(BlockId b, int32_t slots) {
   Block& blk = pool_.at(b);
-  blk.filled_slots += slots;
+  blk.filled_slots = static_cast<uint16_t>(blk.filled_slots + slots);
   token_slots_ += slots;
   shared_saved_ += static_cast<int64_t>(blk.ref_count - 1) * slots;
 }
@@ -256,9 +258,9 @@ void PagedAllocator::AddFill(BlockId b, int32_t slots) {
 void PagedAllocator::ClearTail(RequestState& r) {
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
-    Block& blk = pool_.at(gb.blocks.back());
-    reserved_slots_ -= blk.reserved_slots;
-    blk.reserved_slots = 0;
+    int32_t& reserved = pool_.reserved(gb.blocks.back());
+    reserved_slots_ -= reserved;
+    reserved = 0;
   }
 }
 
@@ -266,13 +268,14 @@ void PagedAllocator::SetTail(RequestState& r) {
   const int64_t remaining = std::max<int64_t>(0, r.final_tokens - r.computed);
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
-    Block& blk = pool_.at(gb.blocks.back());
-    const int32_t unfilled = static_cast<int32_t>(block_size_) - blk.filled_slots;
+    const BlockId last = gb.blocks.back();
+    const int32_t unfilled = static_cast<int32_t>(block_size_) - pool_.at(last).filled_slots;
     // A last block shared by forks keeps the largest claim of its owners.
+    int32_t& reserved = pool_.reserved(last);
     const int32_t claim = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
-    const int32_t value = std::min(unfilled, std::max(claim, blk.reserved_slots));
-    reserved_slots_ += value - blk.reserved_slots;
-    blk.reserved_slots = value;
+    const int32_t value = std::min(unfilled, std::max(claim, reserved));
+    reserved_slots_ += value - reserved;
+    reserved = value;
   }
 }
 
@@ -386,7 +389,7 @@ void PagedAllocator::CheckInvariants() const {
     KVSIM_REQUIRE(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +
                                           " but " + std::to_string(refs[b]) + " owners");
     KVSIM_REQUIRE(blk.ref_count >= 0 && blk.filled_slots >= 0 && blk.filled_slots <= block_size_, "block counters out of range");
-    KVSIM_REQUIRE(blk.reserved_slots >= 0 && blk.reserved_slots <= block_size_ - blk.filled_slots, "reserved beyond unfilled");
+    KVSIM_REQUIRE(pool_.reserved(b) >= 0 && pool_.reserved(b) <= block_size_ - blk.filled_slots, "reserved beyond unfilled");
     if (b == kNullBlock) {
       KVSIM_REQUIRE(!blk.queued && blk.ref_count == 0 && !blk.keyed, "null block in use");
       continue;
@@ -394,14 +397,14 @@ void PagedAllocator::CheckInvariants() const {
     KVSIM_REQUIRE(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
     if (blk.keyed) {
       KVSIM_REQUIRE(blk.filled_slots == block_size_, "keyed block not full");
-      KVSIM_REQUIRE(pool_.Lookup(blk.key) == b, "keyed block missing from the key map");
+      KVSIM_REQUIRE(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
     }
     if (blk.ref_count > 0) {
       token += blk.filled_slots;
-      reserved += blk.reserved_slots;
+      reserved += pool_.reserved(b);
       saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
     } else {
-      KVSIM_REQUIRE(blk.reserved_slots == 0, "free block with a reservation");
+      KVSIM_REQUIRE(pool_.reserved(b) == 0, "free block with a reservation");
       KVSIM_REQUIRE(blk.keyed || blk.filled_slots == 0, "free unkeyed block holds tokens");
       ++queued;
       cached += blk.keyed;
@@ -416,7 +419,7 @@ void PagedAllocator::CheckInvariants() const {
   }
   KVSIM_REQUIRE(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
   KVSIM_REQUIRE(cached == pool_.num_cached(), "cached count disagrees");
-  for (const auto& [key, b] : pool_.key_map()) KVSIM_REQUIRE(pool_.at(b).keyed && pool_.at(b).key == key, "key map stale");
+  for (const auto& [key, b] : pool_.key_map()) KVSIM_REQUIRE(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
   KVSIM_REQUIRE(token == token_slots_ && reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
   const KvAccounting a = Accounting();
   KVSIM_REQUIRE(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");

@@ -29,6 +29,7 @@
 #include "kvcache/block_pool.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/kv_cache_layout.h"
+#include "kvcache/units.h"
 
 namespace kvsim {
 
@@ -108,7 +109,14 @@ class PagedAllocator final : public KvAllocator {
   int64_t WatermarkBlocks() const;
   bool CachingEnabled() const { return caching_; }
 
+  // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for
+  // hybrid models whose page sizes were unified), divisions otherwise.
+  int64_t BlocksFor(int64_t tokens) const { return shift_ >= 0 ? (tokens + block_size_ - 1) >> shift_ : CeilDiv(tokens, block_size_); }
+  int64_t Offset(int64_t tokens) const { return shift_ >= 0 ? tokens & (block_size_ - 1) : tokens % block_size_; }
+  int64_t Index(int64_t tokens) const { return shift_ >= 0 ? tokens >> shift_ : tokens / block_size_; }
+
   int64_t block_size_;
+  int shift_ = -1;
   std::vector<KvCacheGroup> groups_;
   bool caching_;
   double watermark_fraction_;

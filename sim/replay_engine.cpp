@@ -15,6 +15,16 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
   paged_ = dynamic_cast<const PagedAllocator*>(&alloc_);
 }
 
+ReplayEngine::Slot ReplayEngine::NewSlot() {
+  if (!free_slots_.empty()) {
+    const Slot s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<Slot>(slots_.size() - 1);
+}
+
 void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
   RequestRecord rec;
   rec.id = r.id;
@@ -31,7 +41,9 @@ void ReplayEngine::Arrive(TraceRequest r) {
     Reject(std::move(r), "prompt_tokens >= max_model_len");
     return;
   }
-  Live l;
+  const Slot slot = NewSlot();
+  Live& l = slots_[slot];
+  l = Live{};
   // vLLM's default max_tokens leaves room for the prompt within max_model_len.
   l.target = std::min(r.output_tokens, o_.max_model_len - r.prompt_tokens);
   if (o_.prefix_caching && !r.block_ids.empty())
@@ -40,15 +52,15 @@ void ReplayEngine::Arrive(TraceRequest r) {
   l.record.arrival_ns = r.arrival_ns;
   l.record.prompt_tokens = r.prompt_tokens;
   l.req = std::move(r);
-  l.req.block_ids.clear();
-  l.req.block_ids.shrink_to_fit();
+  l.req.block_ids = {};
+  l.in_use = true;
   if (!alloc_.CanEverFit(AdmissionFor(l))) {
+    l.in_use = false;
+    free_slots_.push_back(slot);
     Reject(std::move(l.req), "needs more KV cache than the whole pool");
     return;
   }
-  const RequestId id = l.req.id;
-  live_.emplace(id, std::move(l));
-  waiting_.push_back(id);
+  waiting_.push_back(slot);
 }
 
 void ReplayEngine::PullArrivals() {
@@ -73,15 +85,30 @@ int64_t ReplayEngine::LazyContextBeforeStep() const {
 }
 
 void ReplayEngine::MakeLazy(Live& l) {
+  if (l.unsynced > 0) {
+    const bool grown = alloc_.Grow(l.req.id, l.unsynced);
+    assert(grown && "lazy tokens fit in memory the request already held");
+    (void)grown;
+    l.unsynced = 0;
+  }
   l.lazy = true;
   l.sync_step = step_;
   ++lazy_count_;
   lazy_sum_computed_ += l.computed;
   lazy_sum_sync_ += step_;
-  explicit_.erase(l.order);
   const int64_t room = alloc_.GrowRoom(l.req.id);
   const int64_t remaining = l.target - l.generated;
-  events_.push({step_ + std::min(room + 1, remaining), l.order, l.req.id, ++l.version});
+  const Slot slot = static_cast<Slot>(&l - slots_.data());
+  l.version = next_version_++;
+  ScheduleEvent({step_ + std::min(room + 1, remaining), l.order, slot, l.version});
+}
+
+void ReplayEngine::ScheduleEvent(const Event& e) {
+  if (e.step - step_ < kCalendarSteps) {
+    calendar_[static_cast<size_t>(e.step % kCalendarSteps)].push_back(e);
+  } else {
+    far_events_.push(e);
+  }
 }
 
 void ReplayEngine::MakeExplicit(Live& l) {
@@ -90,58 +117,60 @@ void ReplayEngine::MakeExplicit(Live& l) {
   lazy_count_ -= 1;
   lazy_sum_computed_ -= l.computed;
   lazy_sum_sync_ -= l.sync_step;
-  if (lag > 0) {
-    const bool grown = alloc_.Grow(l.req.id, lag);
-    assert(grown && "lazy tokens fit in memory the request already held");
-    (void)grown;
-    l.computed += lag;
-    l.generated += lag;
-  }
+  // The allocator gets them together with the request's next tokens (one Grow instead of two).
+  l.unsynced += lag;
+  l.computed += lag;
+  l.generated += lag;
   l.lazy = false;
-  ++l.version;
-  explicit_.insert(l.order);
+  l.version = 0;
 }
 
-void ReplayEngine::Preempt(RequestId id) {
-  Live& l = live_.at(id);
+void ReplayEngine::Preempt(Slot slot) {
+  Live& l = slots_[slot];
   if (l.lazy) MakeExplicit(l);
-  alloc_.Free(id);
+  alloc_.Free(l.req.id);
   l.computed = 0;
+  l.unsynced = 0;
   ++l.record.preemptions;
   ++counters_.preemptions;
   ++counters_.events;
   running_.erase(l.order);
-  explicit_.erase(l.order);
+  if (l.prefilling) {
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
+    l.prefilling = false;
+  }
   l.order = -1;
-  waiting_.push_front(id);
+  waiting_.push_front(slot);
   preempted_this_step_ = true;
 }
 
-void ReplayEngine::Finish(RequestId id) {
-  Live& l = live_.at(id);
-  alloc_.Free(id);
+void ReplayEngine::Finish(Slot slot) {
+  Live& l = slots_[slot];
+  alloc_.Free(l.req.id);
   l.record.finished_ns = now_ns_;
   l.record.output_tokens = l.generated;
   recorder_.OnRequestDone(l.record);
   running_.erase(l.order);
-  explicit_.erase(l.order);
-  live_.erase(id);
+  l.in_use = false;
+  l.keys = {};
+  free_slots_.push_back(slot);
   ++counters_.events;
 }
 
 bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt) {
   bool any = false;
   while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
-    const RequestId id = waiting_.front();
-    Live& l = live_.at(id);
+    const Slot slot = waiting_.front();
+    Live& l = slots_[slot];
     const AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
     if (!plan) break;
     waiting_.pop_front();
     l.order = next_order_++;
-    running_.emplace(l.order, id);
-    explicit_.insert(l.order);
+    running_.emplace(l.order, slot);
+    l.prefilling = true;
+    prefilling_.push_back(slot);  // the newest order: the vector stays sorted
     if (l.record.admitted_ns < 0) {
       l.record.admitted_ns = now_ns_;
       l.record.cached_tokens = plan->cached_tokens;
@@ -149,54 +178,86 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     }
     l.computed = plan->cached_tokens + plan->new_tokens;
     budget -= plan->new_tokens;
-    scheduled.push_back({id, plan->new_tokens, plan->cached_tokens});
+    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
     ++counters_.events;
     any = true;
   }
   return any;
 }
 
+// Schedules one running request's pending tokens. Returns false when it was itself preempted,
+// which ends pass 1 (vLLM's rule).
+bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled) {
+  Live& l = slots_[slot];
+  const int64_t tokens = std::min(PendingTokens(l), budget);
+  if (l.unsynced > 0) {
+    if (alloc_.Grow(l.req.id, l.unsynced + tokens)) {
+      l.unsynced = 0;
+      scheduled.push_back({slot, tokens, l.computed});
+      l.scheduled_step = step_;
+      l.computed += tokens;
+      budget -= tokens;
+      ++counters_.events;
+      return true;
+    }
+    const bool grown = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
+    assert(grown);
+    (void)grown;
+    l.unsynced = 0;
+  }
+  while (!alloc_.Grow(l.req.id, tokens)) {
+    const Slot victim = running_.rbegin()->second;
+    Preempt(victim);
+    if (victim == slot) return false;
+  }
+  scheduled.push_back({slot, tokens, l.computed});
+  l.scheduled_step = step_;
+  l.computed += tokens;
+  budget -= tokens;
+  ++counters_.events;
+  return true;
+}
+
 bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   int64_t budget = o_.max_num_batched_tokens;
-  // Lazy requests whose event is due this step are processed explicitly.
-  while (!events_.empty() && events_.top().step <= step_) {
-    const Event e = events_.top();
-    events_.pop();
-    auto it = live_.find(e.id);
-    if (it != live_.end() && it->second.lazy && it->second.version == e.version) MakeExplicit(it->second);
+  // Lazy requests whose event is due this step are processed explicitly; events pop in
+  // (step, order) order, so due_ is sorted by order.
+  due_.clear();
+  auto take = [this](const Event& e) {
+    Live& l = slots_[e.slot];
+    if (l.in_use && l.lazy && l.version == e.version) {
+      MakeExplicit(l);
+      due_.push_back(e.slot);
+    }
+  };
+  // A calendar bucket holds only this step's events: each was scheduled less than a lap ahead.
+  std::vector<Event>& bucket = calendar_[static_cast<size_t>(step_ % kCalendarSteps)];
+  for (const Event& e : bucket) take(e);
+  bucket.clear();
+  while (!far_events_.empty() && far_events_.top().step <= step_) {
+    take(far_events_.top());
+    far_events_.pop();
   }
-  int64_t demand = lazy_count_;
-  for (int64_t order : explicit_) demand += PendingTokens(live_.at(running_.at(order)));
+  std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+  int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
+  for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
+  work_.clear();
   if (!o_.lazy_decode || demand > budget) {
-    // Not everyone can be served: process every running request in order.
-    for (auto& [order, id] : running_) {
-      Live& l = live_.at(id);
+    // Not everyone can be served (or token stepping): every running request, in order.
+    for (auto& [order, slot] : running_) {
+      Live& l = slots_[slot];
       if (l.lazy) MakeExplicit(l);
+      work_.push_back(slot);
     }
+  } else {
+    std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
+               [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+    budget -= lazy_count_;
   }
-  budget -= lazy_count_;
-  const std::vector<int64_t> orders(explicit_.begin(), explicit_.end());
-  for (int64_t order : orders) {
-    auto run = running_.find(order);
-    if (run == running_.end()) continue;  // preempted earlier in this step
+  for (Slot slot : work_) {
+    if (!slots_[slot].in_use || slots_[slot].order < 0) continue;  // preempted earlier in this step
     if (budget <= 0) break;
-    const RequestId id = run->second;
-    Live& l = live_.at(id);
-    const int64_t tokens = std::min(PendingTokens(l), budget);
-    bool self_preempted = false;
-    while (!alloc_.Grow(id, tokens)) {
-      const RequestId victim = running_.rbegin()->second;
-      Preempt(victim);
-      if (victim == id) {
-        self_preempted = true;
-        break;
-      }
-    }
-    if (self_preempted) break;
-    scheduled.push_back({id, tokens, l.computed});
-    l.computed += tokens;
-    budget -= tokens;
-    ++counters_.events;
+    if (!ScheduleExplicit(slot, budget, scheduled)) break;
   }
   if (!preempted_this_step_) AdmitWaiting(budget, scheduled, /*whole_prompt=*/false);
   return !scheduled.empty() || lazy_count_ > 0;
@@ -206,43 +267,44 @@ bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
   int64_t budget = o_.max_num_batched_tokens;
   // Prefill steps first (whole prompts); otherwise decode every running request.
   if (AdmitWaiting(budget, scheduled, /*whole_prompt=*/true)) return true;
-  for (auto it = running_.begin(); it != running_.end();) {
-    const int64_t order = it->first;
-    const RequestId id = it->second;
-    Live& l = live_.at(id);
-    bool self_preempted = false;
-    while (!alloc_.Grow(id, 1)) {
-      const RequestId victim = running_.rbegin()->second;
-      Preempt(victim);
-      if (victim == id) {
-        self_preempted = true;
-        break;
-      }
-    }
-    if (self_preempted) break;
-    scheduled.push_back({id, 1, l.computed});
-    l.computed += 1;
-    ++counters_.events;
-    it = running_.upper_bound(order);
+  work_.clear();
+  for (auto& [order, slot] : running_) work_.push_back(slot);
+  budget = INT64_MAX;  // a decode step schedules one token for every running request
+  for (Slot slot : work_) {
+    if (slots_[slot].order < 0) continue;
+    if (!ScheduleExplicit(slot, budget, scheduled)) break;
   }
   return !scheduled.empty();
 }
 
 void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
+  // Decoders this step considered but did not schedule (the budget ran out) decode lazily again
+  // from the next step on.
+  if (o_.lazy_decode) {
+    for (Slot slot : work_) {
+      Live& l = slots_[slot];
+      if (l.in_use && l.order >= 0 && !l.lazy && !l.prefilling && l.scheduled_step != step_ &&
+          l.computed == l.req.prompt_tokens + l.generated - 1)
+        MakeLazy(l);
+    }
+  }
   for (const Scheduled& s : scheduled) {
-    auto it = live_.find(s.id);
-    if (it == live_.end() || it->second.order < 0) continue;
-    Live& l = it->second;
+    Live& l = slots_[s.slot];
+    if (!l.in_use || l.order < 0) continue;
     if (l.computed < l.req.prompt_tokens + l.generated) continue;  // prefill continues next step
+    if (l.prefilling) {
+      prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), s.slot));
+      l.prefilling = false;
+    }
     ++l.generated;
     if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
     if (l.generated >= l.target) {
-      Finish(s.id);
+      Finish(s.slot);
     } else if (o_.lazy_decode) {
       MakeLazy(l);
     }
   }
-  // Lazy requests sampled one token each this step; those that finished are due as events.
+  // Lazy requests sampled one token each this step; those that finish are due as events.
 }
 
 KvAccounting ReplayEngine::CorrectedAccounting() const {
@@ -270,12 +332,12 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
     const bool work = o_.v0_scheduler ? StepV0(scheduled) : StepV1(scheduled);
     if (!work && running_.empty()) {
       // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
-      const RequestId id = waiting_.front();
+      const Slot slot = waiting_.front();
       waiting_.pop_front();
-      Live l = std::move(live_.at(id));
-      live_.erase(id);
+      slots_[slot].in_use = false;
+      free_slots_.push_back(slot);
       --step_;
-      Reject(std::move(l.req), "cannot be admitted into an empty pool");
+      Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
       continue;
     }
     StepWork w;
@@ -300,11 +362,12 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
     sample.running = static_cast<int64_t>(running_.size());
     sample.waiting = static_cast<int64_t>(waiting_.size());
     sample.kv = CorrectedAccounting();
-    sample.used_blocks = o_.paged_used_blocks_divisor > 0
-                             ? (sample.kv.capacity_slots - sample.kv.free_slots - sample.kv.cached_slots -
-                                sample.kv.external_fragmentation_slots) / o_.paged_used_blocks_divisor
-                             : 0;
-    if (paged_) sample.used_blocks = paged_->num_used_blocks();
+    if (paged_) {
+      sample.used_blocks = paged_->num_used_blocks();
+    } else if (o_.paged_used_blocks_divisor > 0) {
+      sample.used_blocks = (sample.kv.capacity_slots - sample.kv.free_slots - sample.kv.cached_slots -
+                            sample.kv.external_fragmentation_slots) / o_.paged_used_blocks_divisor;
+    }
     sample.preemptions_total = counters_.preemptions;
     recorder_.OnStep(sample);
     if (on_step && !on_step(now_ns_)) break;

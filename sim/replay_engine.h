@@ -73,22 +73,27 @@ class ReplayEngine {
     std::vector<BlockKey> keys;
     int64_t target = 0;           // output tokens to sample
     int64_t generated = 0;        // synced
-    int64_t computed = 0;         // synced with the allocator
+    int64_t computed = 0;         // tokens computed (the allocator holds computed − unsynced)
+    int64_t unsynced = 0;         // lazily decoded tokens not yet handed to the allocator
     int64_t order = -1;           // running order (admission sequence); -1 when waiting
     bool lazy = false;
     int64_t sync_step = 0;        // lazy: step after which `computed`/`generated` are exact
-    uint32_t version = 0;         // invalidates stale events
+    uint64_t version = 0;         // of its pending event; stale events carry older numbers
+    bool in_use = false;
+    bool prefilling = false;
+    int64_t scheduled_step = 0;   // the last step it was scheduled in
     RequestRecord record;
   };
+  using Slot = uint32_t;  // index into slots_: requests in flight live in a slab, not a hash map
   struct Event {
     int64_t step;
     int64_t order;
-    RequestId id;
-    uint32_t version;
+    Slot slot;
+    uint64_t version;
     bool operator>(const Event& o) const { return step != o.step ? step > o.step : order > o.order; }
   };
   struct Scheduled {
-    RequestId id;
+    Slot slot;
     int64_t tokens;
     int64_t context;  // computed tokens before this step
   };
@@ -101,8 +106,10 @@ class ReplayEngine {
   void AfterStep(const std::vector<Scheduled>& scheduled);
   void MakeLazy(Live& l);
   void MakeExplicit(Live& l);
-  void Preempt(RequestId id);
-  void Finish(RequestId id);
+  void Preempt(Slot slot);
+  void Finish(Slot slot);
+  Slot NewSlot();
+  bool ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled);
   void Reject(TraceRequest r, const std::string& reason);
   AdmitRequest AdmissionFor(const Live& l) const;
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
@@ -118,12 +125,20 @@ class ReplayEngine {
   int64_t now_ns_ = 0;
   int64_t step_ = 0;                 // index of the step being built / last done
   std::optional<TraceRequest> pending_;
-  std::unordered_map<RequestId, Live> live_;
-  std::deque<RequestId> waiting_;
-  std::map<int64_t, RequestId> running_;  // order -> id
-  std::set<int64_t> explicit_;            // orders of running requests processed every step
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> events_;
+  std::vector<Live> slots_;
+  std::vector<Slot> free_slots_;
+  std::deque<Slot> waiting_;
+  std::map<int64_t, Slot> running_;        // order -> slot
+  std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
+  std::vector<Slot> due_, work_;           // per-step scratch
+  // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
+  // worth of steps), a heap for anything further.
+  static constexpr int64_t kCalendarSteps = 256;
+  std::vector<std::vector<Event>> calendar_ = std::vector<std::vector<Event>>(kCalendarSteps);
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> far_events_;
+  void ScheduleEvent(const Event& e);
   int64_t next_order_ = 0;
+  uint64_t next_version_ = 1;  // never reused, even when a slot is
   int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
   bool preempted_this_step_ = false;
   EngineCounters counters_;
