@@ -88,10 +88,19 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   const AdmitPlan plan = PlanAdmit(request, token_budget);
   if (!plan.feasible) return std::nullopt;
 
-  RequestState r;
+  // A reused slot: reset every field, keep the vectors' capacity.
+  RequestState& r = requests_.insert(request.id);
+  r.computed = 0;
+  r.maybe_shared_tail = false;
   r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
+  r.keys.clear();
   if (caching_) r.keys.assign(request.prefix_keys.begin(), request.prefix_keys.end());
   r.groups.resize(groups_.size());
+  for (GroupBlocks& gb : r.groups) {
+    gb.first_live = 0;
+    gb.blocks.clear();
+    gb.tail_reserved = 0;
+  }
   const int64_t hits = plan.cached_tokens / block_size_;
   prefix_queried_blocks_ += caching_ ? std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
                                                           (request.prompt_tokens - 1) / block_size_)
@@ -108,7 +117,6 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   }
   r.computed = plan.cached_tokens;
   CommitGrow(r, plan.new_tokens);
-  requests_.emplace(request.id, std::move(r));
   return plan;
 }
 
@@ -128,7 +136,8 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
     const int64_t held = gb.first_live + static_cast<int64_t>(gb.blocks.size());
     need += std::max<int64_t>(0, BlocksFor(target) - held);
     // Copy-on-write: writing into a shared, partly filled last block needs a private copy.
-    if (tokens > 0 && Offset(r.computed) != 0 && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1)
+    if (r.maybe_shared_tail && tokens > 0 && Offset(r.computed) != 0 && !gb.blocks.empty() &&
+        pool_.at(gb.blocks.back()).ref_count > 1)
       ++need;
   }
   return need;
@@ -155,7 +164,7 @@ int64_t PagedAllocator::GrowRoom(RequestId id) const {
   int64_t room = Offset(block_size_ - Offset(r.computed));
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
-    if (!gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1) return 0;
+    if (r.maybe_shared_tail && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1) return 0;
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
       // A Grow at computed c releases blocks below (c − W + 1) / B: the first c that passes the
       // next boundary must be an explicit call.
@@ -189,7 +198,7 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
     int64_t pos = r.computed;
     if (Offset(pos) != 0 && !gb.blocks.empty() && tokens > 0) {
       BlockId last = gb.blocks.back();
-      if (pool_.at(last).ref_count > 1) {  // copy-on-write
+      if (r.maybe_shared_tail && pool_.at(last).ref_count > 1) {  // copy-on-write
         const BlockId copy = TakeFreeBlock();
         AddRef(copy);
         AddFill(copy, pool_.at(last).filled_slots);
@@ -258,6 +267,12 @@ void PagedAllocator::AddFill(BlockId b, int32_t slots) {
 void PagedAllocator::ClearTail(RequestState& r) {
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
+    if (!r.maybe_shared_tail) {  // the request's own copy saves a cache miss on the pool's array
+      reserved_slots_ -= gb.tail_reserved;
+      pool_.reserved(gb.blocks.back()) = 0;
+      gb.tail_reserved = 0;
+      continue;
+    }
     int32_t& reserved = pool_.reserved(gb.blocks.back());
     reserved_slots_ -= reserved;
     reserved = 0;
@@ -269,6 +284,16 @@ void PagedAllocator::SetTail(RequestState& r) {
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
     const BlockId last = gb.blocks.back();
+    if (!r.maybe_shared_tail) {
+      // An unshared last block holds exactly the request's tokens past its last full block.
+      const int64_t offset = Offset(r.computed);
+      const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
+      const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
+      reserved_slots_ += value;
+      pool_.reserved(last) = value;
+      gb.tail_reserved = value;
+      continue;
+    }
     const int32_t unfilled = static_cast<int32_t>(block_size_) - pool_.at(last).filled_slots;
     // A last block shared by forks keeps the largest claim of its owners.
     int32_t& reserved = pool_.reserved(last);
@@ -280,40 +305,39 @@ void PagedAllocator::SetTail(RequestState& r) {
 }
 
 void PagedAllocator::Free(RequestId id) {
-  auto it = requests_.find(id);
-  assert(it != requests_.end());
-  RequestState& r = it->second;
+  RequestState& r = requests_.at(id);
   ClearTail(r);
   for (GroupBlocks& gb : r.groups)
     for (auto b = gb.blocks.rbegin(); b != gb.blocks.rend(); ++b) DropRef(*b);  // tail first
-  requests_.erase(it);
+  requests_.erase(id);
 }
 
 bool PagedAllocator::Fork(RequestId parent, RequestId child, int64_t child_final_tokens) {
   assert(!IsLive(child));
-  RequestState copy = requests_.at(parent);
+  RequestState& original = requests_.at(parent);
+  original.maybe_shared_tail = true;
+  RequestState copy = original;
   copy.final_tokens = std::max(child_final_tokens, copy.computed);
   for (GroupBlocks& gb : copy.groups)
     for (BlockId b : gb.blocks) AddRef(b);
   SetTail(copy);
-  requests_.emplace(child, std::move(copy));
+  requests_.insert(child) = std::move(copy);
   return true;
 }
 
 int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at(id).computed; }
 
 bool PagedAllocator::SwapOut(RequestId id) {
-  auto it = requests_.find(id);
-  assert(it != requests_.end());
+  RequestState& live = requests_.at(id);
   int64_t blocks = 0;
-  for (const GroupBlocks& gb : it->second.groups) blocks += static_cast<int64_t>(gb.blocks.size());
+  for (const GroupBlocks& gb : live.groups) blocks += static_cast<int64_t>(gb.blocks.size());
   if (cpu_used_blocks_ + blocks > cpu_swap_blocks_) return false;
   SwappedState s;
   s.blocks = blocks;
-  s.state.computed = it->second.computed;
-  s.state.final_tokens = it->second.final_tokens;
-  s.state.keys = it->second.keys;
-  for (const GroupBlocks& gb : it->second.groups) {  // remember the shape; blocks are re-taken on swap-in
+  s.state.computed = live.computed;
+  s.state.final_tokens = live.final_tokens;
+  s.state.keys = live.keys;
+  for (const GroupBlocks& gb : live.groups) {  // remember the shape; blocks are re-taken on swap-in
     GroupBlocks shape;
     shape.first_live = gb.first_live;
     shape.blocks.assign(gb.blocks.size(), kNoBlock);
@@ -345,7 +369,7 @@ bool PagedAllocator::SwapIn(RequestId id) {
   SetTail(r);
   cpu_used_blocks_ -= it->second.blocks;
   swapped_.erase(it);
-  requests_.emplace(id, std::move(r));
+  requests_.insert(id) = std::move(r);
   return true;
 }
 
@@ -366,7 +390,7 @@ KvAccounting PagedAllocator::Accounting() const {
 void PagedAllocator::CheckInvariants() const {
   const int64_t n = pool_.num_blocks();
   std::vector<int32_t> refs(static_cast<size_t>(n), 0);
-  for (const auto& [id, r] : requests_) {
+  requests_.ForEach([&](RequestId id, const RequestState& r) {
     for (size_t g = 0; g < r.groups.size(); ++g) {
       const GroupBlocks& gb = r.groups[g];
       const int64_t logical = gb.first_live + static_cast<int64_t>(gb.blocks.size());
@@ -382,7 +406,7 @@ void PagedAllocator::CheckInvariants() const {
         KVSIM_REQUIRE(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
       }
     }
-  }
+  });
   int64_t token = 0, reserved = 0, saved = 0, queued = 0, cached = 0;
   for (BlockId b = 0; b < n; ++b) {
     const Block& blk = pool_.at(b);

@@ -29,6 +29,7 @@
 #include "kvcache/block_pool.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/kv_cache_layout.h"
+#include "kvcache/request_table.h"
 #include "kvcache/units.h"
 
 namespace kvsim {
@@ -83,12 +84,16 @@ class PagedAllocator final : public KvAllocator {
   struct GroupBlocks {
     int64_t first_live = 0;         // logical index of blocks_[0]; earlier ones slid out of the window
     std::vector<BlockId> blocks;
+    int32_t tail_reserved = 0;      // copy of the pool's reservation on blocks.back() (unshared tails)
   };
   struct RequestState {
     int64_t computed = 0;
     int64_t final_tokens = 0;
     std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
     std::vector<GroupBlocks> groups;
+    // False while no other request can share this request's last block (only forks share a
+    // partly filled block); lets the hot path skip the copy-on-write check's block lookup.
+    bool maybe_shared_tail = false;
   };
   struct SwappedState {
     RequestState state;
@@ -122,7 +127,7 @@ class PagedAllocator final : public KvAllocator {
   double watermark_fraction_;
   int64_t cpu_swap_blocks_;
   BlockPool pool_;
-  std::unordered_map<RequestId, RequestState> requests_;
+  RequestTable<RequestState> requests_;
   std::unordered_map<RequestId, SwappedState> swapped_;
 
   // Incremental accounting over blocks in use.
