@@ -113,6 +113,9 @@ class KvAllocator {
   virtual void CheckInvariants() const = 0;
 
   virtual std::string name() const = 0;
+  // True when Grow(id, a + b) always has the same effect as Grow(id, a) then Grow(id, b) (false
+  // when sliding windows release blocks based on the length before each call).
+  virtual bool GrowsCompose() const { return true; }
   // Slots one token occupies: one per layer group (hybrid paged models have several).
   virtual int64_t slots_per_token() const { return 1; }
 };

@@ -63,6 +63,11 @@ class PagedAllocator final : public KvAllocator {
   void CheckInvariants() const override;
   std::string name() const override { return "paged"; }
   int64_t slots_per_token() const override { return static_cast<int64_t>(groups_.size()); }
+  bool GrowsCompose() const override {
+    for (const auto& g : groups_)
+      if (g.kind == AttentionKind::kSlidingWindow) return false;
+    return true;
+  }
 
   // vLLM v0 swap preemption: moves a running request's blocks to the CPU pool (false if the CPU
   // pool is short) and back (false if the GPU pool is short). A swapped request is not live.

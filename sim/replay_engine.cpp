@@ -13,6 +13,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
     : o_(o), alloc_(allocator), timer_(timer), recorder_(recorder), source_(source) {
   if (o_.v0_scheduler) o_.lazy_decode = false;
   paged_ = dynamic_cast<const PagedAllocator*>(&alloc_);
+  grows_compose_ = alloc_.GrowsCompose();
 }
 
 ReplayEngine::Slot ReplayEngine::NewSlot() {
@@ -191,7 +192,7 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
   Live& l = slots_[slot];
   const int64_t tokens = std::min(PendingTokens(l), budget);
   if (l.unsynced > 0) {
-    if (alloc_.Grow(l.req.id, l.unsynced + tokens)) {
+    if (grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens)) {
       l.unsynced = 0;
       scheduled.push_back({slot, tokens, l.computed});
       l.scheduled_step = step_;

@@ -143,6 +143,7 @@ class ReplayEngine {
   bool preempted_this_step_ = false;
   EngineCounters counters_;
   const class PagedAllocator* paged_ = nullptr;  // for used-block counts, when paged
+  bool grows_compose_ = true;
 };
 
 }  // namespace kvsim

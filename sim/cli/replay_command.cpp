@@ -114,7 +114,7 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
       ("memory-efficiency", po::value(&r.timer.memory_efficiency)->default_value(r.timer.memory_efficiency), "roofline: share of peak bandwidth")
       ("step-overhead-ms", po::value(&r.timer.step_overhead_ms)->default_value(r.timer.step_overhead_ms), "roofline: fixed cost per step")
       ("stepping", po::value(&r.stepping)->default_value(r.stepping), "event (skip identical decode steps) | token (every request every step)")
-      ("json", po::value(&r.json_path), "write the summary JSON to FILE")
+      ("json", po::value(&r.json_path), "write the summary JSON to FILE (- for standard output)")
       ("timeseries", po::value(&r.timeseries_path), "write memory/concurrency over time to FILE.csv")
       ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)")
       ("requests", po::value(&r.requests_path), "write one CSV row per request to FILE.csv")
@@ -204,8 +204,12 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   info.warnings = source->warnings();
   info.step_model = timer.fixed() ? "fixed " + std::to_string(r.timer.fixed_step_ms) + " ms" : "roofline";
   const nlohmann::json summary = BuildReplaySummary(cap, recorder, counters, info, stage.layout.block_bytes);
-  if (!r.json_path.empty()) WriteFileAtomically(r.json_path, summary.dump(2) + "\n");
-  if (!r.quiet) out << RenderReplayText(summary);
+  if (r.json_path == "-") {
+    out << summary.dump(2) << "\n";
+  } else {
+    if (!r.json_path.empty()) WriteFileAtomically(r.json_path, summary.dump(2) + "\n");
+    if (!r.quiet) out << RenderReplayText(summary);
+  }
   for (const auto& w : info.warnings) err << "kvsim replay: warning: " << w << "\n";
   return 0;
 }
