@@ -91,6 +91,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   // A reused slot: reset every field, keep the vectors' capacity.
   RequestState& r = requests_.insert(request.id);
   r.computed = 0;
+  r.keys_registered = 0;
   r.maybe_shared_tail = false;
   r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
   r.keys.clear();
@@ -228,8 +229,9 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
 void PagedAllocator::RegisterKeys(RequestState& r) {
   // Prompt blocks that are now full become findable (only group 0 exists when caching is on).
   GroupBlocks& gb = r.groups[0];
-  const int64_t full = std::min<int64_t>(r.computed / block_size_, static_cast<int64_t>(r.keys.size()));
-  for (int64_t i = 0; i < full; ++i) pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  const int64_t full = std::min<int64_t>(Index(r.computed), static_cast<int64_t>(r.keys.size()));
+  for (int64_t i = r.keys_registered; i < full; ++i) pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  r.keys_registered = std::max(r.keys_registered, full);
 }
 
 BlockId PagedAllocator::TakeFreeBlock() {

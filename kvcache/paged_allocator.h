@@ -95,6 +95,7 @@ class PagedAllocator final : public KvAllocator {
     int64_t computed = 0;
     int64_t final_tokens = 0;
     std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
+    int64_t keys_registered = 0;    // leading blocks already offered to the key map
     std::vector<GroupBlocks> groups;
     // False while no other request can share this request's last block (only forks share a
     // partly filled block); lets the hot path skip the copy-on-write check's block lookup.
