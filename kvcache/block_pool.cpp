@@ -4,16 +4,29 @@
 
 namespace kvsim {
 
-BlockPool::BlockPool(int64_t num_blocks)
-    : blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0),
+BlockPool::BlockPool(int64_t num_blocks, bool lru_order)
+    : lru_(lru_order), blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0),
       reserved_(static_cast<size_t>(num_blocks), 0) {
   assert(num_blocks >= 2);
-  // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue.
-  for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
+  if (!lru_) stack_.reserve(static_cast<size_t>(num_blocks));
+  // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue (block 1 handed out first).
+  if (lru_) {
+    for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
+  } else {
+    for (BlockId b = static_cast<BlockId>(num_blocks) - 1; b >= 1; --b) PushBack(b);
+  }
 }
 
 BlockId BlockPool::PopFront() {
   assert(num_queued_ > 0);
+  if (!lru_) {
+    const BlockId b = stack_.back();
+    stack_.pop_back();
+    blocks_[b].queued = false;
+    blocks_[b].filled_slots = 0;
+    --num_queued_;
+    return b;
+  }
   const BlockId b = head_next_;
   Remove(b);
   if (blocks_[b].keyed) DropKey(b);
@@ -24,6 +37,12 @@ BlockId BlockPool::PopFront() {
 void BlockPool::PushBack(BlockId b) {
   Block& blk = blocks_[b];
   assert(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
+  if (!lru_) {
+    blk.queued = true;
+    stack_.push_back(b);
+    ++num_queued_;
+    return;
+  }
   blk.queued = true;
   blk.prev = tail_prev_;
   blk.next = kNoBlock;
@@ -35,7 +54,7 @@ void BlockPool::PushBack(BlockId b) {
 
 void BlockPool::Remove(BlockId b) {
   Block& blk = blocks_[b];
-  assert(blk.queued);
+  assert(blk.queued && lru_);
   if (blk.prev == kNoBlock) head_next_ = blk.next; else blocks_[blk.prev].next = blk.next;
   if (blk.next == kNoBlock) tail_prev_ = blk.prev; else blocks_[blk.next].prev = blk.prev;
   blk.prev = blk.next = kNoBlock;
@@ -50,6 +69,7 @@ BlockId BlockPool::Lookup(BlockKey key) const {
 }
 
 void BlockPool::AssignKey(BlockId b, BlockKey key) {
+  assert(lru_);
   Block& blk = blocks_[b];
   if (blk.keyed) return;
   if (!key_map_.emplace(key, b).second) return;

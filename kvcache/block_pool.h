@@ -11,6 +11,10 @@
 //   - the key map holds block b under key k iff b.keyed and b.key == k;
 //   - filled_slots <= block_size; only full blocks are keyed.
 // Complexity: every operation O(1) except the key map's hashing.
+//
+// Without prefix caching no key ever exists, so which free block is handed out cannot change any
+// result; the pool then keeps its free blocks in a LIFO stack instead of the LRU list (recently
+// freed blocks are still in cache). With prefix caching the exact LRU order is kept.
 #ifndef KVSIM_KVCACHE_BLOCK_POOL_H_
 #define KVSIM_KVCACHE_BLOCK_POOL_H_
 
@@ -40,8 +44,10 @@ static_assert(sizeof(Block) == 16, "Block metadata should stay 16 bytes");
 
 class BlockPool {
  public:
-  // REQUIRES: num_blocks >= 2 (the null block and one usable block).
-  explicit BlockPool(int64_t num_blocks);
+  // REQUIRES: num_blocks >= 2 (the null block and one usable block). `lru_order` false: LIFO free
+  // stack, and AssignKey/Remove must not be used.
+  explicit BlockPool(int64_t num_blocks, bool lru_order = true);
+  bool lru_order() const { return lru_; }
 
   int64_t num_blocks() const { return static_cast<int64_t>(blocks_.size()); }
   int64_t num_queued() const { return num_queued_; }        // free + cached
@@ -69,10 +75,21 @@ class BlockPool {
 
   const std::unordered_map<BlockKey, BlockId>& key_map() const { return key_map_; }
   BlockId front() const { return head_next_; }
+  // Calls f(block) for every queued block, front (next to be handed out) first.
+  template <typename F>
+  void ForEachQueued(F&& f) const {
+    if (!lru_) {
+      for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) f(*it);
+      return;
+    }
+    for (BlockId b = head_next_; b != kNoBlock; b = blocks_[b].next) f(b);
+  }
 
  private:
   void DropKey(BlockId b);
 
+  bool lru_ = true;
+  std::vector<BlockId> stack_;  // LIFO mode's free blocks, top at the back
   std::vector<Block> blocks_;
   std::vector<BlockKey> keys_;
   std::vector<int32_t> reserved_;

@@ -28,7 +28,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
       caching_(o.enable_prefix_caching),
       watermark_fraction_(o.watermark_fraction),
       cpu_swap_blocks_(o.cpu_swap_blocks),
-      pool_(o.num_blocks) {
+      pool_(o.num_blocks, /*lru_order=*/o.enable_prefix_caching && (o.groups.size() <= 1) &&
+                              (o.groups.empty() || o.groups[0].kind == AttentionKind::kFull)) {
   assert(o.block_size >= 1 && o.num_blocks >= 2);
   if ((block_size_ & (block_size_ - 1)) == 0)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
@@ -309,8 +310,14 @@ void PagedAllocator::SetTail(RequestState& r) {
 void PagedAllocator::Free(RequestId id) {
   RequestState& r = requests_.at(id);
   ClearTail(r);
-  for (GroupBlocks& gb : r.groups)
-    for (auto b = gb.blocks.rbegin(); b != gb.blocks.rend(); ++b) DropRef(*b);  // tail first
+  for (GroupBlocks& gb : r.groups) {
+    // Tail first. A finished request's blocks were last touched long ago: fetch ahead.
+    const auto& blocks = gb.blocks;
+    for (size_t i = blocks.size(); i-- > 0;) {
+      if (i >= 8) __builtin_prefetch(&pool_.at(blocks[i - 8]));
+      DropRef(blocks[i]);
+    }
+  }
   requests_.erase(id);
 }
 
@@ -438,11 +445,14 @@ void PagedAllocator::CheckInvariants() const {
   }
   int64_t walked = 0;
   BlockId prev = kNoBlock;
-  for (BlockId b = pool_.front(); b != kNoBlock; b = pool_.at(b).next) {
-    KVSIM_REQUIRE(pool_.at(b).queued && pool_.at(b).prev == prev, "free queue links broken");
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  pool_.ForEachQueued([&](BlockId b) {
+    KVSIM_REQUIRE(pool_.at(b).queued && !seen[b], "free queue holds a block twice or an unqueued one");
+    seen[b] = true;
+    if (pool_.lru_order()) KVSIM_REQUIRE(pool_.at(b).prev == prev, "free queue links broken");
     prev = b;
     KVSIM_REQUIRE(++walked <= n, "free queue has a cycle");
-  }
+  });
   KVSIM_REQUIRE(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
   KVSIM_REQUIRE(cached == pool_.num_cached(), "cached count disagrees");
   for (const auto& [key, b] : pool_.key_map()) KVSIM_REQUIRE(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");

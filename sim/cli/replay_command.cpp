@@ -141,6 +141,9 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
 
   const Deployment d = ResolveDeployment(dep, data_dir);
+  const bool trace_has_block_ids =
+      r.synthetic == 0 && (r.trace_format == "auto" ? DetectTraceFormat(r.trace) : ParseTraceFormat(r.trace_format)) ==
+                              TraceFormat::kMooncake;
   const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
   if (!cap.does_not_fit.empty()) throw Error(cap.does_not_fit);
   const StageCapacity& stage = cap.stages[cap.bottleneck_stage];
@@ -151,7 +154,9 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
     PagedAllocatorOptions po;
     po.num_blocks = cap.num_gpu_blocks;
     po.block_size = block_size;
-    po.enable_prefix_caching = dep.enable_prefix_caching;
+    // Prefix keys come from a trace's block ids (Mooncake hash_ids); without them nothing can hit and
+    // the pool may hand out any free block.
+    po.enable_prefix_caching = dep.enable_prefix_caching && trace_has_block_ids;
     po.groups = stage.layout.groups;
     if (r.scheduler == "vllm-v0") po.watermark_fraction = 0.01;
     if (po.num_blocks < 2) throw Error("the KV pool has fewer than 2 blocks");
