@@ -254,8 +254,7 @@ void PagedAllocator::DropRef(BlockId b) {
     return;
   }
   token_slots_ -= blk.filled_slots;
-  reserved_slots_ -= pool_.reserved(b);
-  pool_.reserved(b) = 0;
+  assert(pool_.reserved(b) == 0 && "ClearTail runs before a tail block is dropped");
   if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
   pool_.PushBack(b);
 }
@@ -270,9 +269,8 @@ void PagedAllocator::AddFill(BlockId b, int32_t slots) {
 void PagedAllocator::ClearTail(RequestState& r) {
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
-    if (!r.maybe_shared_tail) {  // the request's own copy saves a cache miss on the pool's array
+    if (!r.maybe_shared_tail) {  // an unshared tail's reservation lives with its request only
       reserved_slots_ -= gb.tail_reserved;
-      pool_.reserved(gb.blocks.back()) = 0;
       gb.tail_reserved = 0;
       continue;
     }
@@ -293,7 +291,6 @@ void PagedAllocator::SetTail(RequestState& r) {
       const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
       const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
       reserved_slots_ += value;
-      pool_.reserved(last) = value;
       gb.tail_reserved = value;
       continue;
     }
@@ -324,7 +321,14 @@ void PagedAllocator::Free(RequestId id) {
 bool PagedAllocator::Fork(RequestId parent, RequestId child, int64_t child_final_tokens) {
   assert(!IsLive(child));
   RequestState& original = requests_.at(parent);
-  original.maybe_shared_tail = true;
+  if (!original.maybe_shared_tail) {
+    // From now on the tail's reservation is the block's (its owners' largest claim).
+    for (GroupBlocks& gb : original.groups) {
+      if (!gb.blocks.empty()) pool_.reserved(gb.blocks.back()) = gb.tail_reserved;
+      gb.tail_reserved = 0;
+    }
+    original.maybe_shared_tail = true;
+  }
   RequestState copy = original;
   copy.final_tokens = std::max(child_final_tokens, copy.computed);
   for (GroupBlocks& gb : copy.groups)
@@ -399,6 +403,7 @@ KvAccounting PagedAllocator::Accounting() const {
 void PagedAllocator::CheckInvariants() const {
   const int64_t n = pool_.num_blocks();
   std::vector<int32_t> refs(static_cast<size_t>(n), 0);
+  int64_t unshared_reserved = 0;
   requests_.ForEach([&](RequestId id, const RequestState& r) {
     for (size_t g = 0; g < r.groups.size(); ++g) {
       const GroupBlocks& gb = r.groups[g];
@@ -414,9 +419,15 @@ void PagedAllocator::CheckInvariants() const {
         const int64_t expect = last ? r.computed - (logical - 1) * block_size_ : block_size_;
         KVSIM_REQUIRE(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
       }
+      if (!r.maybe_shared_tail) {
+        const int64_t unfilled = gb.blocks.empty() ? 0 : block_size_ - pool_.at(gb.blocks.back()).filled_slots;
+        KVSIM_REQUIRE(gb.tail_reserved >= 0 && gb.tail_reserved <= unfilled, "tail reservation beyond unfilled");
+        KVSIM_REQUIRE(gb.blocks.empty() || pool_.reserved(gb.blocks.back()) == 0, "unshared tail reserved twice");
+        unshared_reserved += gb.tail_reserved;
+      }
     }
   });
-  int64_t token = 0, reserved = 0, saved = 0, queued = 0, cached = 0;
+  int64_t token = 0, reserved = unshared_reserved, saved = 0, queued = 0, cached = 0;
   for (BlockId b = 0; b < n; ++b) {
     const Block& blk = pool_.at(b);
     KVSIM_REQUIRE(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +

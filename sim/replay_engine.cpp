@@ -106,7 +106,7 @@ void ReplayEngine::MakeLazy(Live& l) {
 
 void ReplayEngine::ScheduleEvent(const Event& e) {
   if (e.step - step_ < kCalendarSteps) {
-    calendar_[static_cast<size_t>(e.step % kCalendarSteps)].push_back(e);
+    calendar_[static_cast<size_t>(e.step % kCalendarSteps)].push_back({e.slot, static_cast<uint32_t>(e.version)});
   } else {
     far_events_.push(e);
   }
@@ -224,20 +224,21 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   // Lazy requests whose event is due this step are processed explicitly; events pop in
   // (step, order) order, so due_ is sorted by order.
   due_.clear();
-  auto take = [this](const Event& e) {
-    Live& l = slots_[e.slot];
-    if (l.in_use && l.lazy && l.version == e.version) {
+  auto take = [this](Slot slot, bool current) {
+    Live& l = slots_[slot];
+    if (current && l.in_use && l.lazy) {
       MakeExplicit(l);
-      due_.push_back(e.slot);
+      due_.push_back(slot);
     }
   };
   // A calendar bucket holds only this step's events: each was scheduled less than a lap ahead.
-  std::vector<Event>& bucket = calendar_[static_cast<size_t>(step_ % kCalendarSteps)];
-  for (const Event& e : bucket) take(e);
+  std::vector<CalendarEntry>& bucket = calendar_[static_cast<size_t>(step_ % kCalendarSteps)];
+  for (const CalendarEntry& e : bucket) take(e.slot, static_cast<uint32_t>(slots_[e.slot].version) == e.version);
   bucket.clear();
   while (!far_events_.empty() && far_events_.top().step <= step_) {
-    take(far_events_.top());
+    const Event e = far_events_.top();
     far_events_.pop();
+    take(e.slot, slots_[e.slot].version == e.version);
   }
   std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
   int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());

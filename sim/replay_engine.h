@@ -133,8 +133,14 @@ class ReplayEngine {
   std::vector<Slot> due_, work_;           // per-step scratch
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
   // worth of steps), a heap for anything further.
+  // Calendar entries are 8 bytes: the bucket says the step, the order is looked up, and the low
+  // 32 bits of the version suffice (fewer than 2^32 events are scheduled within a lap).
+  struct CalendarEntry {
+    Slot slot;
+    uint32_t version;
+  };
   static constexpr int64_t kCalendarSteps = 256;
-  std::vector<std::vector<Event>> calendar_ = std::vector<std::vector<Event>>(kCalendarSteps);
+  std::vector<std::vector<CalendarEntry>> calendar_ = std::vector<std::vector<CalendarEntry>>(kCalendarSteps);
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> far_events_;
   void ScheduleEvent(const Event& e);
   int64_t next_order_ = 0;
