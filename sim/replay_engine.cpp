@@ -191,22 +191,15 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
 bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled) {
   Live& l = slots_[slot];
   const int64_t tokens = std::min(PendingTokens(l), budget);
-  if (l.unsynced > 0) {
-    if (grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens)) {
-      l.unsynced = 0;
-      scheduled.push_back({slot, tokens, l.computed});
-      l.scheduled_step = step_;
-      l.computed += tokens;
-      budget -= tokens;
-      ++counters_.events;
-      return true;
-    }
-    const bool grown = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
-    assert(grown);
-    (void)grown;
-    l.unsynced = 0;
+  // Lazily decoded tokens ride along with this step's tokens when one Grow can take both.
+  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens);
+  if (!grown && l.unsynced > 0) {
+    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
+    assert(synced);
+    (void)synced;
   }
-  while (!alloc_.Grow(l.req.id, tokens)) {
+  l.unsynced = 0;
+  while (!grown && !(grown = alloc_.Grow(l.req.id, tokens))) {
     const Slot victim = running_.rbegin()->second;
     Preempt(victim);
     if (victim == slot) return false;
