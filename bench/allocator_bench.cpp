@@ -1,5 +1,6 @@
 // Allocator throughput. A "block operation" is one block taken from or returned to the pool.
-//   BM_PagedChurn         admit a prompt, grow it 16 tokens at a time, free it; ~256 requests live
+//   BM_PagedChurn/C       admit a prompt, grow it 16 tokens at a time, free it; ~256 requests live
+//                         (C = 1: prefix caching on, so the exact LRU free queue)
 //   BM_PagedDecodeStep    one decode token per call (the scheduler's common case)
 //   BM_PrefixLookup       PlanAdmit over a 64-block prompt whose blocks are all cached
 //   BM_Contiguous*        free one region and place another among 10,000 live regions
@@ -24,10 +25,12 @@ AdmitRequest Req(RequestId id, int64_t prompt, int64_t final_tokens) {
   return r;
 }
 
+// Arg 0: no prefix caching (LIFO free stack); 1: prefix caching on (vLLM's LRU free queue), no hits.
 void BM_PagedChurn(benchmark::State& state) {
   PagedAllocatorOptions o;
   o.num_blocks = 65536;
   o.block_size = 16;
+  o.enable_prefix_caching = state.range(0) != 0;
   PagedAllocator a(o);
   std::mt19937_64 rng(1);
   std::vector<int64_t> prompts(4096);
@@ -53,7 +56,7 @@ void BM_PagedChurn(benchmark::State& state) {
   state.SetItemsProcessed(block_ops);
   state.counters["block_ops/s"] = benchmark::Counter(static_cast<double>(block_ops), benchmark::Counter::kIsRate);
 }
-BENCHMARK(BM_PagedChurn);
+BENCHMARK(BM_PagedChurn)->Arg(0)->Arg(1);
 
 void BM_PagedDecodeStep(benchmark::State& state) {
   PagedAllocatorOptions o;
