@@ -51,6 +51,25 @@ void CloseTemp(const std::string& path, std::ofstream& out, const std::string& t
 
 }  // namespace
 
+void LogHistogram::Add(double seconds) {
+  // Bucket i covers (1e-4 × 1.02^(i−1), 1e-4 × 1.02^i]; bucket 0 everything up to 0.1 ms.
+  int i = seconds <= 1e-4 ? 0 : static_cast<int>(std::ceil(std::log(seconds / 1e-4) / std::log(1.02)));
+  i = std::min(std::max(i, 0), kBuckets - 1);
+  ++counts_[i];
+  ++count_;
+}
+
+std::vector<std::pair<double, double>> LogHistogram::Cdf() const {
+  std::vector<std::pair<double, double>> out;
+  int64_t cumulative = 0;
+  for (int i = 0; i < kBuckets && count_ > 0; ++i) {
+    if (counts_[i] == 0) continue;
+    cumulative += counts_[i];
+    out.emplace_back(1e-4 * std::pow(1.02, i), static_cast<double>(cumulative) / static_cast<double>(count_));
+  }
+  return out;
+}
+
 ReplayRecorder::ReplayRecorder(RecorderOptions o) : o_(std::move(o)) {
   OpenTemp(o_.timeseries_path, series_, series_tmp_,
            "time_s,running,waiting,used_blocks,token_states,reserved,internal_fragmentation,external_fragmentation,"
@@ -83,6 +102,7 @@ void ReplayRecorder::OnStep(const StepSample& s) {
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
   preemptions_ = s.preemptions_total;
   end_ns_ = s.start_ns + s.duration_ns;
+  if (o_.keep_charts) AddChartSample(s);
   if (series_.is_open()) {
     if (o_.sample_interval_s <= 0) {
       WriteSeriesRow(s, s.start_ns);
@@ -92,6 +112,47 @@ void ReplayRecorder::OnStep(const StepSample& s) {
       next_sample_ns_ = (s.start_ns / step + 1) * step;
     }
   }
+}
+
+void ReplayRecorder::AddChartSample(const StepSample& s) {
+  const double cap = static_cast<double>(std::max<int64_t>(1, s.kv.capacity_slots));
+  double slots[6];
+  Slots(s.kv, slots);
+  const double used = (slots[0] + slots[1] + slots[2]) / cap;
+  const double t = static_cast<double>(s.start_ns / chart_interval_ns_ * chart_interval_ns_) / 1e9;
+  if (chart_.empty() || t > chart_.back().t_s) {
+    if (chart_.size() >= kMaxChartPoints) {
+      // Halve the resolution: merge neighbours, keeping each pair's peak.
+      std::vector<ChartPoint> merged;
+      chart_interval_ns_ *= 2;
+      for (const ChartPoint& p : chart_) {
+        const double bucket = static_cast<double>(static_cast<int64_t>(p.t_s * 1e9) / chart_interval_ns_ * chart_interval_ns_) / 1e9;
+        if (merged.empty() || merged.back().t_s != bucket) {
+          merged.push_back(p);
+          merged.back().t_s = bucket;
+          continue;
+        }
+        ChartPoint& m = merged.back();
+        if (p.used_fraction > m.used_fraction) std::copy(p.fractions, p.fractions + 6, m.fractions), m.used_fraction = p.used_fraction;
+        m.running_max = std::max(m.running_max, p.running_max);
+        m.waiting_max = std::max(m.waiting_max, p.waiting_max);
+        m.preemptions = std::max(m.preemptions, p.preemptions);
+      }
+      chart_ = std::move(merged);
+      AddChartSample(s);
+      return;
+    }
+    chart_.push_back(ChartPoint{});
+    chart_.back().t_s = t;
+  }
+  ChartPoint& p = chart_.back();
+  if (used > p.used_fraction) {
+    for (int i = 0; i < 6; ++i) p.fractions[i] = slots[i] / cap;
+    p.used_fraction = used;
+  }
+  p.running_max = std::max(p.running_max, s.running);
+  p.waiting_max = std::max(p.waiting_max, s.waiting);
+  p.preemptions = s.preemptions_total;
 }
 
 void ReplayRecorder::WriteSeriesRow(const StepSample& s, int64_t t_ns) {
@@ -114,11 +175,21 @@ void ReplayRecorder::OnRequestDone(const RequestRecord& r) {
   } else {
     ++finished_;
     output_tokens_ += r.output_tokens;
+    const double ttft = static_cast<double>(r.first_token_ns - r.arrival_ns) / 1e9;
+    const double e2e = static_cast<double>(r.finished_ns - r.arrival_ns) / 1e9;
+    const double tpot = r.output_tokens > 1
+                            ? static_cast<double>(r.finished_ns - r.first_token_ns) / 1e9 / static_cast<double>(r.output_tokens - 1)
+                            : 0.0;
     queue_.Add(static_cast<double>(r.admitted_ns - r.arrival_ns) / 1e9);
-    ttft_.Add(static_cast<double>(r.first_token_ns - r.arrival_ns) / 1e9);
-    e2e_.Add(static_cast<double>(r.finished_ns - r.arrival_ns) / 1e9);
-    if (r.output_tokens > 1)
-      tpot_.Add(static_cast<double>(r.finished_ns - r.first_token_ns) / 1e9 / static_cast<double>(r.output_tokens - 1));
+    ttft_.Add(ttft);
+    e2e_.Add(e2e);
+    if (r.output_tokens > 1) tpot_.Add(tpot);
+    if ((o_.slo_ttft_s <= 0 || ttft <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || tpot <= o_.slo_tpot_s)) ++goodput_requests_;
+    if (o_.keep_charts) {
+      ttft_hist_.Add(ttft);
+      e2e_hist_.Add(e2e);
+      if (r.output_tokens > 1) tpot_hist_.Add(tpot);
+    }
   }
   if (requests_.is_open()) {
     requests_ << r.id << ',' << Seconds(r.arrival_ns) << ',' << Seconds(r.admitted_ns) << ','
@@ -165,6 +236,9 @@ nlohmann::json ReplayRecorder::Summary() const {
   j["throughput"] = {{"requests_per_s", R6(span_s > 0 ? static_cast<double>(finished_) / span_s : 0.0)},
                      {"output_tokens_per_s", R6(span_s > 0 ? static_cast<double>(output_tokens_) / span_s : 0.0)},
                      {"simulated_s", R6(span_s)}};
+  j["goodput"] = {{"requests_per_s", R6(span_s > 0 ? static_cast<double>(goodput_requests_) / span_s : 0.0)},
+                  {"fraction", R6(finished_ > 0 ? static_cast<double>(goodput_requests_) / static_cast<double>(finished_) : 0.0)},
+                  {"slo_ttft_s", o_.slo_ttft_s}, {"slo_tpot_s", o_.slo_tpot_s}};
   return j;
 }
 

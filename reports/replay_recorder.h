@@ -41,6 +41,31 @@ struct StepSample {
   int64_t preemptions_total = 0;
 };
 
+// One point of the chart series: the step with the most KV memory in use within its time bucket
+// (so downsampling keeps peaks), plus the bucket's maxima.
+struct ChartPoint {
+  double t_s = 0;
+  double fractions[6] = {};    // token, reserved, internal, external, cached, free (of the pool)
+  double used_fraction = -1;   // token + reserved + internal
+  int64_t running_max = 0;
+  int64_t waiting_max = 0;
+  int64_t preemptions = 0;     // cumulative at the bucket's end
+};
+
+// Latency distribution in log-spaced buckets from 0.1 ms to 10^5 s (2% wide): constant memory.
+class LogHistogram {
+ public:
+  void Add(double seconds);
+  int64_t count() const { return count_; }
+  // (upper bound in seconds, cumulative fraction) for every non-empty prefix, for CDF charts.
+  std::vector<std::pair<double, double>> Cdf() const;
+
+ private:
+  static constexpr int kBuckets = 700;
+  int64_t counts_[kBuckets] = {};
+  int64_t count_ = 0;
+};
+
 struct RecorderOptions {
   std::string timeseries_path;   // empty: none
   std::string requests_path;     // empty: none
@@ -48,6 +73,9 @@ struct RecorderOptions {
   int64_t num_blocks = 0;
   int64_t block_size = 16;
   double bytes_per_slot = 0;
+  bool keep_charts = false;      // keep a downsampled series and latency histograms for the report
+  double slo_ttft_s = 0;         // goodput thresholds per request (0: not applied)
+  double slo_tpot_s = 0;
 };
 
 class ReplayRecorder {
@@ -70,6 +98,10 @@ class ReplayRecorder {
   int64_t finished() const { return finished_; }
   int64_t rejected() const { return rejected_; }
   int64_t end_ns() const { return end_ns_; }
+  const std::vector<ChartPoint>& chart() const { return chart_; }
+  const LogHistogram& ttft_histogram() const { return ttft_hist_; }
+  const LogHistogram& tpot_histogram() const { return tpot_hist_; }
+  const LogHistogram& e2e_histogram() const { return e2e_hist_; }
 
  private:
   void WriteSeriesRow(const StepSample& s, int64_t t_ns);
@@ -89,6 +121,12 @@ class ReplayRecorder {
   int64_t output_tokens_ = 0;
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
   LatencyStats queue_, ttft_, tpot_, e2e_;
+  int64_t goodput_requests_ = 0;
+  std::vector<ChartPoint> chart_;
+  int64_t chart_interval_ns_ = 100000000;  // doubles whenever the series would pass kMaxChartPoints
+  static constexpr size_t kMaxChartPoints = 1200;
+  LogHistogram ttft_hist_, tpot_hist_, e2e_hist_;
+  void AddChartSample(const StepSample& s);
 };
 
 }  // namespace kvsim

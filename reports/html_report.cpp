@@ -1,0 +1,142 @@
+#include "reports/html_report.h"
+
+#include <cstdio>
+
+#include "reports/svg_chart.h"
+
+namespace kvsim {
+namespace {
+
+const char* kCategoryNames[6] = {"token states", "reserved", "internal fragmentation", "external fragmentation",
+                                 "cached (prefix)", "free"};
+const char* kCategoryKeys[6] = {"token_states", "reserved", "internal_fragmentation", "external_fragmentation",
+                                "cached", "free"};
+const std::vector<std::string> kColors = {"#2b6cb0", "#68a0d8", "#e07b39", "#c53030", "#6b8e23", "#d9dde3"};
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
+
+std::string F(double v, const char* fmt = "%.2f") {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string Row(const std::string& k, const std::string& v) { return "<tr><th>" + Escape(k) + "</th><td>" + Escape(v) + "</td></tr>\n"; }
+
+}  // namespace
+
+std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec) {
+  const auto& cfg = s["config"];
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kvsim replay report</title>\n<style>\n"
+      "body{font-family:system-ui,-apple-system,sans-serif;margin:24px;color:#1a202c;max-width:1100px}\n"
+      "h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;font-size:13px}\n"
+      "th,td{border:1px solid #e2e8f0;padding:3px 8px;text-align:left}th{background:#f7fafc;font-weight:600}\n"
+      ".chart{display:block;margin:8px 0}.title{font-size:14px;font-weight:600}.tick{font-size:11px;fill:#4a5568}\n"
+      ".axis{font-size:12px;fill:#2d3748}.grid{display:flex;gap:24px;flex-wrap:wrap}.note{color:#4a5568;font-size:13px}\n"
+      "</style></head><body>\n";
+  html += "<h1>kvsim replay: " + Escape(cfg["model"].get<std::string>()) + " on " + Escape(cfg["gpu_name"].get<std::string>()) +
+          "</h1>\n<p class=\"note\">Trace " + Escape(cfg["trace"].get<std::string>()) + ". Memory in GiB = 2<sup>30</sup> bytes, per GPU." +
+          (s.contains("partial") ? " <b>Partial: the replay was interrupted.</b>" : "") + "</p>\n";
+
+  // Effective configuration.
+  html += "<h2>Configuration</h2>\n<div class=\"grid\"><table>\n";
+  for (const char* k : {"engine", "vllm_version", "dtype", "quantization", "kv_cache_dtype", "tensor_parallel_size",
+                        "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
+                        "max_num_batched_tokens", "block_size", "scheduler", "allocator", "step_time_model", "rate_scale"})
+    if (cfg.contains(k)) html += Row(k, cfg[k].is_string() ? cfg[k].get<std::string>() : cfg[k].dump());
+  html += "</table>\n<table>\n";
+  const auto& rq = s["requests"];
+  html += Row("requests finished / rejected / total", std::to_string(rq["finished"].get<int64_t>()) + " / " +
+                                                           std::to_string(rq["rejected"].get<int64_t>()) + " / " +
+                                                           std::to_string(rq["total"].get<int64_t>()));
+  html += Row("preemptions", std::to_string(rq["preemptions"].get<int64_t>()));
+  html += Row("running peak / mean", std::to_string(s["concurrency"]["peak_running"].get<int64_t>()) + " / " +
+                                         F(s["concurrency"]["mean_running"].get<double>(), "%.1f"));
+  html += Row("waiting peak", std::to_string(s["concurrency"]["peak_waiting"].get<int64_t>()));
+  html += Row("throughput", F(s["throughput"]["requests_per_s"].get<double>()) + " req/s, " +
+                                F(s["throughput"]["output_tokens_per_s"].get<double>(), "%.0f") + " output tok/s");
+  html += Row("prefix cache hit rate", F(100 * s["prefix_cache"]["hit_rate"].get<double>(), "%.1f") + "%");
+  html += "</table></div>\n";
+
+  // Capacity breakdown next to the rule of thumb.
+  const auto& m = s["memory_gib"];
+  const double weights = m["weights"].get<double>(), act = m["activation"].get<double>(), nt = m["non_torch"].get<double>();
+  const double pool = m["kv_pool"].get<double>(), peak_kv = m["kv_peak_used"].get<double>();
+  html += "<h2>Capacity per GPU</h2>\n";
+  html += SvgShareBar({"Memory the server reserves (GiB)", "weights, activation peak, runtime overhead and KV pool; "
+                                                              "the rule of thumb '1.2 x weights' would be " + F(1.2 * weights) + " GiB",
+                       ""},
+                      {{"weights", weights}, {"activation", act}, {"runtime", nt}, {"KV pool", pool}},
+                      {"#4a5568", "#a0aec0", "#cbd5e0", "#2b6cb0"}, weights + act + nt + pool, "GiB");
+  html += "<p class=\"note\">Peak KV in use " + F(peak_kv) + " GiB of the " + F(pool) + " GiB pool; peak total " +
+          F(m["peak_total"].get<double>()) + " GiB; 1.2 &times; weights = " + F(1.2 * weights) + " GiB.</p>\n";
+
+  // Memory over time.
+  const auto& chart = rec.chart();
+  std::vector<double> t;
+  std::vector<Series> cats(6);
+  for (int i = 0; i < 6; ++i) cats[i] = {kCategoryNames[i], kColors[i], {}, {}};
+  Series running{"running", "#2b6cb0", {}, {}}, waiting{"waiting", "#c53030", {}, {}};
+  std::vector<double> preemption_marks;
+  int64_t last_preemptions = 0;
+  for (const ChartPoint& p : chart) {
+    t.push_back(p.t_s);
+    for (int i = 0; i < 6; ++i) cats[i].y.push_back(p.fractions[i]);
+    running.y.push_back(static_cast<double>(p.running_max));
+    waiting.y.push_back(static_cast<double>(p.waiting_max));
+    if (p.preemptions > last_preemptions && preemption_marks.size() < 400) preemption_marks.push_back(p.t_s);
+    last_preemptions = p.preemptions;
+  }
+  html += "<h2>KV cache over time</h2>\n";
+  html += SvgStackedArea({"KV pool by category (share of the pool; peak step per bucket)", "simulated time (s)", "share of KV pool"},
+                         t, cats, preemption_marks);
+  html += "<h2>Requests over time</h2>\n";
+  html += SvgLines({"Running and waiting requests (bucket maxima)", "simulated time (s)", "requests"}, t, {running, waiting});
+
+  // Latency CDFs.
+  const auto& lat = s["latency_s"];
+  std::vector<Series> cdfs = {{"TTFT", "#2b6cb0", {}, rec.ttft_histogram().Cdf()},
+                              {"TPOT", "#e07b39", {}, rec.tpot_histogram().Cdf()},
+                              {"end-to-end", "#6b8e23", {}, rec.e2e_histogram().Cdf()}};
+  std::vector<std::pair<std::string, double>> marks;
+  for (const char* k : {"ttft", "tpot", "e2e"})
+    for (const char* q : {"p50", "p90", "p99"}) marks.emplace_back(std::string(k) + " " + q, lat[k][q].get<double>());
+  html += "<h2>Latency</h2>\n";
+  html += SvgCdf({"Latency CDFs (dashed: p50, p90, p99)", "seconds (log scale)", "fraction of requests"}, cdfs, marks);
+  html += "<table><tr><th>latency (s)</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th></tr>\n";
+  for (const char* k : {"queue", "ttft", "tpot", "e2e"}) {
+    html += "<tr><th>" + std::string(k) + "</th>";
+    for (const char* q : {"mean", "p50", "p90", "p99"}) html += "<td>" + F(lat[k][q].get<double>(), "%.3f") + "</td>";
+    html += "</tr>\n";
+  }
+  html += "</table>\n";
+
+  // Waste breakdown.
+  std::vector<std::pair<std::string, double>> waste, waste_sat;
+  for (int i = 0; i < 6; ++i) {
+    waste.emplace_back(kCategoryNames[i], s["waste"][kCategoryKeys[i]].get<double>());
+    waste_sat.emplace_back(kCategoryNames[i], s["waste_saturated"][kCategoryKeys[i]].get<double>());
+  }
+  html += "<h2>Where the KV memory goes</h2>\n";
+  html += SvgShareBar({"Time-averaged, whole run", "shares of the KV pool, averaged over simulated time", ""}, waste, kColors, 1.0, "of the pool");
+  html += SvgShareBar({"Time-averaged while requests wait", "the same, only while the queue is not empty (" +
+                                                                F(100 * s["waste_saturated"]["saturated_time_fraction"].get<double>(), "%.1f") +
+                                                                "% of the time)", ""},
+                      waste_sat, kColors, 1.0, "of the pool");
+  html += "<p class=\"note\">kvsim " + Escape(s["kvsim_version"].get<std::string>()) + "; " +
+          std::to_string(s["sim"]["steps"].get<int64_t>()) + " steps, " + std::to_string(s["sim"]["events"].get<int64_t>()) +
+          " events.</p>\n</body></html>\n";
+  return html;
+}
+
+}  // namespace kvsim
