@@ -18,10 +18,13 @@ namespace {
 // Replays a preloaded trace (shared, read-only) as a stream.
 class PreloadedSource final : public RequestSource {
  public:
-  explicit PreloadedSource(std::shared_ptr<const PreloadedTrace> trace) : trace_(std::move(trace)) {}
+  PreloadedSource(std::shared_ptr<const PreloadedTrace> trace, double rate_scale)
+      : trace_(std::move(trace)), rate_scale_(rate_scale) {}
   std::optional<TraceRequest> Next() override {
     if (next_ >= trace_->requests.size()) return std::nullopt;
-    return trace_->requests[next_++];
+    TraceRequest r = trace_->requests[next_++];
+    if (rate_scale_ != 1.0) r.arrival_ns = static_cast<int64_t>(std::llround(static_cast<double>(r.arrival_ns) / rate_scale_));
+    return r;
   }
   int64_t skipped_rows() const override { return trace_->skipped_rows; }
   double progress() const override {
@@ -31,6 +34,7 @@ class PreloadedSource final : public RequestSource {
 
  private:
   std::shared_ptr<const PreloadedTrace> trace_;
+  double rate_scale_ = 1.0;
   size_t next_ = 0;
 };
 
@@ -124,7 +128,9 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
 
 std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
   auto trace = std::make_shared<PreloadedTrace>();
-  auto source = ApplyWindow(MakeSourceFactory(r), r.window);
+  WindowOptions unscaled = r.window;
+  unscaled.rate_scale = 1.0;  // each run scales arrivals itself (ApplyWindow scales last as well)
+  auto source = ApplyWindow(MakeSourceFactory(r), unscaled);
   while (auto req = source->Next()) trace->requests.push_back(std::move(*req));
   trace->skipped_rows = source->skipped_rows();
   trace->description = r.synthetic > 0 ? source->Describe() : r.trace;
@@ -161,8 +167,10 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, std::shared_
     allocator = std::make_unique<ContiguousAllocator>(co);
   }
 
-  std::unique_ptr<RequestSource> source = preloaded ? std::make_unique<PreloadedSource>(preloaded)
-                                                    : ApplyWindow(MakeSourceFactory(r), r.window);
+  if (preloaded && r.window.max_requests > 0 && static_cast<int64_t>(preloaded->requests.size()) > r.window.max_requests)
+    throw Error("internal: a preloaded trace must be windowed like the run");
+  std::unique_ptr<RequestSource> source =
+      preloaded ? std::make_unique<PreloadedSource>(preloaded, r.window.rate_scale) : ApplyWindow(MakeSourceFactory(r), r.window);
   const StepTimer timer(d.model, cap, d.gpu, r.timer);
   RecorderOptions ro;
   ro.timeseries_path = r.timeseries_path;

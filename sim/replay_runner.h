@@ -58,7 +58,8 @@ struct PreloadedTrace {
   int64_t skipped_rows = 0;
   std::string description;
 };
-// Reads the trace (or generates the synthetic workload) the options describe, windowed.
+// Reads the trace (or generates the synthetic workload) the options describe, windowed but not
+// rate-scaled: RunReplay applies each run's --rate-scale to a preloaded trace.
 std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& options);
 
 struct ReplayResult {

@@ -15,6 +15,8 @@ int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, 
 int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.

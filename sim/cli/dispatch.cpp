@@ -12,6 +12,8 @@ constexpr const char* kUsage =
     "Commands:\n"
     "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
     "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
+    "  compare    the same trace through two or more deployments, side by side\n"
+    "  sweep      replay a grid of settings, or search the largest max_num_seqs meeting SLOs\n"
     "  models     list the model presets\n"
     "  gpus       list the GPU presets\n"
     "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
@@ -33,6 +35,8 @@ int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   try {
     if (command == "capacity") return RunCapacityCommand(args, out, err);
     if (command == "replay") return RunReplayCommand(args, out, err);
+    if (command == "sweep") return RunSweepCommand(args, out, err);
+    if (command == "compare") return RunCompareCommand(args, out, err);
     if (command == "models") return RunModelsCommand(args, out, err);
     if (command == "gpus") return RunGpusCommand(args, out, err);
     if (command == "validate") return RunValidateCommand(args, out, err);

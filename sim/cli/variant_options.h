@@ -1,0 +1,35 @@
+// Deployments given as option sets on top of a base command line, for `kvsim compare` and
+// `kvsim sweep`: "--model X --quantization awq" applied over the shared flags, the last occurrence
+// of an option winning.
+#ifndef KVSIM_SIM_CLI_VARIANT_OPTIONS_H_
+#define KVSIM_SIM_CLI_VARIANT_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+#include "sim/cli/deployment_options.h"
+#include "sim/replay_runner.h"
+
+namespace kvsim {
+
+struct Variant {
+  std::string label;
+  Deployment deployment;
+  ReplayOptions replay;
+};
+
+// Splits an option string as a shell would for simple cases: whitespace separates, single or
+// double quotes group. Throws kvsim::Error on an unterminated quote.
+std::vector<std::string> SplitOptionString(const std::string& text);
+
+// Parses base_args + overrides (later options replace earlier ones) into a runnable variant.
+// Throws kvsim::Error (or a Boost option error) naming the offending option.
+Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
+                     const std::vector<std::string>& overrides, const std::string& data_dir);
+
+// True when two variants read the same trace the same way (so one preload can serve both).
+bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_CLI_VARIANT_OPTIONS_H_
