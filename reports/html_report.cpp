@@ -94,7 +94,7 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
     for (int i = 0; i < 6; ++i) cats[i].y.push_back(p.fractions[i]);
     running.y.push_back(static_cast<double>(p.running_max));
     waiting.y.push_back(static_cast<double>(p.waiting_max));
-    if (p.preemptions > last_preemptions && preemption_marks.size() < 400) preemption_marks.push_back(p.t_s);
+    if (p.preemptions > last_preemptions) preemption_marks.push_back(p.t_s);
     last_preemptions = p.preemptions;
   }
   html += "<h2>KV cache over time</h2>\n";

@@ -61,7 +61,7 @@ class LogHistogram {
   std::vector<std::pair<double, double>> Cdf() const;
 
  private:
-  static constexpr int kBuckets = 700;
+  static constexpr int kBuckets = 1050;  // 1e-4 × 1.02^1050 > 1e5 s
   int64_t counts_[kBuckets] = {};
   int64_t count_ = 0;
 };

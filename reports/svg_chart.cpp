@@ -135,11 +135,12 @@ std::string SvgStackedArea(const AxisLabels& labels, const std::vector<double>& 
          ": mean " + (percent ? Label(100 * mean) + "%" : Label(mean)) + "</title></path>\n";
     base = top;
   }
+  // Preemptions as a rug of short ticks above the plot, so they never hide the areas.
   for (double m : markers)
-    s += "<line class=\"marker\" x1=\"" + Num(f.X(m)) + "\" y1=\"" + Num(kTop) + "\" x2=\"" + Num(f.X(m)) + "\" y2=\"" +
-         Num(kTop + kPlotH) + "\" stroke=\"#c00\" stroke-width=\"0.6\"><title>preemption at " + Label(m) + " s</title></line>\n";
+    s += "<line class=\"marker\" x1=\"" + Num(f.X(m)) + "\" y1=\"" + Num(kTop - 8) + "\" x2=\"" + Num(f.X(m)) + "\" y2=\"" +
+         Num(kTop - 1) + "\" stroke=\"#c00\" stroke-width=\"1\"><title>preemptions by " + Label(m) + " s</title></line>\n";
   std::vector<Series> legend(series.rbegin(), series.rend());
-  if (!markers.empty()) legend.push_back({"preemptions", "#c00", {}, {}});
+  if (!markers.empty()) legend.push_back({"preemption", "#c00", {}, {}});
   return s + Legend(legend) + "</svg>\n";
 }
 
@@ -204,7 +205,7 @@ std::string SvgCdf(const AxisLabels& labels, const std::vector<Series>& series,
 
 std::string SvgShareBar(const AxisLabels& labels, const std::vector<std::pair<std::string, double>>& parts,
                         const std::vector<std::string>& colors, double total, const std::string& unit) {
-  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 760 120\" width=\"760\" height=\"120\" "
+  std::string s = "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 760 136\" width=\"760\" height=\"136\" "
                   "role=\"img\" aria-label=\"" + Escape(labels.title) + "\">\n<text x=\"" + Num(kLeft) +
                   "\" y=\"20\" class=\"title\">" + Escape(labels.title) + "</text>\n";
   double x = kLeft;
@@ -217,14 +218,16 @@ std::string SvgShareBar(const AxisLabels& labels, const std::vector<std::pair<st
          " (" + Label(total > 0 ? 100 * parts[i].second / total : 0) + "%)</title></rect>\n";
     x += w;
   }
-  double lx = kLeft;
+  double lx = kLeft, ly = 74;
   for (size_t i = 0; i < parts.size(); ++i) {
-    s += "<rect x=\"" + Num(lx) + "\" y=\"74\" width=\"10\" height=\"10\" fill=\"" + colors[i % colors.size()] + "\"/><text x=\"" +
-         Num(lx + 14) + "\" y=\"83\" class=\"tick\">" + Escape(parts[i].first) + " " +
-         Label(total > 0 ? 100 * parts[i].second / total : 0) + "%</text>\n";
-    lx += 112;
+    const std::string text = parts[i].first + " " + Label(total > 0 ? 100 * parts[i].second / total : 0) + "%";
+    const double w = 24 + 5.8 * static_cast<double>(text.size());  // ~5.8 px per character at 11 px
+    if (lx + w > 750 && lx > kLeft) lx = kLeft, ly += 16;            // wrap the legend
+    s += "<rect x=\"" + Num(lx) + "\" y=\"" + Num(ly) + "\" width=\"10\" height=\"10\" fill=\"" + colors[i % colors.size()] +
+         "\"/><text x=\"" + Num(lx + 14) + "\" y=\"" + Num(ly + 9) + "\" class=\"tick\">" + Escape(text) + "</text>\n";
+    lx += w;
   }
-  s += "<text x=\"" + Num(kLeft) + "\" y=\"108\" class=\"axis\">" + Escape(labels.x) + "</text>\n";
+  s += "<text x=\"" + Num(kLeft) + "\" y=\"" + Num(ly + 32) + "\" class=\"axis\">" + Escape(labels.x) + "</text>\n";
   return s + "</svg>\n";
 }
 
