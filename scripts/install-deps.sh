@@ -3,7 +3,8 @@
 # Usage: scripts/install-deps.sh [--tests]   (--tests adds GoogleTest and Google Benchmark)
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
-if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev); fi
+# --tests: GoogleTest, Google Benchmark, and Chromium for the HTML report's browser test.
+if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing, build kvsim (Release) and run the main job
 # on the bundled defaults: `kvsim replay` of the Azure LLM inference conversation trace (2023) with
-# Llama-3.1-8B-Instruct on an A100-80GB, writing replay.json. Extra arguments go to `kvsim replay`.
+# Llama-3.1-8B-Instruct on an A100-80GB, writing replay.json and the HTML report replay.html. Extra arguments go to `kvsim replay`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKVSIM_BUILD_TESTS=OFF -DKVSIM_BUILD_BENCHMARKS=OFF > /dev/null
 cmake --build build -j"$(nproc)" --target kvsim
-build/kvsim replay --json replay.json "$@"
-echo "summary JSON written to replay.json"
+build/kvsim replay --json replay.json --report replay.html "$@"
+echo "summary JSON written to replay.json, HTML report to replay.html"

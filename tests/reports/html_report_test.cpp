@@ -1,0 +1,65 @@
+// The HTML report without a browser: every chart is present with real geometry, the numbers it
+// prints agree with the JSON of the same run, and nothing degenerate (NaN, infinity) leaks in.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(HtmlReportTest, ChartsHaveGeometryAndNumbersMatchTheJson) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string html_path = (dir / "kvsim_report_test.html").string(), json_path = (dir / "kvsim_report_test.json").string();
+  const auto r = testing::RunCli({"replay", "--gpu", "a100-40gb", "--max-model-len", "8192", "--rate-scale", "3",
+                                  "--max-requests", "4000", "--quiet", "--omit-wall-time", "--report", html_path, "--json",
+                                  json_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadFile(html_path);
+  const auto j = nlohmann::json::parse(ReadFile(json_path));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);  // self-contained, no scripts needed
+  EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no network references
+  for (const char* bad : {"nan", "inf\"", "NaN"}) EXPECT_EQ(html.find(bad), std::string::npos) << bad;
+
+  // Six charts: capacity bar, KV by category, running/waiting, latency CDFs, two waste bars.
+  const std::regex svg("<svg[^>]*class=\"chart\"");
+  EXPECT_EQ(std::distance(std::sregex_iterator(html.begin(), html.end(), svg), std::sregex_iterator()), 6);
+  // Every path has coordinates; the stacked chart has six areas, the CDF chart three curves.
+  const std::regex path("<path class=\"(area|line)\" d=\"M([0-9.]+),([0-9.]+)");
+  int areas = 0, lines = 0;
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), path); it != std::sregex_iterator(); ++it)
+    ((*it)[1] == "area" ? areas : lines) += 1;
+  EXPECT_EQ(areas, 6);
+  EXPECT_EQ(lines, 2 + 3);
+  EXPECT_EQ(html.find("d=\"\""), std::string::npos);
+  for (const char* axis : {"simulated time (s)", "share of KV pool", "seconds (log scale)", "fraction of requests"})
+    EXPECT_NE(html.find(axis), std::string::npos) << axis;
+
+  // Numbers printed in the report are the JSON's.
+  const auto& rq = j["requests"];
+  EXPECT_NE(html.find(std::to_string(rq["finished"].get<int64_t>()) + " / " + std::to_string(rq["rejected"].get<int64_t>()) +
+                      " / " + std::to_string(rq["total"].get<int64_t>())),
+            std::string::npos);
+  char p99[32];
+  std::snprintf(p99, sizeof p99, "<td>%.3f</td></tr>", j["latency_s"]["e2e"]["p99"].get<double>());
+  EXPECT_NE(html.find(p99), std::string::npos) << p99;
+  EXPECT_NE(html.find(std::to_string(rq["preemptions"].get<int64_t>())), std::string::npos);
+  std::printf("report: %zu bytes; finished %lld, preemptions %lld, e2e p99 %.3f s\n", html.size(),
+              static_cast<long long>(rq["finished"].get<int64_t>()), static_cast<long long>(rq["preemptions"].get<int64_t>()),
+              j["latency_s"]["e2e"]["p99"].get<double>());
+}
+
+}  // namespace
+}  // namespace kvsim

@@ -1,0 +1,85 @@
+// Sweeps and comparisons: the batch-cap search against an exhaustive grid, thread-independent
+// results, and the int4-vs-fp16 comparison the issue asks for.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kvcache/error.h"
+#include "kvcache/model_catalog.h"
+#include "sim/sweep.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+// A small case: 400 synthetic requests on an L4 whose TPOT grows with the batch.
+const std::vector<std::string> kBase = {"--synthetic", "400", "--rate", "8", "--gpu", "l4", "--max-model-len", "4096",
+                                        "--prompt-len", "uniform:200:800", "--output-len", "uniform:50:200"};
+
+Variant WithCap(int64_t cap) {
+  return ParseVariant("max-num-seqs=" + std::to_string(cap), kBase, {"--max-num-seqs", std::to_string(cap)}, DataDirectory());
+}
+
+TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
+  const SweepCriteria c = ParseCriteria("throughput", "tpot-p99=100ms", -1);
+  const int64_t upper = 48;
+  std::vector<Variant> all;
+  for (int64_t cap = 1; cap <= upper; ++cap) all.push_back(WithCap(cap));
+  const auto grid = EvaluatePoints(all, c, 2);
+  int64_t largest = -1;
+  for (int64_t cap = 1; cap <= upper; ++cap)
+    if (grid[static_cast<size_t>(cap - 1)].feasible) largest = cap;
+  ASSERT_GT(largest, 1) << "the small case should have a feasible cap";
+  ASSERT_LT(largest, upper) << "the small case should have an infeasible cap";
+  const SearchResult found = FindLargestBatchCap(WithCap, c, upper);
+  ASSERT_TRUE(found.found);
+  EXPECT_EQ(static_cast<int64_t>(found.value), largest);
+  EXPECT_TRUE(found.has_next);
+  EXPECT_FALSE(found.at_next.feasible);
+  EXPECT_LT(found.probes.size(), 20u);  // far fewer replays than the grid's 48
+  std::printf("largest cap meeting tpot-p99<=100ms: %lld (%zu probes, grid of %lld)\n", static_cast<long long>(largest),
+              found.probes.size(), static_cast<long long>(upper));
+}
+
+TEST(SweepTest, ResultsDoNotDependOnTheThreadCount) {
+  const SweepCriteria c = ParseCriteria("goodput", "ttft-p99=5s", 0.5);
+  std::vector<Variant> points;
+  for (int64_t cap : {4, 8, 16, 32}) points.push_back(WithCap(cap));
+  const auto one = EvaluatePoints(points, c, 1), two = EvaluatePoints(points, c, 2);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    EXPECT_EQ(one[i].label, two[i].label);
+    EXPECT_EQ(one[i].summary.dump(), two[i].summary.dump());
+  }
+}
+
+TEST(SweepTest, CriteriaParseAndReject) {
+  const SweepCriteria c = ParseCriteria("throughput", "ttft-p99=2s,tpot-p50=100ms", 0.1);
+  ASSERT_EQ(c.slos.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.slos[1].limit_s, 0.1);
+  EXPECT_THROW(ParseCriteria("latency", "", -1), Error);
+  EXPECT_THROW(ParseCriteria("throughput", "ttft-p95=2s", -1), Error);
+  EXPECT_THROW(ParseCriteria("throughput", "ttft=2s", -1), Error);
+  EXPECT_THROW(ParseCriteria("goodput", "", -1), Error);
+}
+
+// Acceptance: Llama-3.1-8B fp16 vs AWQ int4 on an L4 with the Azure conversation trace: the int4
+// deployment has more KV blocks and at least as much peak concurrency.
+TEST(SweepTest, CompareInt4AgainstFp16OnAnL4) {
+  const std::string path = (std::filesystem::temp_directory_path() / "kvsim_compare.json").string();
+  const auto r2 = testing::RunCli({"compare", "--gpu", "l4", "--max-model-len", "8192", "--a", "--quantization none",
+                                   "--b", "--quantization awq", "--json", path});
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  const auto& fp16 = j[0]["summary"];
+  const auto& int4 = j[1]["summary"];
+  EXPECT_GT(int4["kv"]["num_blocks"].get<int64_t>(), fp16["kv"]["num_blocks"].get<int64_t>());
+  EXPECT_GE(int4["concurrency"]["peak_running"].get<int64_t>(), fp16["concurrency"]["peak_running"].get<int64_t>());
+  EXPECT_LT(int4["memory_gib"]["weights"].get<double>(), fp16["memory_gib"]["weights"].get<double>());
+  EXPECT_NE(r2.out.find("b - a"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kvsim
