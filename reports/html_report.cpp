@@ -13,16 +13,7 @@ const char* kCategoryKeys[6] = {"token_states", "reserved", "internal_fragmentat
                                 "cached", "free"};
 const std::vector<std::string> kColors = {"#2b6cb0", "#68a0d8", "#e07b39", "#c53030", "#6b8e23", "#d9dde3"};
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
+std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
 std::string F(double v, const char* fmt = "%.2f") {
   char buf[64];

@@ -26,16 +26,7 @@ std::string Label(double v) {
   return buf;
 }
 
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
-  }
-  return out;
-}
+std::string Escape(const std::string& s) { return HtmlEscape(s); }
 
 struct Frame {
   double x0, x1, y0, y1;
@@ -97,6 +88,17 @@ std::string Legend(const std::vector<Series>& series) {
 }
 
 }  // namespace
+
+std::string HtmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
+  }
+  return out;
+}
 
 std::vector<double> NiceTicks(double lo, double hi, int target) {
   if (!(hi > lo)) return {lo};

@@ -38,6 +38,9 @@ std::string SvgCdf(const AxisLabels& labels, const std::vector<Series>& series,
 std::string SvgShareBar(const AxisLabels& labels, const std::vector<std::pair<std::string, double>>& parts,
                         const std::vector<std::string>& colors, double total, const std::string& unit);
 
+// Escapes <, > and & for HTML/SVG text.
+std::string HtmlEscape(const std::string& text);
+
 // Up to 6 ticks at 1-2-5 steps covering [lo, hi].
 std::vector<double> NiceTicks(double lo, double hi, int target = 5);
 

@@ -107,24 +107,45 @@ SweepCriteria ParseCriteria(const std::string& objective, const std::string& slo
   return c;
 }
 
-std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs) {
-  // One preload per distinct trace input (usually one for the whole sweep).
+std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs) {
+  // One preload per distinct trace input (usually one for the whole set).
   std::vector<std::shared_ptr<const PreloadedTrace>> preloads(variants.size());
   for (size_t i = 0; i < variants.size(); ++i) {
     for (size_t j = 0; j < i && !preloads[i]; ++j)
       if (SameTraceInput(variants[i].replay, variants[j].replay)) preloads[i] = preloads[j];
     if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay);
   }
-  std::vector<PointOutcome> out(variants.size());
+  std::vector<VariantRun> out(variants.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < variants.size();) out[i] = EvaluateOne(variants[i], criteria, preloads[i]);
+    for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
+      variants[i].replay.quiet = true;
+      variants[i].replay.omit_wall_time = true;  // runs are compared, not timed: keep them deterministic
+      try {
+        out[i].result = RunReplay(variants[i].deployment, variants[i].replay, preloads[i]);
+      } catch (const Error& e) {
+        out[i].error = e.what();
+      }
+    }
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(variants.size())));
   std::vector<std::thread> threads;
   for (int t = 1; t < n; ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
+  return out;
+}
+
+std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs) {
+  for (Variant& v : variants) ApplyGoodputThresholds(v.replay, criteria);
+  const std::vector<VariantRun> runs = RunVariants(variants, jobs);
+  std::vector<PointOutcome> out(variants.size());
+  for (size_t i = 0; i < variants.size(); ++i) {
+    out[i].label = variants[i].label;
+    out[i].error = runs[i].error;
+    if (runs[i].error.empty()) out[i].summary = runs[i].result.summary;
+    Judge(out[i], criteria);
+  }
   return out;
 }
 

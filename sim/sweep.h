@@ -42,6 +42,14 @@ struct PointOutcome {
   std::string error;                    // the deployment failed to run (e.g. does not fit)
 };
 
+struct VariantRun {
+  ReplayResult result;
+  std::string error;  // set when the variant could not run (bad settings, does not fit)
+};
+// Replays every variant, up to `jobs` at once, in input order; variants that read the same trace
+// the same way share one preloaded copy.
+std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs);
+
 // Runs every variant (up to `jobs` at once) and judges it. Results are in input order whatever
 // the thread count; a variant that cannot run becomes an infeasible point with `error` set.
 std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs);

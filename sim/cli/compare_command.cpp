@@ -10,6 +10,7 @@
 #include "reports/text_table.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/variant_options.h"
+#include "sim/sweep.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -87,32 +88,12 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
   for (auto& v : variants) v.replay.report_path = report_path;  // keep chart series when a report is wanted
 
-  // Run in parallel, sharing the trace when the deployments read it the same way.
-  std::vector<ReplayResult> results(variants.size());
-  std::vector<std::string> errors(variants.size());
-  std::vector<std::shared_ptr<const PreloadedTrace>> preloads(variants.size());
+  std::vector<VariantRun> runs = RunVariants(variants, jobs);
+  std::vector<ReplayResult> results;
   for (size_t i = 0; i < variants.size(); ++i) {
-    for (size_t j = 0; j < i && !preloads[i]; ++j)
-      if (SameTraceInput(variants[i].replay, variants[j].replay)) preloads[i] = preloads[j];
-    if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay);
+    if (!runs[i].error.empty()) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
+    results.push_back(std::move(runs[i].result));
   }
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
-      try {
-        variants[i].replay.omit_wall_time = true;
-        results[i] = RunReplay(variants[i].deployment, variants[i].replay, preloads[i]);
-      } catch (const Error& e) {
-        errors[i] = e.what();
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 1; t < std::min<int>(jobs, static_cast<int>(variants.size())); ++t) threads.emplace_back(worker);
-  worker();
-  for (auto& t : threads) t.join();
-  for (size_t i = 0; i < variants.size(); ++i)
-    if (!errors[i].empty()) throw Error("deployment " + variants[i].label + ": " + errors[i]);
 
   std::vector<std::string> header = {"metric"};
   for (const auto& v : variants) header.push_back(v.label.substr(0, 40));
