@@ -102,7 +102,7 @@ std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>
   return out;
 }
 
-Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data_dir) {
+Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data_dir, ResolveCache* cache) {
   DeploymentConfig c;
   c.dtype = o.dtype;
   c.quantization = o.quantization;
@@ -130,7 +130,10 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
   ParseVllmVersion(o.vllm_version);  // validate early, with the option's name
   c.engine = ParseEngine(o.engine);
 
-  const GpuCatalog catalog = GpuCatalog::Load((std::filesystem::path(data_dir) / "gpus.csv").string());
+  ResolveCache local;
+  ResolveCache& store = cache ? *cache : local;
+  if (!store.gpus) store.gpus = GpuCatalog::Load((std::filesystem::path(data_dir) / "gpus.csv").string());
+  const GpuCatalog& catalog = *store.gpus;
   GpuSpec gpu;
   if (const GpuSpec* found = catalog.TryFind(o.gpu)) {
     gpu = *found;
@@ -140,7 +143,9 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
   } else {
     gpu = catalog.Find(o.gpu);  // throws with close matches
   }
-  return {ResolveModel(o.model, data_dir), gpu, c};
+  auto model = store.models.find(o.model);
+  if (model == store.models.end()) model = store.models.emplace(o.model, ResolveModel(o.model, data_dir)).first;
+  return {model->second, gpu, c};
 }
 
 }  // namespace kvsim

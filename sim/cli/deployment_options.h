@@ -7,6 +7,8 @@
 #ifndef KVSIM_SIM_CLI_DEPLOYMENT_OPTIONS_H_
 #define KVSIM_SIM_CLI_DEPLOYMENT_OPTIONS_H_
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,8 +53,16 @@ struct Deployment {
   DeploymentConfig config;
 };
 
-// Throws kvsim::Error naming the option for any value that does not parse.
-Deployment ResolveDeployment(const DeploymentOptions& opts, const std::string& data_dir);
+// What resolving options reads from disk (model configs, the GPU table), kept for reuse when many
+// deployments are resolved in one run (sweeps, comparisons). Not thread-safe.
+struct ResolveCache {
+  std::map<std::string, ModelSpec> models;
+  std::optional<GpuCatalog> gpus;
+};
+
+// Throws kvsim::Error naming the option for any value that does not parse. With `cache`, model
+// specs and the GPU table are read once.
+Deployment ResolveDeployment(const DeploymentOptions& opts, const std::string& data_dir, ResolveCache* cache = nullptr);
 
 // vLLM's -tp / -pp spellings are not single-letter options; rewrite them to the long forms.
 std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>& args);

@@ -118,6 +118,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (jobs < 1 || jobs > 256) throw Error("--jobs: must be between 1 and 256");
   const SweepCriteria criteria = ParseCriteria(objective, slo, max_preemption_rate);
   const std::string data_dir = DataDirectory();
+  ResolveCache cache;  // model specs and the GPU table, read once for every point
   nlohmann::json report;
 
   if (!find.empty()) {
@@ -125,12 +126,12 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     if (find == "max-num-seqs") {
       if (find_max < 1) throw Error("--find-max: must be at least 1");
       r = FindLargestBatchCap([&](int64_t cap) {
-            return ParseVariant("max-num-seqs=" + std::to_string(cap), base, {"--max-num-seqs", std::to_string(cap)}, data_dir);
+            return ParseVariant("max-num-seqs=" + std::to_string(cap), base, {"--max-num-seqs", std::to_string(cap)}, data_dir, &cache);
           }, criteria, find_max);
     } else if (find == "rate-scale") {
       if (!(precision > 0 && precision < 1)) throw Error("--precision: must be in (0, 1)");
       r = FindHighestRateScale([&](double s) {
-            return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir);
+            return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir, &cache);
           }, criteria, precision);
     } else {
       throw Error("--find: '" + find + "' is not max-num-seqs or rate-scale");
@@ -176,7 +177,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
         overrides.push_back("--" + k);
         overrides.push_back(v);
       }
-      variants.push_back(ParseVariant(label, base, overrides, data_dir));
+      variants.push_back(ParseVariant(label, base, overrides, data_dir, &cache));
     }
     if (!err.fail() && variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << jobs << " threads\n";
     const std::vector<PointOutcome> results = EvaluatePoints(std::move(variants), criteria, jobs);

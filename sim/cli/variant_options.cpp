@@ -33,7 +33,7 @@ std::vector<std::string> SplitOptionString(const std::string& text) {
 }
 
 Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
-                     const std::vector<std::string>& overrides, const std::string& data_dir) {
+                     const std::vector<std::string>& overrides, const std::string& data_dir, ResolveCache* cache) {
   Variant v;
   v.label = label;
   DeploymentOptions dep;
@@ -55,7 +55,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   po::notify(vm);
   if (vm.count("no-enable-prefix-caching")) dep.enable_prefix_caching = false;
   ValidateReplayOptions(v.replay, data_dir);
-  v.deployment = ResolveDeployment(dep, data_dir);
+  v.deployment = ResolveDeployment(dep, data_dir, cache);
   return v;
 }
 

@@ -25,7 +25,8 @@ std::vector<std::string> SplitOptionString(const std::string& text);
 // Parses base_args + overrides (later options replace earlier ones) into a runnable variant.
 // Throws kvsim::Error (or a Boost option error) naming the offending option.
 Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
-                     const std::vector<std::string>& overrides, const std::string& data_dir);
+                     const std::vector<std::string>& overrides, const std::string& data_dir,
+                     ResolveCache* cache = nullptr);
 
 // True when two variants read the same trace the same way (so one preload can serve both).
 bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b);
