@@ -66,7 +66,8 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   own.add_options()("help,h", "show this help");
   const char* names[8] = {"a", "b", "c", "d", "e", "f", "g", "h"};
   for (int i = 0; i < 8; ++i)
-    own.add_options()(names[i], po::value(&variant_args[static_cast<size_t>(i)]), i == 0 ? "options of deployment a" : "");
+    own.add_options()(names[i], po::value(&variant_args[static_cast<size_t>(i)]),
+                      (std::string("options of deployment ") + names[i] + (i >= 2 ? " (optional)" : "")).c_str());
   own.add_options()("jobs,j", po::value(&jobs)->default_value(jobs), "replays run in parallel")
       ("json", po::value(&json_path), "write every deployment's summary to FILE.json")
       ("report", po::value(&report_path), "write one HTML page with the charts overlaid");

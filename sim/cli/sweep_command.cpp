@@ -111,8 +111,9 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   po::notify(vm);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   if (vm.count("help")) {
-    out << own << "\nExamples:\n  kvsim sweep --sweep max-num-seqs=16,32,64,128,256 --slo ttft-p99=2s --rate-scale 4\n"
-        << "  kvsim sweep --find max-num-seqs --gpu a100-80gb --rate-scale 4 --slo ttft-p99=2s\n";
+    out << own << "\nExamples:\n  kvsim sweep --sweep max-num-seqs=16,32,64,128,256 --sweep quantization=none,awq --gpu l4 --slo tpot-p99=300ms\n"
+        << "  kvsim sweep --find max-num-seqs --gpu a100-80gb --slo tpot-p99=100ms\n"
+        << "  kvsim sweep --find rate-scale --gpu a100-80gb --slo ttft-p99=2s,tpot-p99=100ms\n";
     return 0;
   }
   if (jobs < 1 || jobs > 256) throw Error("--jobs: must be between 1 and 256");
