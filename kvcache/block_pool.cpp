@@ -64,15 +64,14 @@ void BlockPool::Remove(BlockId b) {
 }
 
 BlockId BlockPool::Lookup(BlockKey key) const {
-  auto it = key_map_.find(key);
-  return it == key_map_.end() ? kNoBlock : it->second;
+  return key_map_.Find(key);
 }
 
 void BlockPool::AssignKey(BlockId b, BlockKey key) {
   assert(lru_);
   Block& blk = blocks_[b];
   if (blk.keyed) return;
-  if (!key_map_.emplace(key, b).second) return;
+  if (!key_map_.Insert(key, b)) return;
   blk.keyed = true;
   keys_[b] = key;
   if (blk.queued) ++num_cached_;
@@ -80,7 +79,7 @@ void BlockPool::AssignKey(BlockId b, BlockKey key) {
 
 void BlockPool::DropKey(BlockId b) {
   Block& blk = blocks_[b];
-  key_map_.erase(keys_[b]);
+  key_map_.Erase(keys_[b]);
   blk.keyed = false;
   keys_[b] = 0;
 }

@@ -19,9 +19,9 @@
 #define KVSIM_KVCACHE_BLOCK_POOL_H_
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
+#include "kvcache/block_key_map.h"
 #include "kvcache/kv_allocator.h"
 
 namespace kvsim {
@@ -73,7 +73,7 @@ class BlockPool {
   // first; the duplicate stays an ordinary block).
   void AssignKey(BlockId b, BlockKey key);
 
-  const std::unordered_map<BlockKey, BlockId>& key_map() const { return key_map_; }
+  const BlockKeyMap& key_map() const { return key_map_; }
   BlockId front() const { return head_next_; }
   // Calls f(block) for every queued block, front (next to be handed out) first.
   template <typename F>
@@ -93,7 +93,7 @@ class BlockPool {
   std::vector<Block> blocks_;
   std::vector<BlockKey> keys_;
   std::vector<int32_t> reserved_;
-  std::unordered_map<BlockKey, BlockId> key_map_;
+  BlockKeyMap key_map_;
   BlockId head_next_ = kNoBlock;  // first queued block
   BlockId tail_prev_ = kNoBlock;  // last queued block
   int64_t num_queued_ = 0;

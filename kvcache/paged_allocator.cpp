@@ -466,7 +466,10 @@ void PagedAllocator::CheckInvariants() const {
   });
   KVSIM_REQUIRE(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
   KVSIM_REQUIRE(cached == pool_.num_cached(), "cached count disagrees");
-  for (const auto& [key, b] : pool_.key_map()) KVSIM_REQUIRE(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
+  pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
+    KVSIM_REQUIRE(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
+  });
+  KVSIM_REQUIRE(static_cast<int64_t>(pool_.key_map().size()) >= cached, "key map smaller than the cached blocks");
   KVSIM_REQUIRE(token == token_slots_ && reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
   const KvAccounting a = Accounting();
   KVSIM_REQUIRE(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
