@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Renders the replay's HTML report in headless Chromium (Debian's chromium package): the page must
 # load without console errors, every chart must have non-empty paths in the rendered DOM, and a
-# screenshot is saved (tests/browser/out/report.png in the build tree) for people to look at.
+# screenshot is saved (tests/browser/out/report.png in the build tree) for people to look at. It
+# renders the report of the README's main command (kvsim replay with its defaults).
 # Usage: report_in_chromium.sh KVSIM_BINARY OUTPUT_DIR
 set -euo pipefail
 bin=$1
@@ -9,7 +10,7 @@ out=$2
 mkdir -p "$out"
 chrome=$(command -v chromium || command -v chromium-browser || true)
 if [[ -z $chrome ]]; then echo "chromium not installed (scripts/install-deps.sh --tests installs it)"; exit 1; fi
-"$bin" replay --gpu a100-40gb --max-model-len 8192 --rate-scale 2 --quiet --omit-wall-time \
+"$bin" replay --quiet --omit-wall-time \
   --report "$out/report.html" --json "$out/report.json"
 flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking
        --disable-component-update --disable-sync --user-data-dir="$out/profile" --enable-logging=stderr --v=0)
