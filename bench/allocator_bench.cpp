@@ -17,13 +17,6 @@
 namespace kvsim {
 namespace {
 
-AdmitRequest Req(RequestId id, int64_t prompt, int64_t final_tokens) {
-  AdmitRequest r;
-  r.id = id;
-  r.prompt_tokens = prompt;
-  r.final_tokens = final_tokens;
-  return r;
-}
 
 // Arg 0: no prefix caching (LIFO free stack); 1: prefix caching on (vLLM's LRU free queue), no hits.
 void BM_PagedChurn(benchmark::State& state) {
@@ -41,7 +34,7 @@ void BM_PagedChurn(benchmark::State& state) {
   for (auto _ : state) {
     const int64_t prompt = prompts[next % prompts.size()];
     const RequestId id = next++;
-    if (!a.Admit(Req(id, prompt, prompt + 256), prompt)) state.SkipWithError("pool too small");
+    if (!a.Admit(MakeAdmitRequest(id, prompt, prompt + 256), prompt)) state.SkipWithError("pool too small");
     for (int i = 0; i < 8; ++i) a.Grow(id, 16);
     live.push_back(id);
     const int64_t blocks = CeilDiv(prompt + 128, 16);
@@ -63,7 +56,7 @@ void BM_PagedDecodeStep(benchmark::State& state) {
   o.num_blocks = 65536;
   o.block_size = 16;
   PagedAllocator a(o);
-  for (RequestId id = 1; id <= 256; ++id) a.Admit(Req(id, 1000, 1 << 30), 1000);
+  for (RequestId id = 1; id <= 256; ++id) a.Admit(MakeAdmitRequest(id, 1000, 1 << 30), 1000);
   RequestId id = 1;
   int64_t steps = 0;
   for (auto _ : state) {
@@ -71,7 +64,7 @@ void BM_PagedDecodeStep(benchmark::State& state) {
       state.PauseTiming();
       for (RequestId r = 1; r <= 256; ++r) {
         a.Free(r);
-        a.Admit(Req(r, 1000, 1 << 30), 1000);
+        a.Admit(MakeAdmitRequest(r, 1000, 1 << 30), 1000);
       }
       state.ResumeTiming();
     }
@@ -91,7 +84,7 @@ void BM_PrefixLookup(benchmark::State& state) {
   std::vector<uint64_t> ids(64);
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = i * 7919 + 1;
   const auto keys = KeysFromTraceBlocks(ids, 16, 64 * 16 + 1, 16);
-  AdmitRequest q = Req(1, 64 * 16 + 1, 64 * 16 + 1);
+  AdmitRequest q = MakeAdmitRequest(1, 64 * 16 + 1, 64 * 16 + 1);
   q.prefix_keys = keys;
   a.Admit(q, 1 << 20);
   a.Free(1);
@@ -119,7 +112,7 @@ void BM_Contiguous(benchmark::State& state, Placement placement) {
   RequestId next = 1;
   while (static_cast<int>(live.size()) < kLive) {
     const int64_t s = size();
-    if (a.Admit(Req(next, s, s), s)) live.push_back(next);
+    if (a.Admit(MakeAdmitRequest(next, s, s), s)) live.push_back(next);
     ++next;
   }
   int64_t ops = 0;
@@ -127,7 +120,7 @@ void BM_Contiguous(benchmark::State& state, Placement placement) {
     const size_t victim = rng() % live.size();
     a.Free(live[victim]);
     const int64_t s = size();
-    if (a.Admit(Req(next, s, s), s)) {
+    if (a.Admit(MakeAdmitRequest(next, s, s), s)) {
       live[victim] = next;
     } else {
       live[victim] = live.back();

@@ -66,6 +66,17 @@ struct AdmitRequest {
   std::span<const BlockKey> prefix_keys = {};
 };
 
+// A request of `prompt` tokens that will end at `final_tokens`, with optional prefix keys.
+inline AdmitRequest MakeAdmitRequest(RequestId id, int64_t prompt, int64_t final_tokens,
+                                     std::span<const BlockKey> keys = {}) {
+  AdmitRequest r;
+  r.id = id;
+  r.prompt_tokens = prompt;
+  r.final_tokens = final_tokens;
+  r.prefix_keys = keys;
+  return r;
+}
+
 struct AdmitPlan {
   bool feasible = false;
   int64_t cached_tokens = 0;   // prompt tokens served from the prefix cache

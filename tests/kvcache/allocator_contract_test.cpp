@@ -59,13 +59,6 @@ using Implementations =
                      ContiguousFactory<Reservation::kOracle, Placement::kBestFit>>;
 TYPED_TEST_SUITE(AllocatorContractTest, Implementations);
 
-AdmitRequest Req(RequestId id, int64_t prompt, int64_t final_tokens) {
-  AdmitRequest r;
-  r.id = id;
-  r.prompt_tokens = prompt;
-  r.final_tokens = final_tokens;
-  return r;
-}
 
 bool SameAccounting(const KvAccounting& a, const KvAccounting& b) {
   return a.token_slots == b.token_slots && a.reserved_slots == b.reserved_slots &&
@@ -77,7 +70,7 @@ bool SameAccounting(const KvAccounting& a, const KvAccounting& b) {
 TYPED_TEST(AllocatorContractTest, AdmitGrowFreeReturnsEverything) {
   KvAllocator& a = *this->alloc_;
   const KvAccounting empty = a.Accounting();
-  ASSERT_TRUE(a.Admit(Req(1, 40, 60), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 40, 60), 1000));
   EXPECT_EQ(a.ComputedTokens(1), 40);
   EXPECT_TRUE(a.Grow(1, 1));
   EXPECT_EQ(a.ComputedTokens(1), 41);
@@ -94,7 +87,7 @@ TYPED_TEST(AllocatorContractTest, AdmitGrowFreeReturnsEverything) {
 
 TYPED_TEST(AllocatorContractTest, ChunkedAdmissionComputesOnlyTheBudget) {
   KvAllocator& a = *this->alloc_;
-  ASSERT_TRUE(a.Admit(Req(7, 100, 120), 30));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(7, 100, 120), 30));
   EXPECT_EQ(a.ComputedTokens(7), 30);
   EXPECT_TRUE(a.Grow(7, 70));
   EXPECT_EQ(a.ComputedTokens(7), 100);
@@ -104,10 +97,10 @@ TYPED_TEST(AllocatorContractTest, ChunkedAdmissionComputesOnlyTheBudget) {
 TYPED_TEST(AllocatorContractTest, FailuresHaveNoSideEffects) {
   KvAllocator& a = *this->alloc_;
   RequestId id = 1;
-  while (a.Admit(Req(id, 200, 250), 1000)) ++id;  // fill the pool
+  while (a.Admit(MakeAdmitRequest(id, 200, 250), 1000)) ++id;  // fill the pool
   const KvAccounting full = a.Accounting();
-  EXPECT_FALSE(a.PlanAdmit(Req(id, 200, 250), 1000).feasible);
-  EXPECT_FALSE(a.Admit(Req(id, 200, 250), 1000));
+  EXPECT_FALSE(a.PlanAdmit(MakeAdmitRequest(id, 200, 250), 1000).feasible);
+  EXPECT_FALSE(a.Admit(MakeAdmitRequest(id, 200, 250), 1000));
   EXPECT_FALSE(a.IsLive(id));
   EXPECT_TRUE(SameAccounting(full, a.Accounting()));
   // Grow every request until one fails; the failure must leave the accounting as it was.
@@ -121,13 +114,13 @@ TYPED_TEST(AllocatorContractTest, FailuresHaveNoSideEffects) {
 }
 
 TYPED_TEST(AllocatorContractTest, RequestLargerThanThePoolNeverFits) {
-  EXPECT_FALSE(this->alloc_->CanEverFit(Req(1, kPoolBlocks * kBlock * 2, kPoolBlocks * kBlock * 2)));
-  EXPECT_TRUE(this->alloc_->CanEverFit(Req(1, 20, 40)));
+  EXPECT_FALSE(this->alloc_->CanEverFit(MakeAdmitRequest(1, kPoolBlocks * kBlock * 2, kPoolBlocks * kBlock * 2)));
+  EXPECT_TRUE(this->alloc_->CanEverFit(MakeAdmitRequest(1, 20, 40)));
 }
 
 TYPED_TEST(AllocatorContractTest, ForkSharesOrCopiesTheParent) {
   KvAllocator& a = *this->alloc_;
-  ASSERT_TRUE(a.Admit(Req(1, 20, 40), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 20, 40), 1000));
   ASSERT_TRUE(a.Fork(1, 2, 30));
   EXPECT_EQ(a.ComputedTokens(2), 20);
   EXPECT_TRUE(a.Grow(1, 1));
@@ -157,7 +150,7 @@ TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
     const int choice = static_cast<int>(rng() % 100);
     if (choice < 30 || live.empty()) {
       const int64_t prompt = 1 + static_cast<int64_t>(rng() % 120);
-      AdmitRequest q = Req(next, prompt, prompt + static_cast<int64_t>(rng() % 100));
+      AdmitRequest q = MakeAdmitRequest(next, prompt, prompt + static_cast<int64_t>(rng() % 100));
       q.prefix_keys = prompts[rng() % prompts.size()];
       if (a.Admit(q, 1 + static_cast<int64_t>(rng() % 128))) live[next] = q.final_tokens, ++admitted;
       ++next;

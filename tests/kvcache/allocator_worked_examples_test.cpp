@@ -8,14 +8,6 @@
 namespace kvsim {
 namespace {
 
-AdmitRequest Req(RequestId id, int64_t prompt, int64_t final_tokens, std::span<const BlockKey> keys = {}) {
-  AdmitRequest r;
-  r.id = id;
-  r.prompt_tokens = prompt;
-  r.final_tokens = final_tokens;
-  r.prefix_keys = keys;
-  return r;
-}
 
 PagedAllocator Paged(int64_t blocks, bool caching = false) {
   PagedAllocatorOptions o;
@@ -31,8 +23,8 @@ PagedAllocator Paged(int64_t blocks, bool caching = false) {
 // 5 never (internal); request 2's 15 unfilled slots are all internal.
 TEST(PagedWorkedExample, PromptsOf17And33Tokens) {
   PagedAllocator a = Paged(10);
-  ASSERT_TRUE(a.Admit(Req(1, 17, 27), 1000));
-  ASSERT_TRUE(a.Admit(Req(2, 33, 33), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 17, 27), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(2, 33, 33), 1000));
   EXPECT_EQ(a.num_used_blocks(), 5);
   const KvAccounting k = a.Accounting();
   EXPECT_EQ(k.capacity_slots, 160);
@@ -61,23 +53,23 @@ TEST(PagedWorkedExample, PrefixHitOfTwoBlocksWithCappedLastToken) {
   const auto keys48 = KeysFromTraceBlocks(ids, 16, 48, 16);
   const auto keys49 = KeysFromTraceBlocks(ids, 16, 49, 16);
   ASSERT_EQ(keys48.size(), 3u);
-  ASSERT_TRUE(a.Admit(Req(1, 48, 48, keys48), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 48, 48, keys48), 1000));
   a.Free(1);
   EXPECT_EQ(a.Accounting().cached_slots, 48);
 
-  const AdmitPlan plan = a.PlanAdmit(Req(2, 48, 48, keys48), 1000);
+  const AdmitPlan plan = a.PlanAdmit(MakeAdmitRequest(2, 48, 48, keys48), 1000);
   EXPECT_EQ(plan.cached_tokens, 32);
   EXPECT_EQ(plan.new_tokens, 16);
   EXPECT_EQ(plan.blocks_needed, 3);
-  ASSERT_TRUE(a.Admit(Req(2, 48, 48, keys48), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(2, 48, 48, keys48), 1000));
   EXPECT_EQ(a.prefix_hit_blocks(), 2);
   a.Free(2);
 
-  const AdmitPlan plan49 = a.PlanAdmit(Req(3, 49, 49, keys49), 1000);
+  const AdmitPlan plan49 = a.PlanAdmit(MakeAdmitRequest(3, 49, 49, keys49), 1000);
   EXPECT_EQ(plan49.cached_tokens, 48);
   EXPECT_EQ(plan49.new_tokens, 1);
-  ASSERT_TRUE(a.Admit(Req(3, 49, 49, keys49), 1000));
-  ASSERT_TRUE(a.Admit(Req(4, 49, 49, keys49), 1000));  // shares the 3 blocks with request 3
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(3, 49, 49, keys49), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(4, 49, 49, keys49), 1000));  // shares the 3 blocks with request 3
   EXPECT_EQ(a.Accounting().shared_saved_slots, 48);
   EXPECT_EQ(a.num_used_blocks(), 3 + 2);
   a.CheckInvariants();
@@ -88,12 +80,12 @@ TEST(PagedWorkedExample, CachedBlocksAreEvictedTailFirstOnlyWhenReused) {
   PagedAllocator a = Paged(4, /*caching=*/true);  // 3 usable blocks
   const std::vector<uint64_t> ids = {1, 2, 3};
   const auto keys = KeysFromTraceBlocks(ids, 16, 48, 16);
-  ASSERT_TRUE(a.Admit(Req(1, 48, 48, keys), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 48, 48, keys), 1000));
   a.Free(1);                                   // queue: block3 (tail), block2, block1 (head)
-  ASSERT_TRUE(a.Admit(Req(2, 16, 16), 1000));  // takes one block: evicts the tail of the chain
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(2, 16, 16), 1000));  // takes one block: evicts the tail of the chain
   EXPECT_EQ(a.Accounting().cached_slots, 32);
   a.Free(2);
-  EXPECT_EQ(a.PlanAdmit(Req(3, 48, 48, keys), 1000).cached_tokens, 32);  // head blocks still hit
+  EXPECT_EQ(a.PlanAdmit(MakeAdmitRequest(3, 48, 48, keys), 1000).cached_tokens, 32);  // head blocks still hit
   a.CheckInvariants();
 }
 
@@ -102,7 +94,7 @@ TEST(PagedWorkedExample, CachedBlocksAreEvictedTailFirstOnlyWhenReused) {
 // 3 blocks), and only the full first block stays shared.
 TEST(PagedWorkedExample, CopyOnWriteOfASharedLastBlock) {
   PagedAllocator a = Paged(10);
-  ASSERT_TRUE(a.Admit(Req(1, 20, 30), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 20, 30), 1000));
   ASSERT_TRUE(a.Fork(1, 2, 30));
   EXPECT_EQ(a.num_used_blocks(), 2);
   EXPECT_EQ(a.Accounting().shared_saved_slots, 20);
@@ -123,7 +115,7 @@ TEST(PagedWorkedExample, SlidingWindowReleasesBlocksOutOfTheWindow) {
   o.block_size = 16;
   o.groups = {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kSlidingWindow, 32, 1}};
   PagedAllocator a(o);
-  ASSERT_TRUE(a.Admit(Req(1, 64, 100), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 64, 100), 1000));
   EXPECT_EQ(a.num_used_blocks(), 4 + 4);
   ASSERT_TRUE(a.Grow(1, 1));  // 65 tokens: full group 5 blocks; window group drops 2, adds 1
   EXPECT_EQ(a.num_used_blocks(), 5 + 3);
@@ -137,8 +129,8 @@ TEST(PagedWorkedExample, V0WatermarkOnlyGatesAdmission) {
   o.block_size = 16;
   o.watermark_fraction = 0.01;
   PagedAllocator a(o);
-  ASSERT_TRUE(a.Admit(Req(1, 16 * 198, 16 * 200), 100000));  // 198 of 200 usable blocks
-  EXPECT_FALSE(a.PlanAdmit(Req(2, 1, 1), 1000).feasible);      // would leave 1 < 2
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 16 * 198, 16 * 200), 100000));  // 198 of 200 usable blocks
+  EXPECT_FALSE(a.PlanAdmit(MakeAdmitRequest(2, 1, 1), 1000).feasible);      // would leave 1 < 2
   EXPECT_TRUE(a.Grow(1, 16));                                  // decode may take them
   EXPECT_TRUE(a.Grow(1, 16));
   EXPECT_FALSE(a.Grow(1, 1));
@@ -150,7 +142,7 @@ TEST(PagedWorkedExample, V0SwapMovesBlocksToTheCpuPool) {
   o.block_size = 16;
   o.cpu_swap_blocks = 4;
   PagedAllocator a(o);
-  ASSERT_TRUE(a.Admit(Req(1, 40, 60), 1000));  // 3 blocks
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 40, 60), 1000));  // 3 blocks
   ASSERT_TRUE(a.SwapOut(1));
   EXPECT_EQ(a.cpu_used_blocks(), 3);
   EXPECT_EQ(a.num_used_blocks(), 0);
@@ -168,7 +160,7 @@ TEST(ContiguousWorkedExample, MaxReservation) {
   o.max_model_len = 256;
   o.reservation = Reservation::kMax;
   ContiguousAllocator a(o);
-  ASSERT_TRUE(a.Admit(Req(1, 17, 27), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 17, 27), 1000));
   a.SetNextReservation(256);
   const KvAccounting k = a.Accounting();
   EXPECT_EQ(k.token_slots, 17);
@@ -176,9 +168,9 @@ TEST(ContiguousWorkedExample, MaxReservation) {
   EXPECT_EQ(k.internal_fragmentation_slots, 229);
   EXPECT_EQ(k.free_slots, 744);  // one hole of 744 >= 256: all usable
   EXPECT_EQ(k.external_fragmentation_slots, 0);
-  ASSERT_TRUE(a.Admit(Req(2, 5, 6), 1000));
-  ASSERT_TRUE(a.Admit(Req(3, 5, 6), 1000));
-  EXPECT_FALSE(a.Admit(Req(4, 5, 6), 1000));  // 232 slots free, a 256 region does not fit
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(2, 5, 6), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(3, 5, 6), 1000));
+  EXPECT_FALSE(a.Admit(MakeAdmitRequest(4, 5, 6), 1000));  // 232 slots free, a 256 region does not fit
   EXPECT_EQ(a.Accounting().external_fragmentation_slots, 232);
   a.CheckInvariants();
 }
@@ -194,17 +186,17 @@ TEST(ContiguousWorkedExample, BuddyExternalFragmentation) {
   o.reservation = Reservation::kOracle;
   o.placement = Placement::kBuddy;
   ContiguousAllocator a(o);
-  for (RequestId id = 1; id <= 4; ++id) ASSERT_TRUE(a.Admit(Req(id, 16, 16), 1000));
+  for (RequestId id = 1; id <= 4; ++id) ASSERT_TRUE(a.Admit(MakeAdmitRequest(id, 16, 16), 1000));
   a.Free(2);
   a.Free(4);
-  EXPECT_FALSE(a.Admit(Req(5, 32, 32), 1000));
+  EXPECT_FALSE(a.Admit(MakeAdmitRequest(5, 32, 32), 1000));
   const KvAccounting k = a.Accounting();
   EXPECT_EQ(k.token_slots, 32);
   EXPECT_EQ(k.external_fragmentation_slots, 32);
   EXPECT_EQ(k.free_slots, 0);
   // Buddy rounding: a 20-token oracle request takes a 32-slot block; 12 slots are rounding.
   ContiguousAllocator b(o);
-  ASSERT_TRUE(b.Admit(Req(1, 20, 20), 1000));
+  ASSERT_TRUE(b.Admit(MakeAdmitRequest(1, 20, 20), 1000));
   b.SetNextReservation(16);
   EXPECT_EQ(b.Accounting().external_fragmentation_slots, 12);
   EXPECT_EQ(b.Accounting().free_slots, 32);
@@ -218,7 +210,7 @@ TEST(ContiguousWorkedExample, Pow2Reservation) {
   o.max_model_len = 64;
   o.reservation = Reservation::kPow2;
   ContiguousAllocator a(o);
-  ASSERT_TRUE(a.Admit(Req(1, 10, 25), 1000));
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 10, 25), 1000));
   EXPECT_EQ(a.Accounting().internal_fragmentation_slots, 7);
   EXPECT_EQ(a.Accounting().reserved_slots, 15);
 }
@@ -230,10 +222,10 @@ TEST(ContiguousWorkedExample, FirstFitHoles) {
   o.capacity_slots = 100;
   o.max_model_len = 30;
   ContiguousAllocator a(o);
-  for (RequestId id = 1; id <= 3; ++id) ASSERT_TRUE(a.Admit(Req(id, 10, 20), 1000));  // [0,30) [30,60) [60,90)
+  for (RequestId id = 1; id <= 3; ++id) ASSERT_TRUE(a.Admit(MakeAdmitRequest(id, 10, 20), 1000));  // [0,30) [30,60) [60,90)
   a.Free(2);                                                                           // holes: 30@30, 10@90
   EXPECT_EQ(a.Accounting().external_fragmentation_slots, 10);
-  ASSERT_TRUE(a.Admit(Req(4, 10, 20), 1000));  // lands at 30
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(4, 10, 20), 1000));  // lands at 30
   EXPECT_EQ(a.Accounting().free_slots, 0);
   EXPECT_EQ(a.Accounting().external_fragmentation_slots, 10);
   a.CheckInvariants();
