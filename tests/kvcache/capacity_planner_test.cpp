@@ -59,6 +59,30 @@ TEST(CapacityPlannerTest, HybridModelReportsTokensPerGroup) {
   EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), 91495, 0.05 * 91495);
 }
 
+// Models outside the presets, with hybrid sliding-window groups, against real vLLM 0.19 logs
+// (llm-d planner sweep, H100 79.19 GiB, util 0.95, 8192 / 1024 / 8192): Gemma-3-4B logged weights
+// 8.58 GiB, KV 62.51 GiB, 204,817 blocks, 468,144 tokens (7 groups), 57.05x; Gemma-2-2B logged
+// 4.90 GiB, 66.47 GiB, 83,770 blocks, 670,160 tokens (2 groups), 81.73x.
+TEST(CapacityPlannerTest, HybridGemmaModelsMatchVllmLogs) {
+  DeploymentConfig c;
+  c.gpu_memory_utilization = 0.95;
+  c.max_model_len = 8192;
+  c.max_num_seqs = 1024;
+  c.max_num_batched_tokens = 8192;
+  c.dtype = "bfloat16";
+  struct Case { const char* file; double weights, kv, blocks, tokens, concurrency; };
+  for (const Case& k : {Case{"gemma-3-4b-it.json", 8.58, 62.51, 204817, 468144, 57.05},
+                        Case{"gemma-2-2b-it.json", 4.90, 66.47, 83770, 670160, 81.73}}) {
+    const ModelSpec spec = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/" + k.file);
+    const CapacityResult r = PlanCapacity(spec, H100(), c);
+    EXPECT_NEAR(BytesToGiB(r.weights_bytes), k.weights, 0.02 * k.weights) << k.file;
+    EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), k.kv, 0.02 * k.kv) << k.file;
+    EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), k.blocks, 0.02 * k.blocks) << k.file;
+    EXPECT_NEAR(static_cast<double>(r.gpu_kv_cache_tokens), k.tokens, 0.02 * k.tokens) << k.file;
+    EXPECT_NEAR(r.max_concurrency, k.concurrency, 0.02 * k.concurrency) << k.file;
+  }
+}
+
 TEST(CapacityPlannerTest, InvalidSettingsAreErrors) {
   const ModelSpec llama = SharedModel("meta-llama__Llama-3.1-8B-Instruct.json");
   DeploymentConfig c;
