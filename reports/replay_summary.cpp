@@ -54,7 +54,7 @@ std::string RenderReplayText(const nlohmann::json& s) {
   const auto& cc = s["concurrency"];
   const auto& kv = s["kv"];
   const auto& th = s["throughput"];
-  TextTable t({"summary", "value"});
+  TextTable t({"summary", "value"}, /*align_numbers=*/false);
   t.AddRow({"requests finished / rejected / total", std::to_string(rq["finished"].get<int64_t>()) + " / " +
                                                          std::to_string(rq["rejected"].get<int64_t>()) + " / " +
                                                          std::to_string(rq["total"].get<int64_t>())});

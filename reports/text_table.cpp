@@ -37,7 +37,7 @@ std::string TextTable::Render() const {
       const std::string cell = i < row.size() ? row[i] : "";
       const std::string pad(width[i] - DisplayWidth(cell), ' ');
       if (i) out += "  ";
-      out += (!header && LooksNumeric(cell)) ? pad + cell : cell + (i + 1 < width.size() ? pad : "");
+      out += (!header && align_numbers_ && LooksNumeric(cell)) ? pad + cell : cell + (i + 1 < width.size() ? pad : "");
     }
     while (!out.empty() && out.back() == ' ') out.pop_back();
     out += '\n';

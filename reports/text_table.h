@@ -9,13 +9,17 @@ namespace kvsim {
 
 class TextTable {
  public:
-  explicit TextTable(std::vector<std::string> header) : header_(std::move(header)) {}
+  // `align_numbers`: right-align cells that are numbers (off for label/value tables whose values
+  // mix numbers and text).
+  explicit TextTable(std::vector<std::string> header, bool align_numbers = true)
+      : header_(std::move(header)), align_numbers_(align_numbers) {}
   void AddRow(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
   std::string Render() const;
 
  private:
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
+  bool align_numbers_ = true;
 };
 
 // printf-style formatting into a std::string.
