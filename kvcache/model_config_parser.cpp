@@ -248,7 +248,6 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   // Multimodal wrappers keep the language model in text_config.
   json text = root;
   std::string prefix;
-  int64_t vision_hidden_hint = 0;
   if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
     text = *tc;
     prefix = "text_config.";
@@ -340,7 +339,6 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
 
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size);
-    (void)vision_hidden_hint;
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

@@ -72,7 +72,6 @@ struct RecorderOptions {
   double sample_interval_s = 0;  // 0: one time-series row per step
   int64_t num_blocks = 0;
   int64_t block_size = 16;
-  double bytes_per_slot = 0;
   bool keep_charts = false;      // keep a downsampled series and latency histograms for the report
   double slo_ttft_s = 0;         // goodput thresholds per request (0: not applied)
   double slo_tpot_s = 0;

@@ -30,8 +30,6 @@
 #include <functional>
 #include <map>
 #include <queue>
-#include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "kvcache/kv_allocator.h"

@@ -44,7 +44,7 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
   for (const SloConstraint& slo : c.slos) {
     const double v = s["latency_s"][slo.metric][slo.quantile].get<double>();
     if (v > slo.limit_s)
-      p.violations.push_back(slo.metric + "-" + slo.quantile + " " + Fmt("%.4g", v) + " s > " + Fmt("%g", slo.limit_s) +
+      p.violations.push_back(slo.metric + "-" + slo.quantile + " " + Fmt("%.6g", v) + " s > " + Fmt("%g", slo.limit_s) +
                              " s (by " + Fmt("%.3g", v - slo.limit_s) + " s)");
   }
   const double finished = s["requests"]["finished"].get<double>();
@@ -62,19 +62,30 @@ void ApplyGoodputThresholds(ReplayOptions& r, const SweepCriteria& c) {
   }
 }
 
-PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded) {
-  PointOutcome p;
-  p.label = v.label;
+VariantRun RunOneVariant(Variant& v, std::shared_ptr<const PreloadedTrace> preloaded) {
+  VariantRun run;
   v.replay.quiet = true;
-  v.replay.omit_wall_time = true;  // sweeps compare results, not timings: keep them deterministic
-  ApplyGoodputThresholds(v.replay, c);
+  v.replay.omit_wall_time = true;  // runs are compared, not timed: keep them deterministic
   try {
-    p.summary = RunReplay(v.deployment, v.replay, preloaded).summary;
+    run.result = RunReplay(v.deployment, v.replay, std::move(preloaded));
   } catch (const Error& e) {
-    p.error = e.what();
+    run.error = e.what();
   }
+  return run;
+}
+
+PointOutcome Outcome(const std::string& label, const VariantRun& run, const SweepCriteria& c) {
+  PointOutcome p;
+  p.label = label;
+  p.error = run.error;
+  if (run.error.empty()) p.summary = run.result.summary;
   Judge(p, c);
   return p;
+}
+
+PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded) {
+  ApplyGoodputThresholds(v.replay, c);
+  return Outcome(v.label, RunOneVariant(v, std::move(preloaded)), c);
 }
 
 }  // namespace
@@ -118,15 +129,7 @@ std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs) {
   std::vector<VariantRun> out(variants.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
-      variants[i].replay.quiet = true;
-      variants[i].replay.omit_wall_time = true;  // runs are compared, not timed: keep them deterministic
-      try {
-        out[i].result = RunReplay(variants[i].deployment, variants[i].replay, preloads[i]);
-      } catch (const Error& e) {
-        out[i].error = e.what();
-      }
-    }
+    for (size_t i; (i = next.fetch_add(1)) < variants.size();) out[i] = RunOneVariant(variants[i], preloads[i]);
   };
   const int n = std::max(1, std::min<int>(jobs, static_cast<int>(variants.size())));
   std::vector<std::thread> threads;
@@ -139,13 +142,8 @@ std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs) {
 std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs) {
   for (Variant& v : variants) ApplyGoodputThresholds(v.replay, criteria);
   const std::vector<VariantRun> runs = RunVariants(variants, jobs);
-  std::vector<PointOutcome> out(variants.size());
-  for (size_t i = 0; i < variants.size(); ++i) {
-    out[i].label = variants[i].label;
-    out[i].error = runs[i].error;
-    if (runs[i].error.empty()) out[i].summary = runs[i].result.summary;
-    Judge(out[i], criteria);
-  }
+  std::vector<PointOutcome> out;
+  for (size_t i = 0; i < variants.size(); ++i) out.push_back(Outcome(variants[i].label, runs[i], criteria));
   return out;
 }
 

@@ -1,8 +1,6 @@
 // kvsim replay: a request trace (or a synthetic workload) through a KV allocator under a
 // vLLM-style scheduler; memory, concurrency, preemptions, waste and latency.
 #include <boost/program_options.hpp>
-#include <chrono>
-#include <csignal>
 #include <unistd.h>
 
 #include "kvcache/error.h"

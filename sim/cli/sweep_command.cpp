@@ -180,7 +180,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
       }
       variants.push_back(ParseVariant(label, base, overrides, data_dir, &cache));
     }
-    if (!err.fail() && variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << jobs << " threads\n";
+    if (variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << jobs << " threads\n";
     const std::vector<PointOutcome> results = EvaluatePoints(std::move(variants), criteria, jobs);
     TextTable t({"point", "req/s", "goodput/s", "TTFT p99 s", "TPOT p99 s", "preempt/req", "peak running", "SLOs"});
     for (const auto& p : results) t.AddRow(Row(p));

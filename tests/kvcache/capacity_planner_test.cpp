@@ -19,6 +19,16 @@ GpuSpec H100(double total_gib = 79.19) {
   return g;
 }
 
+// The settings of the llm-d planner's vLLM 0.19 sweep logs: util 0.95, 8192 / 1024 / 8192.
+DeploymentConfig LlmdSweepSettings() {
+  DeploymentConfig c;
+  c.gpu_memory_utilization = 0.95;
+  c.max_model_len = 8192;
+  c.max_num_seqs = 1024;
+  c.max_num_batched_tokens = 8192;
+  return c;
+}
+
 // serving-memory-facts §1.9: 54 GiB of KV for Llama-3-8B -> 54·2^30 // 65,536 // 32 = 27,648
 // blocks, 442,368 tokens, 54.0x at 8192 tokens.
 TEST(CapacityPlannerTest, WorkedBlockArithmetic) {
@@ -34,11 +44,7 @@ TEST(CapacityPlannerTest, WorkedBlockArithmetic) {
 // Real log (llm-d planner, vLLM 0.19, R066): H100 79.19 GiB, util 0.95, 8192/1024/8192 ->
 // weights 14.99, KV 58.11 GiB, 29,751 blocks, 476,016 tokens, 58.11x.
 TEST(CapacityPlannerTest, MatchesAVllm019StartupLog) {
-  DeploymentConfig c;
-  c.gpu_memory_utilization = 0.95;
-  c.max_model_len = 8192;
-  c.max_num_seqs = 1024;
-  c.max_num_batched_tokens = 8192;
+  DeploymentConfig c = LlmdSweepSettings();
   const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
   EXPECT_NEAR(BytesToGiB(r.weights_bytes), 14.99, 0.01);
   EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), 58.11, 0.58);
@@ -64,11 +70,7 @@ TEST(CapacityPlannerTest, HybridModelReportsTokensPerGroup) {
 // 8.58 GiB, KV 62.51 GiB, 204,817 blocks, 468,144 tokens (7 groups), 57.05x; Gemma-2-2B logged
 // 4.90 GiB, 66.47 GiB, 83,770 blocks, 670,160 tokens (2 groups), 81.73x.
 TEST(CapacityPlannerTest, HybridGemmaModelsMatchVllmLogs) {
-  DeploymentConfig c;
-  c.gpu_memory_utilization = 0.95;
-  c.max_model_len = 8192;
-  c.max_num_seqs = 1024;
-  c.max_num_batched_tokens = 8192;
+  DeploymentConfig c = LlmdSweepSettings();
   c.dtype = "bfloat16";
   struct Case { const char* file; double weights, kv, blocks, tokens, concurrency; };
   for (const Case& k : {Case{"gemma-3-4b-it.json", 8.58, 62.51, 204817, 468144, 57.05},
