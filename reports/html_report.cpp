@@ -56,6 +56,7 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
   html += Row("waiting peak", std::to_string(s["concurrency"]["peak_waiting"].get<int64_t>()));
   html += Row("throughput", F(s["throughput"]["requests_per_s"].get<double>()) + " req/s, " +
                                 F(s["throughput"]["output_tokens_per_s"].get<double>(), "%.0f") + " output tok/s");
+  html += Row("offered load", F(s["throughput"]["offered_requests_per_s"].get<double>()) + " req/s");
   html += Row("prefix cache hit rate", F(100 * s["prefix_cache"]["hit_rate"].get<double>(), "%.1f") + "%");
   html += "</table></div>\n";
 

@@ -1,8 +1,10 @@
 #include "reports/replay_recorder.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <unistd.h>
 
 #include "kvcache/error.h"
 
@@ -169,6 +171,7 @@ void ReplayRecorder::WriteSeriesRow(const StepSample& s, int64_t t_ns) {
 
 void ReplayRecorder::OnRequestDone(const RequestRecord& r) {
   ++total_;
+  last_arrival_ns_ = std::max(last_arrival_ns_, r.arrival_ns);
   if (!r.rejected_reason.empty()) {
     ++rejected_;
     ++rejected_by_reason_[r.rejected_reason];
@@ -236,6 +239,10 @@ nlohmann::json ReplayRecorder::Summary() const {
   j["throughput"] = {{"requests_per_s", R6(span_s > 0 ? static_cast<double>(finished_) / span_s : 0.0)},
                      {"output_tokens_per_s", R6(span_s > 0 ? static_cast<double>(output_tokens_) / span_s : 0.0)},
                      {"simulated_s", R6(span_s)}};
+  // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
+  // deployment does not keep up and queues grow whatever the scheduler does.
+  const double arrival_span_s = static_cast<double>(last_arrival_ns_) / 1e9;
+  j["throughput"]["offered_requests_per_s"] = R6(arrival_span_s > 0 ? static_cast<double>(total_) / arrival_span_s : 0.0);
   j["goodput"] = {{"requests_per_s", R6(span_s > 0 ? static_cast<double>(goodput_requests_) / span_s : 0.0)},
                   {"fraction", R6(finished_ > 0 ? static_cast<double>(goodput_requests_) / static_cast<double>(finished_) : 0.0)},
                   {"slo_ttft_s", o_.slo_ttft_s}, {"slo_tpot_s", o_.slo_tpot_s}};

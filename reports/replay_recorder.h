@@ -117,6 +117,7 @@ class ReplayRecorder {
   double time_total_ns_ = 0, time_saturated_ns_ = 0;
   double waste_[6] = {}, waste_saturated_[6] = {};  // slot·ns per category
   int64_t first_ns_ = -1, end_ns_ = 0;
+  int64_t last_arrival_ns_ = 0;           // the offered load is total_ over this span
   int64_t output_tokens_ = 0;
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
   LatencyStats queue_, ttft_, tpot_, e2e_;

@@ -68,6 +68,7 @@ std::string RenderReplayText(const nlohmann::json& s) {
                                                    100 * kv["peak_used_fraction"].get<double>())});
   t.AddRow({"throughput", Format("%.2f req/s, %.0f output tok/s over %.0f s simulated", th["requests_per_s"].get<double>(),
                                  th["output_tokens_per_s"].get<double>(), th["simulated_s"].get<double>())});
+  t.AddRow({"offered load", Format("%.2f req/s (arrivals over the trace's span)", th["offered_requests_per_s"].get<double>())});
   t.AddRow({"prefix cache hit rate", Format("%.1f%%", 100 * s["prefix_cache"]["hit_rate"].get<double>())});
   out += t.Render() + "\n";
 

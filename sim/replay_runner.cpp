@@ -7,6 +7,7 @@
 #include "kvcache/error.h"
 #include "kvcache/paged_allocator.h"
 #include "reports/replay_summary.h"
+#include "reports/text_table.h"
 #include "sim/replay_engine.h"
 
 namespace kvsim {
@@ -81,7 +82,7 @@ void AddReplayOptions(po::options_description& desc, ReplayOptions& r) {
       ("synthetic", po::value(&r.synthetic), "generate N requests instead of reading a trace")
       ("arrival", po::value(&r.arrival)->default_value(r.arrival), "synthetic / lengths arrivals: poisson | gamma")
       ("rate", po::value(&r.rate), "synthetic / lengths arrival rate, requests/s")
-      ("cv", po::value(&r.cv)->default_value(r.cv), "gamma arrivals: coefficient of variation of the gaps")
+      ("cv", po::value(&r.cv)->default_value(r.cv, Format("%g", r.cv)), "gamma arrivals: coefficient of variation of the gaps")
       ("prompt-len", po::value(&r.prompt_len)->default_value(r.prompt_len),
        "synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA | empirical:FILE[:COLUMN]")
       ("output-len", po::value(&r.output_len)->default_value(r.output_len), "synthetic output lengths (same forms)")
@@ -96,9 +97,9 @@ void AddReplayOptions(po::options_description& desc, ReplayOptions& r) {
       ("reservation", po::value(&r.reservation)->default_value(r.reservation), "contiguous: max | pow2 | oracle | prompt+max_tokens")
       ("placement", po::value(&r.placement)->default_value(r.placement), "contiguous: first-fit | best-fit | buddy")
       ("step-time-ms", po::value(&r.timer.fixed_step_ms), "fixed step time instead of the roofline model")
-      ("compute-efficiency", po::value(&r.timer.compute_efficiency)->default_value(r.timer.compute_efficiency), "roofline: share of peak FLOPs")
-      ("memory-efficiency", po::value(&r.timer.memory_efficiency)->default_value(r.timer.memory_efficiency), "roofline: share of peak bandwidth")
-      ("step-overhead-ms", po::value(&r.timer.step_overhead_ms)->default_value(r.timer.step_overhead_ms), "roofline: fixed cost per step")
+      ("compute-efficiency", po::value(&r.timer.compute_efficiency)->default_value(r.timer.compute_efficiency, Format("%g", r.timer.compute_efficiency)), "roofline: share of peak FLOPs")
+      ("memory-efficiency", po::value(&r.timer.memory_efficiency)->default_value(r.timer.memory_efficiency, Format("%g", r.timer.memory_efficiency)), "roofline: share of peak bandwidth")
+      ("step-overhead-ms", po::value(&r.timer.step_overhead_ms)->default_value(r.timer.step_overhead_ms, Format("%g", r.timer.step_overhead_ms)), "roofline: fixed cost per step")
       ("stepping", po::value(&r.stepping)->default_value(r.stepping), "event (skip identical decode steps) | token (every request every step)")
       ("timeseries", po::value(&r.timeseries_path), "write memory/concurrency over time to FILE.csv")
       ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)")

@@ -162,8 +162,26 @@ std::string WhyNotBest(const PointOutcome& p, const PointOutcome& best, const Sw
     return "violates: " + why;
   }
   const std::string unit = c.objective == "goodput" ? " goodput req/s" : " req/s";
+  if (p.objective >= best.objective) return Fmt("%.3f", p.objective) + unit + ", ties the best (the first listed wins)";
   return Fmt("%.3f", p.objective) + unit + " < best " + Fmt("%.3f", best.objective) + " (" +
          Fmt("%.1f", best.objective > 0 ? 100 * (best.objective - p.objective) / best.objective : 0) + "% lower)";
+}
+
+std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c) {
+  const PointOutcome* closest = nullptr;
+  for (const auto& [value, p] : r.probes)
+    if (p.error.empty() && (!closest || p.summary["throughput"]["requests_per_s"].get<double>() >
+                                            closest->summary["throughput"]["requests_per_s"].get<double>()))
+      closest = &p;
+  if (!closest) return r.probes.empty() ? "nothing was run" : WhyNotBest(r.probes.front().second, {}, c);
+  std::string why = "closest: " + closest->label + ", " + WhyNotBest(*closest, {}, c);
+  const auto& th = closest->summary["throughput"];
+  const double done = th["requests_per_s"].get<double>(), offered = th["offered_requests_per_s"].get<double>();
+  // 5% slack: a run that keeps up still ends a little after its last arrival.
+  if (offered > 0 && done < 0.95 * offered)
+    why += "\n  overloaded: at best " + Fmt("%.3g", done) + " req/s finish while the trace offers " + Fmt("%.3g", offered) +
+           " req/s, so queues grow at every probe; lower the load (--find rate-scale) or add capacity";
+  return why;
 }
 
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {
@@ -186,9 +204,12 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
   std::vector<int64_t> grid;
   for (int64_t cap = 1; cap < upper; cap *= 2) grid.push_back(cap);
   grid.push_back(upper);
-  int64_t lo = -1, hi = -1;
+  int64_t lo = -1, hi = -1, first = -1;
   for (int64_t cap : grid)
-    if (eval(cap).feasible) lo = cap;
+    if (eval(cap).feasible) {
+      lo = cap;
+      if (first < 0) first = cap;
+    }
   if (lo < 0) return r;
   for (int64_t cap : grid)
     if (cap > lo) {
@@ -200,7 +221,15 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
     if (eval(mid).feasible) lo = mid;
     else hi = mid;
   }
+  // The lower edge: with TTFT-only SLOs every cap above it meets them (the KV pool, not the cap,
+  // bounds concurrency there), so the range says more than its upper end.
+  for (int64_t below = first / 2; first > 1 && first - below > 1;) {
+    const int64_t mid = below + (first - below) / 2;
+    if (eval(mid).feasible) first = mid;
+    else below = mid;
+  }
   r.found = true;
+  r.smallest_value = static_cast<double>(first);
   r.value = static_cast<double>(lo);
   r.at_value = seen.at(lo);
   if (lo < upper) {

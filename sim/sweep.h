@@ -63,6 +63,7 @@ std::string WhyNotBest(const PointOutcome& point, const PointOutcome& best, cons
 struct SearchResult {
   bool found = false;
   double value = 0;                     // the largest max_num_seqs / rate scale that meets the SLOs
+  double smallest_value = 0;            // max_num_seqs: the smallest cap that meets them (the range's start)
   PointOutcome at_value;
   bool has_next = false;
   double next_value = 0;                // the next larger value tried, which violates
@@ -71,8 +72,14 @@ struct SearchResult {
   std::string precision;
 };
 
-// Largest integer max_num_seqs in [1, upper] meeting the criteria: doubling until a violation,
-// then bisection (exact to 1). `make` builds the variant for a value.
+// Why a search found nothing: the probe that came closest (highest throughput) and its
+// violations, and, when even that probe finishes requests much slower than the trace offers
+// them, that the deployment is overloaded so no setting of the searched knob can help.
+std::string ExplainNoFeasibleProbe(const SearchResult& result, const SweepCriteria& criteria);
+
+// Largest integer max_num_seqs in [1, upper] meeting the criteria, and the smallest: every power
+// of two is probed, then bisection on each edge of the feasible range (exact to 1). Assumes the
+// caps that meet the SLOs form one range. `make` builds the variant for a value.
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
                                  int64_t upper);
 // Highest arrival-rate multiplier meeting the criteria, by doubling/halving then bisection until

@@ -101,7 +101,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
       ("max-preemption-rate", po::value(&max_preemption_rate), "constraint: preemptions per finished request")
       ("find", po::value(&find), "max-num-seqs | rate-scale: search instead of a grid")
       ("find-max", po::value(&find_max)->default_value(find_max), "--find max-num-seqs: the largest cap considered")
-      ("precision", po::value(&precision)->default_value(precision), "--find rate-scale: relative precision")
+      ("precision", po::value(&precision)->default_value(precision, Format("%g", precision)), "--find rate-scale: relative precision")
       ("jobs,j", po::value(&jobs)->default_value(jobs), "replays run in parallel (default: all cores)")
       ("csv", po::value(&csv_path), "write one row per point to FILE.csv")
       ("json", po::value(&json_path), "write every point's summary to FILE.json");
@@ -141,13 +141,22 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     for (const auto& [value, p] : r.probes) t.AddRow(Row(p));
     out << t.Render();
     if (!r.found) {
-      out << "no " << find << " meets the SLOs" << (r.probes.empty() ? "" : ": " + WhyNotBest(r.probes.front().second, {}, criteria)) << "\n";
+      out << "no " << find << " meets the SLOs; " << ExplainNoFeasibleProbe(r, criteria) << "\n";
     } else {
       out << "answer: " << find << " = " << Format("%.6g", r.value) << " meets the SLOs (" << r.precision << ")\n";
       if (r.has_next)
         out << "        " << find << " = " << Format("%.6g", r.next_value) << " " << WhyNotBest(r.at_next, r.at_value, criteria) << "\n";
+      if (find == "max-num-seqs") {
+        out << "        caps " << Format("%.0f", r.smallest_value) << ".." << Format("%.0f", r.value)
+            << " meet the SLOs" << (r.smallest_value > 1 ? " (smaller caps queue requests too long)" : "") << "\n";
+        const int64_t peak = r.at_value.summary["concurrency"]["peak_running"].get<int64_t>();
+        if (!r.has_next && peak < static_cast<int64_t>(r.value))
+          out << "        every cap up to --find-max meets them: at most " << peak << " requests ever ran at once, so\n"
+              << "        larger caps change nothing (the load, the KV pool or the token budget bounds the batch)\n";
+      }
     }
     report = {{"find", find}, {"found", r.found}, {"value", r.value}, {"precision", r.precision}, {"probes", nlohmann::json::array()}};
+    if (r.found && find == "max-num-seqs") report["smallest_value"] = r.smallest_value;
     for (const auto& [value, p] : r.probes) report["probes"].push_back(PointJson(p));
     if (r.has_next) report["next_value"] = r.next_value;
   } else {

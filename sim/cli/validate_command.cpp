@@ -133,8 +133,8 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
   desc.add_options()("help,h", "show this help")
       ("logs", po::value(&logs)->default_value(logs), "CSV of logged start-up figures")
       ("configs", po::value(&configs_dir), "directory of org__name.json configs (default: the presets)")
-      ("min-weights-pass", po::value(&min_weights)->default_value(min_weights), "required share of rows with weights within 2%")
-      ("min-kv-pass", po::value(&min_kv)->default_value(min_kv), "required share of rows with KV GiB / tokens within 5%");
+      ("min-weights-pass", po::value(&min_weights)->default_value(min_weights, Format("%g", min_weights)), "required share of rows with weights within 2%")
+      ("min-kv-pass", po::value(&min_kv)->default_value(min_kv, Format("%g", min_kv)), "required share of rows with KV GiB / tokens within 5%");
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);

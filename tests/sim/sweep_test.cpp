@@ -21,6 +21,12 @@ Variant WithCap(int64_t cap) {
   return ParseVariant("max-num-seqs=" + std::to_string(cap), kBase, {"--max-num-seqs", std::to_string(cap)}, DataDirectory());
 }
 
+// The same case at 2 requests/s: large caps keep up, small ones queue.
+Variant WithCapAtLowLoad(int64_t cap) {
+  return ParseVariant("max-num-seqs=" + std::to_string(cap), kBase,
+                      {"--max-num-seqs", std::to_string(cap), "--rate", "2"}, DataDirectory());
+}
+
 TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
   const SweepCriteria c = ParseCriteria("throughput", "tpot-p99=100ms", -1);
   const int64_t upper = 48;
@@ -38,8 +44,34 @@ TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
   EXPECT_TRUE(found.has_next);
   EXPECT_FALSE(found.at_next.feasible);
   EXPECT_LT(found.probes.size(), 20u);  // far fewer replays than the grid's 48
+  int64_t smallest = 1;
+  while (!grid[static_cast<size_t>(smallest - 1)].feasible) ++smallest;
+  EXPECT_EQ(static_cast<int64_t>(found.smallest_value), smallest);
   std::printf("largest cap meeting tpot-p99<=100ms: %lld (%zu probes, grid of %lld)\n", static_cast<long long>(largest),
               found.probes.size(), static_cast<long long>(upper));
+}
+
+// A TTFT-only SLO fails small caps (requests queue) and is met by every larger one: the search
+// must find the lower edge of that range exactly, as an exhaustive grid does.
+TEST(SweepTest, BatchCapSearchFindsTheSmallestCapMeetingATtftSlo) {
+  const SweepCriteria c = ParseCriteria("throughput", "ttft-p99=1s", -1);
+  const int64_t upper = 40;
+  std::vector<Variant> all;
+  for (int64_t cap = 1; cap <= upper; ++cap) all.push_back(WithCapAtLowLoad(cap));
+  const auto grid = EvaluatePoints(all, c, 2);
+  int64_t smallest = -1, largest = -1;
+  for (int64_t cap = 1; cap <= upper; ++cap)
+    if (grid[static_cast<size_t>(cap - 1)].feasible) {
+      if (smallest < 0) smallest = cap;
+      largest = cap;
+    }
+  ASSERT_GT(smallest, 1) << "small caps should queue past 1 s";
+  const SearchResult found = FindLargestBatchCap(WithCapAtLowLoad, c, upper);
+  ASSERT_TRUE(found.found);
+  EXPECT_EQ(static_cast<int64_t>(found.smallest_value), smallest);
+  EXPECT_EQ(static_cast<int64_t>(found.value), largest);
+  std::printf("caps meeting ttft-p99<=1s: %lld..%lld (%zu probes)\n", static_cast<long long>(smallest),
+              static_cast<long long>(largest), found.probes.size());
 }
 
 TEST(SweepTest, ResultsDoNotDependOnTheThreadCount) {
