@@ -43,6 +43,8 @@ int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_ba
       case AttentionKind::kChunkedLocal:
         pages += CeilDiv(std::min(g.window_tokens + max_num_batched_tokens, max_model_len), block_size);
         break;
+      case AttentionKind::kStateOnly:
+        break;  // never grouped: BuildKvCacheLayout leaves these layers out
     }
   }
   return pages;
@@ -52,7 +54,8 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
                                  int64_t end_layer, int64_t block_size, bool hybrid_manager) {
   KvCacheLayout layout;
   layout.block_size = block_size;
-  layout.num_attention_layers = end_layer - first_layer;
+  layout.num_attention_layers = 0;
+  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].kind != AttentionKind::kStateOnly;
   if (spec.has_mla) {
     layout.bytes_per_token_per_layer = format.fp8_ds_mla
         ? 656.0
@@ -67,6 +70,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   // Count layers per attention type; std::map keeps the group order deterministic.
   std::map<std::pair<int, int64_t>, int64_t> types;
   for (int64_t i = first_layer; i < end_layer; ++i) {
+    if (spec.layers[i].kind == AttentionKind::kStateOnly) continue;
     LayerAttention a = hybrid_manager ? spec.layers[i] : LayerAttention{};
     types[{static_cast<int>(a.kind), a.window_tokens}] += 1;
   }

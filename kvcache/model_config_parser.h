@@ -1,10 +1,6 @@
-// Reads a Hugging Face config.json into a ModelSpec.
-//
-// Supported families (by model_type): llama (Llama 2/3/3.1/3.3, CodeLlama, Yi), llama4, mistral,
-// mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, phi (Phi-2), phi3 (Phi-3/4),
-// gpt_oss, deepseek_v2, deepseek_v3, deepseek_v32, opt, and multimodal wrappers that carry a
-// text_config (llava, llama4, qwen3_vl*, mistral3, gemma3). Anything else goes through a generic
-// decoder reading the usual field names; if a needed field is missing the error lists every one.
+// Reads a Hugging Face config.json into a ModelSpec: unwraps multimodal text_configs (llava,
+// llama4, qwen3_vl*, mistral3, gemma3, kimi_vl), reads the common shape fields under their usual
+// names, and leaves what each family implies to model_families.h (which lists the families).
 #ifndef KVSIM_KVCACHE_MODEL_CONFIG_PARSER_H_
 #define KVSIM_KVCACHE_MODEL_CONFIG_PARSER_H_
 

@@ -18,6 +18,8 @@ enum class AttentionKind {
   kFull,           // every token of the context
   kSlidingWindow,  // the last `window_tokens` tokens (Mistral v0.1, Gemma 2/3 local layers, gpt-oss)
   kChunkedLocal,   // tokens of the current chunk of `window_tokens` (Llama 4 RoPE layers)
+  kStateOnly,      // linear attention / SSM (Qwen3-Next, Mamba hybrids): a fixed-size state per
+                   // request and no per-token KV; kvsim leaves that state out of the KV pool
 };
 
 struct LayerAttention {
@@ -95,6 +97,12 @@ struct ModelSpec {
   std::vector<std::string> notes;  // assumptions taken while reading the config
 
   bool is_moe() const { return moe.num_experts > 0; }
+  // Layers that keep per-token KV (all but kStateOnly ones).
+  int64_t kv_layers() const {
+    int64_t n = 0;
+    for (const auto& l : layers) n += l.kind != AttentionKind::kStateOnly;
+    return n;
+  }
 };
 
 }  // namespace kvsim

@@ -33,7 +33,7 @@ StepTimer::StepTimer(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   top_k_ = static_cast<double>(spec.moe.experts_per_token);
   kv_bytes_per_token_ = cap.kv_bytes_per_token;
   const double q_width = static_cast<double>(spec.num_attention_heads * spec.head_dim) / tp;
-  attn_flops_per_pair_ = 4.0 * static_cast<double>(spec.num_layers) / pp * q_width;  // QK^T and AV
+  attn_flops_per_pair_ = 4.0 * static_cast<double>(spec.kv_layers()) / pp * q_width;  // QK^T and AV over KV layers
   if (tp > 1) {
     const double layers = static_cast<double>(spec.num_layers) / pp;
     allreduce_fixed_ns_ = 2 * layers * o.allreduce_latency_us * 1e3;

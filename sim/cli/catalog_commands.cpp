@@ -27,11 +27,13 @@ bool WantsHelp(const std::vector<std::string>& args, const char* usage, std::ost
 
 const char* AttentionSummary(const ModelSpec& spec) {
   if (spec.has_mla) return "MLA";
-  bool sliding = false, chunked = false;
+  bool sliding = false, chunked = false, state_only = false;
   for (const auto& l : spec.layers) {
     sliding |= l.kind == AttentionKind::kSlidingWindow;
     chunked |= l.kind == AttentionKind::kChunkedLocal;
+    state_only |= l.kind == AttentionKind::kStateOnly;
   }
+  if (state_only) return "GQA+linear";
   if (chunked) return "GQA+chunked";
   if (sliding) return spec.num_kv_heads == spec.num_attention_heads ? "MHA+SWA" : "GQA+SWA";
   if (spec.num_kv_heads == 1) return "MQA";
