@@ -106,6 +106,7 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
   s.vllm_era = EraName(version.era());
   s.gpu_id = gpu.id;
   s.gpu_name = gpu.name;
+  s.interconnect = InterconnectName(gpu.interconnect);
   s.gpu_total_gib = c.gpu_memory_gib.value_or(gpu.cuda_total_gib);
   s.dtype = std::string(FormatName(dtype));
   s.quantization = quant.name;
@@ -159,7 +160,7 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
     profile.last_stage = stage == pp - 1;
     profile.activation_dtype = dtype;
     profile.version = version;
-    profile.rocm = gpu.name.rfind("AMD", 0) == 0;
+    profile.interconnect = gpu.interconnect;
     st.overhead = EstimateRuntimeOverhead(spec, profile);
     st.layout = BuildKvCacheLayout(spec, kv_format, tp, st.first_layer, st.end_layer, s.block_size,
                                    s.hybrid_kv_cache_manager);

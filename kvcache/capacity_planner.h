@@ -66,6 +66,7 @@ struct EffectiveSettings {
   std::string vllm_era;
   std::string gpu_id;
   std::string gpu_name;
+  std::string interconnect;  // nvls | nvlink | pcie | xgmi
   double gpu_total_gib = 0;
   double gpu_memory_utilization = 0;
   std::string dtype;

@@ -32,14 +32,43 @@ double ParseNumber(const std::string& text, const std::string& path, unsigned li
 
 }  // namespace
 
+const char* InterconnectName(Interconnect i) {
+  switch (i) {
+    case Interconnect::kNvls: return "nvls";
+    case Interconnect::kNvlink: return "nvlink";
+    case Interconnect::kPcie: return "pcie";
+    case Interconnect::kXgmi: return "xgmi";
+  }
+  return "?";
+}
+
+Interconnect ParseInterconnect(const std::string& name, const std::string& what) {
+  for (Interconnect i : {Interconnect::kNvls, Interconnect::kNvlink, Interconnect::kPcie, Interconnect::kXgmi})
+    if (name == InterconnectName(i)) return i;
+  throw Error(what + ": '" + name + "' is not nvls, nvlink, pcie or xgmi");
+}
+
+Interconnect GuessInterconnect(const std::string& gpu_name) {
+  std::string n;
+  for (char c : gpu_name) n += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
+  if (has("AMD") || has("INSTINCT") || has("MI2") || has("MI3")) return Interconnect::kXgmi;
+  if (has("PCIE") || has("GEFORCE") || has("RTX")) return Interconnect::kPcie;
+  if (has("NVL")) return Interconnect::kNvlink;  // H100 NVL: bridged pairs, no NVSwitch
+  if (has("H100") || has("H200") || has("H800") || has("H20") || has("B200") || has("B300") || has("GB200"))
+    return Interconnect::kNvls;
+  if (has("A100") || has("A800") || has("V100")) return Interconnect::kNvlink;
+  return Interconnect::kPcie;  // L4, L40S, A10, T4 and the rest of the PCIe cards
+}
+
 GpuCatalog GpuCatalog::Load(const std::string& path) {
   GpuCatalog catalog;
   try {
-    io::CSVReader<10, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
+    io::CSVReader<11, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_extra_column, "id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bw_tbps",
-                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "source");
-    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, source;
-    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, source)) {
+                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "interconnect", "source");
+    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, interconnect, source;
+    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, interconnect, source)) {
       const unsigned line = in.get_file_line();
       GpuSpec g;
       g.id = id;
@@ -54,6 +83,7 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       g.bf16_dense_tflops = ParseNumber(bf16, path, line, "bf16_dense_tflops");
       g.fp8_dense_tflops = ParseNumber(fp8, path, line, "fp8_dense_tflops");
       g.int8_dense_tops = ParseNumber(int8, path, line, "int8_dense_tops");
+      g.interconnect = ParseInterconnect(interconnect, path + ":" + std::to_string(line) + ": column interconnect");
       catalog.gpus_.push_back(std::move(g));
     }
   } catch (const io::error::base& e) {

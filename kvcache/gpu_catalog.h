@@ -8,6 +8,20 @@
 
 namespace kvsim {
 
+// How the GPUs of a tensor-parallel group are connected: it decides which communication buffers
+// (NCCL, custom all-reduce) vLLM allocates outside PyTorch, and so the KV budget with TP > 1.
+enum class Interconnect {
+  kNvls,    // NVSwitch with NVLink SHARP (H100/H200/B200 SXM): NCCL adds NVLS buffers
+  kNvlink,  // NVLink without NVLS (A100/V100 SXM, H100 NVL bridge pairs)
+  kPcie,    // PCIe only (L4, L40S, A10, GeForce, RTX PRO)
+  kXgmi,    // AMD Infinity Fabric (ROCm, RCCL)
+};
+const char* InterconnectName(Interconnect i);  // "nvls", "nvlink", "pcie", "xgmi"
+// Throws kvsim::Error naming `what` (a flag or file:line: column) for an unknown name.
+Interconnect ParseInterconnect(const std::string& name, const std::string& what);
+// For a GPU outside the table, from its marketing name ("... PCIe", "GeForce", "H100", "MI300X").
+Interconnect GuessInterconnect(const std::string& gpu_name);
+
 struct GpuSpec {
   std::string id;                 // short id, e.g. "h100"
   std::string name;               // e.g. "NVIDIA H100 80GB SXM5"
@@ -18,12 +32,13 @@ struct GpuSpec {
   double bf16_dense_tflops = 0;   // 0 when the GPU has no bf16 (T4, V100: see fp16 in the source)
   double fp8_dense_tflops = 0;
   double int8_dense_tops = 0;
+  Interconnect interconnect = Interconnect::kPcie;
 };
 
 class GpuCatalog {
  public:
   // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bw_tbps,
-  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,source). Throws kvsim::Error with file,
+  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,interconnect,source). Throws kvsim::Error with file,
   // line and column on malformed rows.
   static GpuCatalog Load(const std::string& path);
 

@@ -30,18 +30,34 @@ double ForwardElementsPerToken(const ModelSpec& spec, int tp, int64_t tokens, in
   return widest;
 }
 
+// What TP > 1 adds outside PyTorch. The era figures were measured on H100 SXM (NVSwitch, where
+// NCCL also allocates NVLink SHARP buffers); PCIe-only GPUs log no increment (RTX 4090 TP 2 under
+// V0: 0.25 GiB in all; RTX PRO 6000 TP 2 under 0.28: the KV budget matches with none), and NVLink
+// without NVLS (A100/V100 SXM) keeps NCCL's ring buffers only, estimated at 0.4 GiB.
+double TensorParallelGiB(const ProfileSettings& s, double on_nvls, double on_xgmi) {
+  if (s.tp <= 1) return 0.0;
+  switch (s.interconnect) {
+    case Interconnect::kNvls: return on_nvls;
+    case Interconnect::kNvlink: return std::min(on_nvls, 0.4);
+    case Interconnect::kPcie: return 0.0;
+    case Interconnect::kXgmi: return on_xgmi;
+  }
+  return on_nvls;
+}
+
 double NonTorchBytes(const ProfileSettings& s) {
+  const bool rocm = s.interconnect == Interconnect::kXgmi;
   double gib = 0;
   switch (s.version.era()) {
     case VllmEra::kV0:
-      // ROCm (RCCL over xGMI keeps buffers per peer) grows with the TP degree; CUDA does not.
-      gib = s.rocm ? 1.9 + 0.8 * (s.tp - 1) : 0.35 + (s.tp > 1 ? 2.0 : 0.0);
+      // ROCm: RCCL over xGMI keeps buffers per peer, so the increment grows with TP.
+      gib = (rocm ? 1.9 : 0.35) + TensorParallelGiB(s, 2.0, 0.8 * (s.tp - 1));
       break;
     case VllmEra::kV1Sort:
-      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.13) + (s.tp > 1 ? 0.6 : 0.0);
+      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.13) + TensorParallelGiB(s, 0.6, 0.6);
       break;
     case VllmEra::kV1:
-      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.25) + (s.tp > 1 ? 1.85 : 0.0);
+      gib = (s.pp > 1 && s.tp == 1 ? 0.07 : 0.25) + TensorParallelGiB(s, 1.85, 1.85);
       break;
   }
   return GiBToBytes(gib);

@@ -11,13 +11,16 @@
 //                     vocabulary and c_era the bytes one logit costs in the sampler (serving_engine.h)
 //   non-torch       = memory the profile grows outside PyTorch's allocator (cuBLAS workspaces,
 //                     attention-backend buffers, custom all-reduce / NCCL buffers with TP > 1);
-//                     era-dependent constants measured on real vLLM start-up logs.
+//                     era-dependent constants measured on real vLLM start-up logs. The TP > 1
+//                     increment depends on the interconnect: NVSwitch GPUs add NCCL's NVLS
+//                     buffers, PCIe-only GPUs add next to nothing.
 // docs/CAPACITY_MODEL.md derives each term and lists the logs it was checked against.
 #ifndef KVSIM_KVCACHE_RUNTIME_OVERHEAD_H_
 #define KVSIM_KVCACHE_RUNTIME_OVERHEAD_H_
 
 #include <cstdint>
 
+#include "kvcache/gpu_catalog.h"
 #include "kvcache/model_spec.h"
 #include "kvcache/serving_engine.h"
 
@@ -29,7 +32,7 @@ struct ProfileSettings {
   int tp = 1;
   int pp = 1;
   bool last_stage = true;
-  bool rocm = false;  // AMD GPU (ROCm/RCCL)
+  Interconnect interconnect = Interconnect::kNvls;  // kXgmi: AMD GPU (ROCm/RCCL)
   NumericFormat activation_dtype = NumericFormat::kBFloat16;
   VllmVersion version;
 };

@@ -35,8 +35,9 @@ std::string RenderCapacityText(const CapacityResult& r) {
   std::string out;
   out += "kvsim capacity: " + s.model + " on " + s.gpu_name + Format(" (%.2f GiB as CUDA reports)", s.gpu_total_gib) +
          ", engine " + s.engine + (s.engine == "vllm" ? " " + s.vllm_version + " (era " + s.vllm_era + ")" : "") + "\n";
-  out += Format("settings: dtype %s, quantization %s, kv-cache-dtype %s, TP %d, PP %d, ", s.dtype.c_str(),
-                s.quantization.c_str(), s.kv_cache_dtype.c_str(), s.tensor_parallel_size, s.pipeline_parallel_size);
+  out += Format("settings: dtype %s, quantization %s, kv-cache-dtype %s, TP %d%s, PP %d, ", s.dtype.c_str(),
+                s.quantization.c_str(), s.kv_cache_dtype.c_str(), s.tensor_parallel_size,
+                s.tensor_parallel_size > 1 ? (" over " + s.interconnect).c_str() : "", s.pipeline_parallel_size);
   out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
@@ -93,6 +94,7 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
   nlohmann::json j = {
       {"model", s.model}, {"architecture", s.architecture}, {"engine", s.engine}, {"vllm_version", s.vllm_version},
       {"vllm_era", s.vllm_era}, {"gpu", s.gpu_id}, {"gpu_name", s.gpu_name}, {"gpu_total_gib", s.gpu_total_gib},
+      {"interconnect", s.interconnect},
       {"gpu_memory_utilization", s.gpu_memory_utilization}, {"dtype", s.dtype}, {"quantization", s.quantization},
       {"kv_cache_dtype", s.kv_cache_dtype}, {"tensor_parallel_size", s.tensor_parallel_size},
       {"pipeline_parallel_size", s.pipeline_parallel_size}, {"max_model_len", s.max_model_len},

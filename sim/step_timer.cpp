@@ -6,6 +6,19 @@
 #include "kvcache/weight_tensors.h"
 
 namespace kvsim {
+namespace {
+
+double LinkBandwidthGBps(Interconnect i) {
+  switch (i) {
+    case Interconnect::kNvls: return 450;
+    case Interconnect::kNvlink: return 300;
+    case Interconnect::kPcie: return 25;
+    case Interconnect::kXgmi: return 300;
+  }
+  return 300;
+}
+
+}  // namespace
 
 StepTimer::StepTimer(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepTimerOptions& o) {
   if (o.fixed_step_ms > 0) {
@@ -35,10 +48,11 @@ StepTimer::StepTimer(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   const double q_width = static_cast<double>(spec.num_attention_heads * spec.head_dim) / tp;
   attn_flops_per_pair_ = 4.0 * static_cast<double>(spec.kv_layers()) / pp * q_width;  // QK^T and AV over KV layers
   if (tp > 1) {
+    const double link_gbps = o.link_bandwidth_gbps > 0 ? o.link_bandwidth_gbps : LinkBandwidthGBps(gpu.interconnect);
     const double layers = static_cast<double>(spec.num_layers) / pp;
     allreduce_fixed_ns_ = 2 * layers * o.allreduce_latency_us * 1e3;
     allreduce_ns_per_token_ = 2 * layers * 2.0 * (tp - 1) / tp * static_cast<double>(spec.hidden_size) * 2.0 /
-                              (o.link_bandwidth_gbps * 1e9) * 1e9;
+                              (link_gbps * 1e9) * 1e9;
   }
 }
 

@@ -6,7 +6,9 @@
 //   bytes = weights read + KV read (context tokens × KV bytes/token) + KV written (new tokens)
 //   weights read: dense weights once; MoE experts scaled by min(1, tokens × top_k / experts)
 //   all-reduce = 2 per layer × (latency + 2·(tp−1)/tp × tokens × hidden × 2 B / link bandwidth)
-// Peaks come from the GPU preset (bf16 dense, fp8 for fp8 weights; HBM bandwidth).
+// Peaks come from the GPU preset (bf16 dense, fp8 for fp8 weights; HBM bandwidth); the link
+// bandwidth from its interconnect (per direction: NVLink 4 with NVSwitch 450 GB/s, NVLink 3
+// 300 GB/s, PCIe 4.0 x16 25 GB/s achieved, Infinity Fabric 300 GB/s).
 #ifndef KVSIM_SIM_STEP_TIMER_H_
 #define KVSIM_SIM_STEP_TIMER_H_
 
@@ -21,7 +23,7 @@ struct StepTimerOptions {
   double compute_efficiency = 0.6;    // achieved / peak FLOPs
   double memory_efficiency = 0.8;     // achieved / peak bandwidth
   double step_overhead_ms = 1.0;      // scheduler, kernel launches, sampling
-  double link_bandwidth_gbps = 300;   // per-GPU all-reduce bandwidth, GB/s (NVLink-class)
+  double link_bandwidth_gbps = 0;     // per-GPU all-reduce bandwidth, GB/s; 0: from the GPU's interconnect
   double allreduce_latency_us = 10;   // per all-reduce
 };
 

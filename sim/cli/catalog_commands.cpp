@@ -67,12 +67,13 @@ int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (WantsHelp(args, "Usage: kvsim gpus\n\nLists the GPU presets usable with --gpu.\n", out)) return 0;
   const std::string path = (std::filesystem::path(DataDirectory()) / "gpus.csv").string();
   const GpuCatalog catalog = GpuCatalog::Load(path);
-  TextTable table({"id", "name", "CUDA GiB", "marketed GB", "TB/s", "bf16 TFLOPS", "fp8 TFLOPS"});
+  TextTable table({"id", "name", "CUDA GiB", "marketed GB", "TB/s", "bf16 TFLOPS", "fp8 TFLOPS", "interconnect"});
   for (const GpuSpec& g : catalog.gpus())
     table.AddRow({g.id, g.name, Format("%.2f", g.cuda_total_gib), Format("%.0f", g.marketed_gb),
                   Format("%.3f", g.mem_bandwidth_tbps), g.bf16_dense_tflops > 0 ? Format("%.1f", g.bf16_dense_tflops) : "-",
-                  g.fp8_dense_tflops > 0 ? Format("%.1f", g.fp8_dense_tflops) : "-"});
+                  g.fp8_dense_tflops > 0 ? Format("%.1f", g.fp8_dense_tflops) : "-", InterconnectName(g.interconnect)});
   out << table.Render() << "CUDA GiB = total memory as torch/CUDA report it (2^30 bytes); dense figures, no sparsity.\n"
+      << "interconnect: nvls = NVSwitch with NVLink SHARP, nvlink, pcie, xgmi (AMD); it sizes the NCCL buffers TP adds.\n"
       << "Sources: " << path << "\n";
   return 0;
 }

@@ -66,6 +66,8 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("gpu", po::value(&o.gpu)->default_value(o.gpu),
        "GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)")
       ("gpu-memory-gib", po::value(&o.gpu_memory_gib), "override the GPU's memory as CUDA reports it, GiB")
+      ("interconnect", po::value(&o.interconnect)->default_value(o.interconnect),
+       "auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers; auto: the GPU's)")
       ("dtype", po::value(&o.dtype)->default_value(o.dtype), "auto | float16 | bfloat16 | float32")
       ("quantization,q", po::value(&o.quantization),
        "awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 | none "
@@ -140,9 +142,11 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
   } else if (c.gpu_memory_gib) {
     gpu.id = o.gpu;
     gpu.name = o.gpu + " (custom)";
+    gpu.interconnect = GuessInterconnect(o.gpu);
   } else {
     gpu = catalog.Find(o.gpu);  // throws with close matches
   }
+  if (o.interconnect != "auto") gpu.interconnect = ParseInterconnect(o.interconnect, "--interconnect");
   auto model = store.models.find(o.model);
   if (model == store.models.end()) model = store.models.emplace(o.model, ResolveModel(o.model, data_dir)).first;
   return {model->second, gpu, c};

@@ -3,7 +3,7 @@
 // --kv-cache-dtype, --tensor-parallel-size/-tp, --pipeline-parallel-size/-pp,
 // --gpu-memory-utilization, --max-model-len, --max-num-seqs, --max-num-batched-tokens,
 // --block-size, --kv-cache-memory, --enable-prefix-caching), plus kvsim's own --gpu,
-// --gpu-memory-gib, --vllm-version and --engine.
+// --gpu-memory-gib, --interconnect, --vllm-version and --engine.
 #ifndef KVSIM_SIM_CLI_DEPLOYMENT_OPTIONS_H_
 #define KVSIM_SIM_CLI_DEPLOYMENT_OPTIONS_H_
 
@@ -39,6 +39,7 @@ struct DeploymentOptions {
   std::string block_size;
   std::string kv_cache_memory;         // bytes; accepts 8GiB, 8G (x2^30), 8GB (x10^9)
   std::string gpu_memory_gib;
+  std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
   bool enable_prefix_caching = true;
   bool disable_hybrid_kv_cache_manager = false;
   std::string vllm_version = kDefaultVllmVersion;

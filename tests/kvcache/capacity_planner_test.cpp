@@ -16,6 +16,7 @@ GpuSpec H100(double total_gib = 79.19) {
   g.id = "h100";
   g.name = "NVIDIA H100 80GB HBM3";
   g.cuda_total_gib = total_gib;
+  g.interconnect = Interconnect::kNvls;
   return g;
 }
 
@@ -83,6 +84,66 @@ TEST(CapacityPlannerTest, HybridGemmaModelsMatchVllmLogs) {
     EXPECT_NEAR(static_cast<double>(r.gpu_kv_cache_tokens), k.tokens, 0.02 * k.tokens) << k.file;
     EXPECT_NEAR(r.max_concurrency, k.concurrency, 0.02 * k.concurrency) << k.file;
   }
+}
+
+// Granite 3.3 8B (R057, same sweep): logged weights 15.25 GiB, KV 58.66 GiB, 24,027 blocks.
+TEST(CapacityPlannerTest, GraniteMatchesItsVllmLog) {
+  const ModelSpec spec = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/granite-3.3-8b-instruct.json");
+  const CapacityResult r = PlanCapacity(spec, H100(), LlmdSweepSettings());
+  EXPECT_NEAR(BytesToGiB(r.weights_bytes), 15.25, 0.02 * 15.25);
+  EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), 58.66, 0.02 * 58.66);
+  EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), 24027, 0.02 * 24027);
+}
+
+// Tensor parallelism on PCIe-only GPUs adds no NVLS / custom all-reduce buffers. R020: 2 x RTX
+// 4090 (23.64 GiB), V0 engine, util 0.98, max_model_len 131072: the log gives weights 13.95 GiB,
+// non-torch 0.25 GiB, activation 0.19 GiB and KV 8.69 GiB per GPU. R130: Qwen3-32B on 2 x RTX
+// PRO 6000 Blackwell (94.973 GiB), vLLM 0.28, util 0.92, 40960 / 128 / 2048: 462,144 tokens.
+TEST(CapacityPlannerTest, PcieTensorParallelKeepsTheKvBudgetOfItsLogs) {
+  GpuSpec rtx4090;
+  rtx4090.name = "NVIDIA GeForce RTX 4090";
+  rtx4090.cuda_total_gib = 23.64;
+  rtx4090.interconnect = Interconnect::kPcie;
+  DeploymentConfig c;
+  c.tensor_parallel_size = 2;
+  c.gpu_memory_utilization = 0.98;
+  c.vllm_version = "v0";
+  c.max_model_len = 32768;  // the log's 131072 does not fit; the budget does not depend on it here
+  c.max_num_batched_tokens = 512;  // V0's chunked-prefill default at that length
+  const ModelSpec qwen14 = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/DeepSeek-R1-Distill-Qwen-14B.json");
+  const CapacityResult r020 = PlanCapacity(qwen14, rtx4090, c);
+  EXPECT_NEAR(BytesToGiB(r020.stages.front().overhead.non_torch_bytes), 0.25, 0.15);
+  EXPECT_NEAR(BytesToGiB(r020.kv_cache_bytes), 8.69, 0.03 * 8.69);
+
+  GpuSpec pro6000;
+  pro6000.name = "NVIDIA RTX PRO 6000 Blackwell Server Edition";
+  pro6000.cuda_total_gib = 94.973;
+  pro6000.interconnect = GuessInterconnect(pro6000.name);
+  EXPECT_EQ(pro6000.interconnect, Interconnect::kPcie);
+  c = {};
+  c.tensor_parallel_size = 2;
+  c.gpu_memory_utilization = 0.92;
+  c.max_model_len = 40960;
+  c.max_num_seqs = 128;
+  c.max_num_batched_tokens = 2048;
+  c.vllm_version = "0.28";
+  const CapacityResult r130 = PlanCapacity(SharedModel("Qwen__Qwen3-32B.json"), pro6000, c);
+  EXPECT_NEAR(static_cast<double>(r130.gpu_kv_cache_tokens), 462144, 0.02 * 462144);
+  // The same deployment on NVSwitch H100s pays NCCL's NVLS buffers: 1.85 GiB less KV per GPU.
+  pro6000.interconnect = Interconnect::kNvls;
+  const CapacityResult nvls = PlanCapacity(SharedModel("Qwen__Qwen3-32B.json"), pro6000, c);
+  EXPECT_NEAR(BytesToGiB(r130.kv_cache_bytes - nvls.kv_cache_bytes), 1.85, 1e-9);
+}
+
+TEST(CapacityPlannerTest, InterconnectIsGuessedFromTheGpuName) {
+  EXPECT_EQ(GuessInterconnect("NVIDIA H100 80GB HBM3"), Interconnect::kNvls);
+  EXPECT_EQ(GuessInterconnect("NVIDIA H100 PCIe"), Interconnect::kPcie);
+  EXPECT_EQ(GuessInterconnect("NVIDIA H100 NVL"), Interconnect::kNvlink);
+  EXPECT_EQ(GuessInterconnect("NVIDIA A100-SXM4-80GB"), Interconnect::kNvlink);
+  EXPECT_EQ(GuessInterconnect("NVIDIA GeForce RTX 3090"), Interconnect::kPcie);
+  EXPECT_EQ(GuessInterconnect("NVIDIA L40S"), Interconnect::kPcie);
+  EXPECT_EQ(GuessInterconnect("AMD Instinct MI300X"), Interconnect::kXgmi);
+  EXPECT_THROW(ParseInterconnect("infiniband", "--interconnect"), Error);
 }
 
 TEST(CapacityPlannerTest, InvalidSettingsAreErrors) {
