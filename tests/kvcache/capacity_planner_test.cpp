@@ -146,6 +146,25 @@ TEST(CapacityPlannerTest, InterconnectIsGuessedFromTheGpuName) {
   EXPECT_THROW(ParseInterconnect("infiniband", "--interconnect"), Error);
 }
 
+// Multimodal wrappers, int8 W8A8 and MLA with DeepSeek-style MoE under another model_type, same
+// sweep (H100, util 0.95): Mistral-Small-3.1 W8A8 logged 24.07 / 48.73 GiB and 19,959 blocks at
+// TP 1, 12.11 / 59.02 GiB and 48,349 blocks at TP 2 (R098/R099); Kimi-VL-A3B 15.53 / 54.78 GiB
+// and 118,181 blocks at TP 2 (R081).
+TEST(CapacityPlannerTest, WrappedModelsMatchTheirVllmLogs) {
+  struct Case { const char* file; int tp; double weights, kv, blocks; };
+  for (const Case& k : {Case{"Mistral-Small-3.1-24B-Instruct-2503-quantized.w8a8.json", 1, 24.07, 48.73, 19959},
+                        Case{"Mistral-Small-3.1-24B-Instruct-2503-quantized.w8a8.json", 2, 12.11, 59.02, 48349},
+                        Case{"Kimi-VL-A3B-Instruct.json", 2, 15.53, 54.78, 118181}}) {
+    DeploymentConfig c = LlmdSweepSettings();
+    c.tensor_parallel_size = k.tp;
+    const ModelSpec spec = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/" + k.file);
+    const CapacityResult r = PlanCapacity(spec, H100(), c);
+    EXPECT_NEAR(BytesToGiB(r.stages.front().weights.total_bytes()), k.weights, 0.02 * k.weights) << k.file << " tp " << k.tp;
+    EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), k.kv, 0.03 * k.kv) << k.file << " tp " << k.tp;
+    EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), k.blocks, 0.03 * k.blocks) << k.file << " tp " << k.tp;
+  }
+}
+
 TEST(CapacityPlannerTest, InvalidSettingsAreErrors) {
   const ModelSpec llama = SharedModel("meta-llama__Llama-3.1-8B-Instruct.json");
   DeploymentConfig c;
