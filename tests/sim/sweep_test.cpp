@@ -27,15 +27,25 @@ Variant WithCapAtLowLoad(int64_t cap) {
                       {"--max-num-seqs", std::to_string(cap), "--rate", "2"}, DataDirectory());
 }
 
+// Every cap in [1, upper] replayed: the smallest and largest that meet the criteria (-1: none).
+std::pair<int64_t, int64_t> FeasibleRangeByExhaustiveGrid(Variant (*make)(int64_t), const SweepCriteria& c,
+                                                         int64_t upper) {
+  std::vector<Variant> all;
+  for (int64_t cap = 1; cap <= upper; ++cap) all.push_back(make(cap));
+  const auto grid = EvaluatePoints(all, c, 2);
+  int64_t smallest = -1, largest = -1;
+  for (int64_t cap = 1; cap <= upper; ++cap)
+    if (grid[static_cast<size_t>(cap - 1)].feasible) {
+      if (smallest < 0) smallest = cap;
+      largest = cap;
+    }
+  return {smallest, largest};
+}
+
 TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
   const SweepCriteria c = ParseCriteria("throughput", "tpot-p99=100ms", -1);
   const int64_t upper = 48;
-  std::vector<Variant> all;
-  for (int64_t cap = 1; cap <= upper; ++cap) all.push_back(WithCap(cap));
-  const auto grid = EvaluatePoints(all, c, 2);
-  int64_t largest = -1;
-  for (int64_t cap = 1; cap <= upper; ++cap)
-    if (grid[static_cast<size_t>(cap - 1)].feasible) largest = cap;
+  const auto [smallest, largest] = FeasibleRangeByExhaustiveGrid(WithCap, c, upper);
   ASSERT_GT(largest, 1) << "the small case should have a feasible cap";
   ASSERT_LT(largest, upper) << "the small case should have an infeasible cap";
   const SearchResult found = FindLargestBatchCap(WithCap, c, upper);
@@ -44,8 +54,6 @@ TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
   EXPECT_TRUE(found.has_next);
   EXPECT_FALSE(found.at_next.feasible);
   EXPECT_LT(found.probes.size(), 20u);  // far fewer replays than the grid's 48
-  int64_t smallest = 1;
-  while (!grid[static_cast<size_t>(smallest - 1)].feasible) ++smallest;
   EXPECT_EQ(static_cast<int64_t>(found.smallest_value), smallest);
   std::printf("largest cap meeting tpot-p99<=100ms: %lld (%zu probes, grid of %lld)\n", static_cast<long long>(largest),
               found.probes.size(), static_cast<long long>(upper));
@@ -56,15 +64,7 @@ TEST(SweepTest, BatchCapSearchMatchesAnExhaustiveGrid) {
 TEST(SweepTest, BatchCapSearchFindsTheSmallestCapMeetingATtftSlo) {
   const SweepCriteria c = ParseCriteria("throughput", "ttft-p99=1s", -1);
   const int64_t upper = 40;
-  std::vector<Variant> all;
-  for (int64_t cap = 1; cap <= upper; ++cap) all.push_back(WithCapAtLowLoad(cap));
-  const auto grid = EvaluatePoints(all, c, 2);
-  int64_t smallest = -1, largest = -1;
-  for (int64_t cap = 1; cap <= upper; ++cap)
-    if (grid[static_cast<size_t>(cap - 1)].feasible) {
-      if (smallest < 0) smallest = cap;
-      largest = cap;
-    }
+  const auto [smallest, largest] = FeasibleRangeByExhaustiveGrid(WithCapAtLowLoad, c, upper);
   ASSERT_GT(smallest, 1) << "small caps should queue past 1 s";
   const SearchResult found = FindLargestBatchCap(WithCapAtLowLoad, c, upper);
   ASSERT_TRUE(found.found);
