@@ -49,15 +49,13 @@ Interconnect ParseInterconnect(const std::string& name, const std::string& what)
 }
 
 Interconnect GuessInterconnect(const std::string& gpu_name) {
-  std::string n;
-  for (char c : gpu_name) n += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string n = Normalize(gpu_name);  // lower case, no spaces or dashes
   auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
-  if (has("AMD") || has("INSTINCT") || has("MI2") || has("MI3")) return Interconnect::kXgmi;
-  if (has("PCIE") || has("GEFORCE") || has("RTX")) return Interconnect::kPcie;
-  if (has("NVL")) return Interconnect::kNvlink;  // H100 NVL: bridged pairs, no NVSwitch
-  if (has("H100") || has("H200") || has("H800") || has("H20") || has("B200") || has("B300") || has("GB200"))
-    return Interconnect::kNvls;
-  if (has("A100") || has("A800") || has("V100")) return Interconnect::kNvlink;
+  if (has("amd") || has("instinct") || has("mi2") || has("mi3")) return Interconnect::kXgmi;
+  if (has("pcie") || has("geforce") || has("rtx")) return Interconnect::kPcie;
+  if (has("nvl")) return Interconnect::kNvlink;  // H100 NVL: bridged pairs, no NVSwitch
+  if (has("h100") || has("h200") || has("h800") || has("h20") || has("b200") || has("b300")) return Interconnect::kNvls;
+  if (has("a100") || has("a800") || has("v100")) return Interconnect::kNvlink;
   return Interconnect::kPcie;  // L4, L40S, A10, T4 and the rest of the PCIe cards
 }
 
