@@ -12,7 +12,7 @@
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "kvcache/prefix_keys.h"
-#include "kvcache/units.h"
+#include "kvcache/base/units.h"
 
 namespace kvsim {
 namespace {

@@ -3,21 +3,20 @@
 // peak RSS). Default deployment: Llama-3.1-8B on an A100-80GB, vLLM v1 scheduler, paged allocator.
 #include <benchmark/benchmark.h>
 
-#include <sstream>
-#include <string>
-
-#include "sim/cli/commands.h"
+#include "kvcache/model/model_catalog.h"
+#include "sim/replay_runner.h"
 
 namespace kvsim {
 namespace {
 
 void BM_Replay(benchmark::State& state) {
-  const std::vector<std::string> args = {"kvsim", "replay", "--repeat", std::to_string(state.range(0)), "--quiet"};
-  for (auto _ : state) {
-    std::ostringstream out, err;
-    if (RunKvsim(args, out, err) != 0) state.SkipWithError(err.str().c_str());
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0) * 19366);
+  const Deployment d = ResolveDeployment(DeploymentOptions{}, DataDirectory());
+  ReplayOptions r;
+  r.window.repeat = state.range(0);
+  ValidateReplayOptions(r, DataDirectory());
+  int64_t requests = 0;
+  for (auto _ : state) requests = RunReplay(d, r).summary.requests.total;
+  state.SetItemsProcessed(state.iterations() * requests);
 }
 BENCHMARK(BM_Replay)->Arg(1)->Arg(52)->Unit(benchmark::kMillisecond)->Iterations(3);
 

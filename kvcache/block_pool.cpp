@@ -4,9 +4,8 @@
 
 namespace kvsim {
 
-BlockPool::BlockPool(int64_t num_blocks, bool lru_order)
-    : lru_(lru_order), blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0),
-      reserved_(static_cast<size_t>(num_blocks), 0) {
+BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
+    : lru_(order == FreeBlockOrder::kLru), blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0) {
   assert(num_blocks >= 2);
   if (!lru_) stack_.reserve(static_cast<size_t>(num_blocks));
   // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue (block 1 handed out first).

@@ -6,7 +6,7 @@
 // front, freed blocks are appended at the back. A free block that still carries a prefix key is
 // "cached": it stays findable through the key map until it is popped for reuse (lazy eviction).
 //
-// Invariants (CheckInvariants in PagedAllocator walks them):
+// Invariants (PagedAllocator::CheckInvariants walks them):
 //   - a block is in the free queue iff its ref_count is 0 (null block excepted);
 //   - the key map holds block b under key k iff b.keyed and b.key == k;
 //   - filled_slots <= block_size; only full blocks are keyed.
@@ -30,8 +30,14 @@ using BlockId = int32_t;
 inline constexpr BlockId kNullBlock = 0;
 inline constexpr BlockId kNoBlock = -1;
 
+// How free blocks are handed out.
+enum class FreeBlockOrder {
+  kLru,   // vLLM's free queue: least recently freed first (what prefix caching needs)
+  kLifo,  // a stack: the most recently freed block first; only when no block can carry a key
+};
+
 // 16 bytes, so that the metadata of a large pool stays in cache (the free queue visits blocks in
-// LRU order, i.e. all over memory). Keys and reservations live in side arrays.
+// LRU order, i.e. all over memory). Keys live in a side array.
 struct Block {
   BlockId prev = kNoBlock;      // free-queue links; kNoBlock when not queued
   BlockId next = kNoBlock;
@@ -44,10 +50,10 @@ static_assert(sizeof(Block) == 16, "Block metadata should stay 16 bytes");
 
 class BlockPool {
  public:
-  // REQUIRES: num_blocks >= 2 (the null block and one usable block). `lru_order` false: LIFO free
-  // stack, and AssignKey/Remove must not be used.
-  explicit BlockPool(int64_t num_blocks, bool lru_order = true);
-  bool lru_order() const { return lru_; }
+  // REQUIRES: num_blocks >= 2 (the null block and one usable block). Under kLifo, AssignKey and
+  // Remove must not be used.
+  explicit BlockPool(int64_t num_blocks, FreeBlockOrder order = FreeBlockOrder::kLru);
+  FreeBlockOrder order() const { return lru_ ? FreeBlockOrder::kLru : FreeBlockOrder::kLifo; }
 
   int64_t num_blocks() const { return static_cast<int64_t>(blocks_.size()); }
   int64_t num_queued() const { return num_queued_; }        // free + cached
@@ -56,9 +62,6 @@ class BlockPool {
   Block& at(BlockId b) { return blocks_[b]; }
   const Block& at(BlockId b) const { return blocks_[b]; }
   BlockKey key(BlockId b) const { return keys_[b]; }
-  // Unfilled slots of block b that an owner will still fill (see kv_allocator.h).
-  int32_t& reserved(BlockId b) { return reserved_[b]; }
-  int32_t reserved(BlockId b) const { return reserved_[b]; }
 
   // Pops the least recently freed block; drops its key (evicting it from the cache).
   // REQUIRES: num_queued() > 0.
@@ -92,7 +95,6 @@ class BlockPool {
   std::vector<BlockId> stack_;  // LIFO mode's free blocks, top at the back
   std::vector<Block> blocks_;
   std::vector<BlockKey> keys_;
-  std::vector<int32_t> reserved_;
   BlockKeyMap key_map_;
   BlockId head_next_ = kNoBlock;  // first queued block
   BlockId tail_prev_ = kNoBlock;  // last queued block

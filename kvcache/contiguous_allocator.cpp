@@ -5,33 +5,17 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kvcache/error.h"
+#include "kvcache/base/check.h"
 
 namespace kvsim {
 
-Reservation ParseReservation(const std::string& name) {
-  if (name == "max") return Reservation::kMax;
-  if (name == "pow2") return Reservation::kPow2;
-  if (name == "oracle") return Reservation::kOracle;
-  if (name == "prompt+max_tokens" || name == "prompt+max-tokens") return Reservation::kPromptPlusMaxTokens;
-  throw Error("--reservation: '" + name + "' is not known (max, pow2, oracle, prompt+max_tokens)");
-}
-
-const char* ReservationName(Reservation r) {
-  switch (r) {
-    case Reservation::kMax: return "max";
-    case Reservation::kPow2: return "pow2";
-    case Reservation::kOracle: return "oracle";
-    case Reservation::kPromptPlusMaxTokens: return "prompt+max_tokens";
-  }
-  return "?";
-}
-
 ContiguousAllocator::ContiguousAllocator(ContiguousAllocatorOptions o)
-    : options_(o), placer_(MakeRegionPlacer(o.placement, o.capacity_slots)) {}
+    : options_(o),
+      placer_(MakeRegionPlacer(o.placement, o.capacity_slots)),
+      empty_placer_(MakeRegionPlacer(o.placement, o.capacity_slots)) {}
 
 std::string ContiguousAllocator::name() const {
-  return std::string("contiguous/") + ReservationName(options_.reservation) + "/" + PlacementName(options_.placement);
+  return std::string("contiguous/") + NameOf(options_.reservation) + "/" + NameOf(options_.placement);
 }
 
 int64_t ContiguousAllocator::ReservationFor(const AdmitRequest& q) const {
@@ -50,7 +34,6 @@ int64_t ContiguousAllocator::ReservationFor(const AdmitRequest& q) const {
 AdmitPlan ContiguousAllocator::PlanAdmit(const AdmitRequest& q, int64_t token_budget) const {
   AdmitPlan plan;
   const int64_t reserve = ReservationFor(q);
-  last_asked_ = reserve;
   plan.new_tokens = std::min(q.prompt_tokens, token_budget);
   plan.slots_needed = reserve;
   plan.feasible = plan.new_tokens > 0 && placer_->CanPlace(reserve);
@@ -58,13 +41,13 @@ AdmitPlan ContiguousAllocator::PlanAdmit(const AdmitRequest& q, int64_t token_bu
 }
 
 bool ContiguousAllocator::CanEverFit(const AdmitRequest& q) const {
-  const int64_t reserve = ReservationFor(q);
-  return MakeRegionPlacer(options_.placement, options_.capacity_slots)->CanPlace(reserve);
+  return empty_placer_->CanPlace(ReservationFor(q));
 }
 
 std::optional<AdmitPlan> ContiguousAllocator::Admit(const AdmitRequest& q, int64_t token_budget) {
   assert(!IsLive(q.id) && q.prompt_tokens >= 1);
   const AdmitPlan plan = PlanAdmit(q, token_budget);
+  last_asked_ = plan.slots_needed;
   if (!plan.feasible) return std::nullopt;
   RegionState r;
   r.reservation = plan.slots_needed;
@@ -98,18 +81,6 @@ void ContiguousAllocator::Free(RequestId id) {
   requests_.erase(it);
 }
 
-bool ContiguousAllocator::Fork(RequestId parent, RequestId child, int64_t child_final_tokens) {
-  assert(!IsLive(child));
-  RegionState r = requests_.at(parent);
-  auto region = placer_->Place(r.reservation);
-  if (!region) return false;
-  r.region = *region;
-  r.final_tokens = std::max(child_final_tokens, r.computed);
-  Count(r, +1);
-  requests_.emplace(child, r);
-  return true;
-}
-
 void ContiguousAllocator::Count(const RegionState& r, int sign) {
   const int64_t fill_to = std::min(r.final_tokens, r.reservation);
   token_slots_ += sign * r.computed;
@@ -137,9 +108,7 @@ KvAccounting ContiguousAllocator::Accounting() const {
 }
 
 void ContiguousAllocator::CheckInvariants() const {
-  auto require = [](bool ok, const char* what) {
-    if (!ok) throw std::logic_error(std::string("ContiguousAllocator invariant broken: ") + what);
-  };
+  auto require = [](bool ok, const char* what) { KVSIM_CHECK(ok, std::string("ContiguousAllocator: ") + what); };
   int64_t used = 0, token = 0;
   std::vector<std::pair<int64_t, int64_t>> spans;
   for (const auto& [id, r] : requests_) {

@@ -10,29 +10,35 @@
 // Accounting (kv_allocator.h): reserved = slots up to the final length not yet computed; internal
 // fragmentation = reservation beyond the final length; external fragmentation = buddy rounding
 // plus free holes too small for the next reservation (the probe: SetNextReservation, else the
-// last reservation asked for, else max_model_len). Forks get their own region (no sharing).
+// last reservation Admit was asked for, else max_model_len).
 #ifndef KVSIM_KVCACHE_CONTIGUOUS_ALLOCATOR_H_
 #define KVSIM_KVCACHE_CONTIGUOUS_ALLOCATOR_H_
 
 #include <memory>
 #include <unordered_map>
 
+#include "kvcache/base/enum_names.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/region_placer.h"
 
 namespace kvsim {
 
 enum class Reservation { kMax, kPow2, kOracle, kPromptPlusMaxTokens };
-
-// Parses max | pow2 | oracle | prompt+max_tokens; throws kvsim::Error otherwise.
-Reservation ParseReservation(const std::string& name);
-const char* ReservationName(Reservation reservation);
+template <>
+struct EnumNames<Reservation> {
+  static constexpr EnumEntry<Reservation> kEntries[] = {{Reservation::kMax, "max"},
+                                                        {Reservation::kPow2, "pow2"},
+                                                        {Reservation::kOracle, "oracle"},
+                                                        {Reservation::kPromptPlusMaxTokens, "prompt+max_tokens"},
+                                                        {Reservation::kPromptPlusMaxTokens, "prompt+max-tokens"}};
+};
 
 struct ContiguousAllocatorOptions {
   int64_t capacity_slots = 0;   // token slots in the pool
   int64_t max_model_len = 2048;
   Reservation reservation = Reservation::kMax;
   Placement placement = Placement::kFirstFit;
+  int64_t block_size = 16;      // only for UsedBlocks(): held slots reported in blocks of this size
 };
 
 class ContiguousAllocator final : public KvAllocator {
@@ -49,11 +55,11 @@ class ContiguousAllocator final : public KvAllocator {
     return r.reservation - r.computed;
   }
   void Free(RequestId id) override;
-  bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) override;
   bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }
   int64_t ComputedTokens(RequestId id) const override { return requests_.at(id).computed; }
   int64_t live_requests() const override { return static_cast<int64_t>(requests_.size()); }
   KvAccounting Accounting() const override;
+  int64_t UsedBlocks() const override { return (token_slots_ + reserved_slots_ + internal_slots_) / options_.block_size; }
   void CheckInvariants() const override;
   std::string name() const override;
 
@@ -74,8 +80,9 @@ class ContiguousAllocator final : public KvAllocator {
 
   ContiguousAllocatorOptions options_;
   std::unique_ptr<RegionPlacer> placer_;
+  std::unique_ptr<RegionPlacer> empty_placer_;  // an empty pool of the same shape, for CanEverFit
   std::unordered_map<RequestId, RegionState> requests_;
-  mutable int64_t last_asked_ = 0;  // observation only: the last reservation PlanAdmit sized
+  int64_t last_asked_ = 0;  // the last reservation Admit was asked for (the probe's fallback)
 
   int64_t token_slots_ = 0;
   int64_t reserved_slots_ = 0;

@@ -20,7 +20,7 @@
 //   cached_slots           evictable prefix-cache blocks (no running request holds them)
 //   free_slots             allocatable memory
 //
-// Not part of the sum: shared_saved_slots, the slots that sharing (prefix hits, forks) spared:
+// Not part of the sum: shared_saved_slots, the slots that sharing (prefix hits) spared:
 // Σ over blocks of (reference count − 1) × filled slots.
 #ifndef KVSIM_KVCACHE_KV_ALLOCATOR_H_
 #define KVSIM_KVCACHE_KV_ALLOCATOR_H_
@@ -30,10 +30,26 @@
 #include <span>
 #include <string>
 
+#include "kvcache/base/enum_names.h"
+
 namespace kvsim {
 
 using RequestId = uint64_t;
 using BlockKey = uint64_t;  // chained hash of a full block's content (see prefix_keys.h)
+
+// The accounting categories, in the order every output lists them.
+enum class WasteCategory { kTokenStates, kReserved, kInternalFragmentation, kExternalFragmentation, kCached, kFree };
+inline constexpr int kNumWasteCategories = 6;
+template <>
+struct EnumNames<WasteCategory> {
+  static constexpr EnumEntry<WasteCategory> kEntries[] = {
+      {WasteCategory::kTokenStates, "token_states", "token states"},
+      {WasteCategory::kReserved, "reserved", "reserved"},
+      {WasteCategory::kInternalFragmentation, "internal_fragmentation", "internal fragmentation"},
+      {WasteCategory::kExternalFragmentation, "external_fragmentation", "external fragmentation"},
+      {WasteCategory::kCached, "cached", "cached (prefix)"},
+      {WasteCategory::kFree, "free", "free"}};
+};
 
 struct KvAccounting {
   int64_t capacity_slots = 0;
@@ -46,6 +62,17 @@ struct KvAccounting {
   int64_t shared_saved_slots = 0;
 
   int64_t used_slots() const { return token_slots + reserved_slots + internal_fragmentation_slots; }
+  int64_t slots(WasteCategory c) const {
+    switch (c) {
+      case WasteCategory::kTokenStates: return token_slots;
+      case WasteCategory::kReserved: return reserved_slots;
+      case WasteCategory::kInternalFragmentation: return internal_fragmentation_slots;
+      case WasteCategory::kExternalFragmentation: return external_fragmentation_slots;
+      case WasteCategory::kCached: return cached_slots;
+      case WasteCategory::kFree: return free_slots;
+    }
+    return 0;
+  }
   int64_t Sum() const {
     return token_slots + reserved_slots + internal_fragmentation_slots + external_fragmentation_slots +
            cached_slots + free_slots;
@@ -109,18 +136,18 @@ class KvAllocator {
   // Releases a finished or preempted request. REQUIRES: `id` live.
   virtual void Free(RequestId id) = 0;
 
-  // Parallel sampling: `child` shares everything `parent` computed (copy-on-write where the
-  // family supports it). False when memory is short. REQUIRES: parent live, child not live.
-  virtual bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) = 0;
-
   virtual bool IsLive(RequestId id) const = 0;
   virtual int64_t ComputedTokens(RequestId id) const = 0;
   virtual int64_t live_requests() const = 0;
 
   virtual KvAccounting Accounting() const = 0;
+  // Memory held by requests in blocks: paged, the blocks in use; contiguous, the slots its regions
+  // occupy divided by the block size the options give (for side-by-side reports).
+  virtual int64_t UsedBlocks() const = 0;
 
-  // Walks every structure and throws std::logic_error describing the first broken invariant:
+  // Walks every structure and throws InternalError describing the first broken invariant:
   // conservation, reference counts, free-list and hash-map consistency, no double ownership.
+  // O(pool size): for tests and debug runs (CheckedAllocator calls it after every operation).
   virtual void CheckInvariants() const = 0;
 
   virtual std::string name() const = 0;

@@ -2,34 +2,21 @@
 
 #include <algorithm>
 #include <cassert>
-#include <stdexcept>
-#include <string>
 
-#include "kvcache/units.h"
+#include "kvcache/base/check.h"
+#include "kvcache/base/units.h"
 
 namespace kvsim {
-namespace {
-
-[[noreturn]] void Broken(const std::string& what) {
-  throw std::logic_error("PagedAllocator invariant broken: " + what);
-}
-
-}  // namespace
-
-// Builds the message only when the check fails: CheckInvariants runs after every operation in tests.
-#define KVSIM_REQUIRE(cond, what) \
-  do {                              \
-    if (!(cond)) Broken(what);      \
-  } while (0)
 
 PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
     : block_size_(o.block_size),
       groups_(o.groups.empty() ? std::vector<KvCacheGroup>{KvCacheGroup{}} : o.groups),
       caching_(o.enable_prefix_caching),
       watermark_fraction_(o.watermark_fraction),
-      cpu_swap_blocks_(o.cpu_swap_blocks),
-      pool_(o.num_blocks, /*lru_order=*/o.enable_prefix_caching && (o.groups.size() <= 1) &&
-                              (o.groups.empty() || o.groups[0].kind == AttentionKind::kFull)) {
+      pool_(o.num_blocks, o.enable_prefix_caching && (o.groups.size() <= 1) &&
+                                  (o.groups.empty() || o.groups[0].kind == AttentionKind::kFull)
+                              ? FreeBlockOrder::kLru
+                              : FreeBlockOrder::kLifo) {
   assert(o.block_size >= 1 && o.num_blocks >= 2);
   if ((block_size_ & (block_size_ - 1)) == 0)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
@@ -93,7 +80,6 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   RequestState& r = requests_.insert(request.id);
   r.computed = 0;
   r.keys_registered = 0;
-  r.maybe_shared_tail = false;
   r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
   r.keys.clear();
   if (caching_) r.keys.assign(request.prefix_keys.begin(), request.prefix_keys.end());
@@ -137,10 +123,6 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
     }
     const int64_t held = gb.first_live + static_cast<int64_t>(gb.blocks.size());
     need += std::max<int64_t>(0, BlocksFor(target) - held);
-    // Copy-on-write: writing into a shared, partly filled last block needs a private copy.
-    if (r.maybe_shared_tail && tokens > 0 && Offset(r.computed) != 0 && !gb.blocks.empty() &&
-        pool_.at(gb.blocks.back()).ref_count > 1)
-      ++need;
   }
   return need;
 }
@@ -162,11 +144,10 @@ bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
 
 int64_t PagedAllocator::GrowRoom(RequestId id) const {
   const RequestState& r = requests_.at(id);
-  // Slots left in the last block; a shared last block would be copied on write, so no room.
+  // Slots left in the last block (never shared: only full blocks are).
   int64_t room = Offset(block_size_ - Offset(r.computed));
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
-    if (r.maybe_shared_tail && !gb.blocks.empty() && pool_.at(gb.blocks.back()).ref_count > 1) return 0;
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
       // A Grow at computed c releases blocks below (c − W + 1) / B: the first c that passes the
       // next boundary must be an explicit call.
@@ -199,15 +180,8 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
     GroupBlocks& gb = r.groups[g];
     int64_t pos = r.computed;
     if (Offset(pos) != 0 && !gb.blocks.empty() && tokens > 0) {
-      BlockId last = gb.blocks.back();
-      if (r.maybe_shared_tail && pool_.at(last).ref_count > 1) {  // copy-on-write
-        const BlockId copy = TakeFreeBlock();
-        AddRef(copy);
-        AddFill(copy, pool_.at(last).filled_slots);
-        DropRef(last);
-        gb.blocks.back() = copy;
-        last = copy;
-      }
+      const BlockId last = gb.blocks.back();
+      KVSIM_DCHECK(pool_.at(last).ref_count == 1);
       const int32_t room = static_cast<int32_t>(block_size_ - Offset(pos));
       const int32_t add = static_cast<int32_t>(std::min<int64_t>(room, target - pos));
       AddFill(last, add);
@@ -254,7 +228,6 @@ void PagedAllocator::DropRef(BlockId b) {
     return;
   }
   token_slots_ -= blk.filled_slots;
-  assert(pool_.reserved(b) == 0 && "ClearTail runs before a tail block is dropped");
   if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
   pool_.PushBack(b);
 }
@@ -268,39 +241,22 @@ void PagedAllocator::AddFill(BlockId b, int32_t slots) {
 
 void PagedAllocator::ClearTail(RequestState& r) {
   for (GroupBlocks& gb : r.groups) {
-    if (gb.blocks.empty()) continue;
-    if (!r.maybe_shared_tail) {  // an unshared tail's reservation lives with its request only
-      reserved_slots_ -= gb.tail_reserved;
-      gb.tail_reserved = 0;
-      continue;
-    }
-    int32_t& reserved = pool_.reserved(gb.blocks.back());
-    reserved_slots_ -= reserved;
-    reserved = 0;
+    reserved_slots_ -= gb.tail_reserved;
+    gb.tail_reserved = 0;
   }
 }
 
 void PagedAllocator::SetTail(RequestState& r) {
+  // The last block holds exactly the request's tokens past its last full block; the slots it will
+  // still fill before finishing are reserved, the rest internal fragmentation.
   const int64_t remaining = std::max<int64_t>(0, r.final_tokens - r.computed);
+  const int64_t offset = Offset(r.computed);
+  const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
+  const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
   for (GroupBlocks& gb : r.groups) {
     if (gb.blocks.empty()) continue;
-    const BlockId last = gb.blocks.back();
-    if (!r.maybe_shared_tail) {
-      // An unshared last block holds exactly the request's tokens past its last full block.
-      const int64_t offset = Offset(r.computed);
-      const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
-      const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
-      reserved_slots_ += value;
-      gb.tail_reserved = value;
-      continue;
-    }
-    const int32_t unfilled = static_cast<int32_t>(block_size_) - pool_.at(last).filled_slots;
-    // A last block shared by forks keeps the largest claim of its owners.
-    int32_t& reserved = pool_.reserved(last);
-    const int32_t claim = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
-    const int32_t value = std::min(unfilled, std::max(claim, reserved));
-    reserved_slots_ += value - reserved;
-    reserved = value;
+    reserved_slots_ += value;
+    gb.tail_reserved = value;
   }
 }
 
@@ -318,73 +274,7 @@ void PagedAllocator::Free(RequestId id) {
   requests_.erase(id);
 }
 
-bool PagedAllocator::Fork(RequestId parent, RequestId child, int64_t child_final_tokens) {
-  assert(!IsLive(child));
-  RequestState& original = requests_.at(parent);
-  if (!original.maybe_shared_tail) {
-    // From now on the tail's reservation is the block's (its owners' largest claim).
-    for (GroupBlocks& gb : original.groups) {
-      if (!gb.blocks.empty()) pool_.reserved(gb.blocks.back()) = gb.tail_reserved;
-      gb.tail_reserved = 0;
-    }
-    original.maybe_shared_tail = true;
-  }
-  RequestState copy = original;
-  copy.final_tokens = std::max(child_final_tokens, copy.computed);
-  for (GroupBlocks& gb : copy.groups)
-    for (BlockId b : gb.blocks) AddRef(b);
-  SetTail(copy);
-  requests_.insert(child) = std::move(copy);
-  return true;
-}
-
 int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at(id).computed; }
-
-bool PagedAllocator::SwapOut(RequestId id) {
-  RequestState& live = requests_.at(id);
-  int64_t blocks = 0;
-  for (const GroupBlocks& gb : live.groups) blocks += static_cast<int64_t>(gb.blocks.size());
-  if (cpu_used_blocks_ + blocks > cpu_swap_blocks_) return false;
-  SwappedState s;
-  s.blocks = blocks;
-  s.state.computed = live.computed;
-  s.state.final_tokens = live.final_tokens;
-  s.state.keys = live.keys;
-  for (const GroupBlocks& gb : live.groups) {  // remember the shape; blocks are re-taken on swap-in
-    GroupBlocks shape;
-    shape.first_live = gb.first_live;
-    shape.blocks.assign(gb.blocks.size(), kNoBlock);
-    s.state.groups.push_back(std::move(shape));
-  }
-  Free(id);
-  cpu_used_blocks_ += blocks;
-  swapped_.emplace(id, std::move(s));
-  return true;
-}
-
-bool PagedAllocator::SwapIn(RequestId id) {
-  auto it = swapped_.find(id);
-  assert(it != swapped_.end());
-  if (it->second.blocks > pool_.num_queued()) return false;
-  RequestState r = std::move(it->second.state);
-  // Fresh blocks take the same positions the request held before it was swapped out.
-  for (GroupBlocks& gb : r.groups) {
-    const int64_t logical_last = gb.first_live + static_cast<int64_t>(gb.blocks.size()) - 1;
-    for (size_t i = 0; i < gb.blocks.size(); ++i) {
-      const BlockId b = TakeFreeBlock();
-      AddRef(b);
-      const bool last = static_cast<int64_t>(i) + gb.first_live == logical_last;
-      AddFill(b, static_cast<int32_t>(last ? r.computed - logical_last * block_size_ : block_size_));
-      gb.blocks[i] = b;
-    }
-  }
-  if (caching_) RegisterKeys(r);
-  SetTail(r);
-  cpu_used_blocks_ -= it->second.blocks;
-  swapped_.erase(it);
-  requests_.insert(id) = std::move(r);
-  return true;
-}
 
 KvAccounting PagedAllocator::Accounting() const {
   KvAccounting a;
@@ -398,85 +288,6 @@ KvAccounting PagedAllocator::Accounting() const {
   a.free_slots = (pool_.num_queued() - pool_.num_cached()) * block_size_;
   a.shared_saved_slots = shared_saved_;
   return a;
-}
-
-void PagedAllocator::CheckInvariants() const {
-  const int64_t n = pool_.num_blocks();
-  std::vector<int32_t> refs(static_cast<size_t>(n), 0);
-  int64_t unshared_reserved = 0;
-  requests_.ForEach([&](RequestId id, const RequestState& r) {
-    for (size_t g = 0; g < r.groups.size(); ++g) {
-      const GroupBlocks& gb = r.groups[g];
-      const int64_t logical = gb.first_live + static_cast<int64_t>(gb.blocks.size());
-      KVSIM_REQUIRE(logical == CeilDiv(r.computed, block_size_),
-              "request " + std::to_string(id) + " holds " + std::to_string(logical) + " blocks for " +
-                  std::to_string(r.computed) + " tokens");
-      for (size_t i = 0; i < gb.blocks.size(); ++i) {
-        const BlockId b = gb.blocks[i];
-        KVSIM_REQUIRE(b > 0 && b < n, "request holds an invalid or null block");
-        ++refs[b];
-        const bool last = i + 1 == gb.blocks.size();
-        const int64_t expect = last ? r.computed - (logical - 1) * block_size_ : block_size_;
-        KVSIM_REQUIRE(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
-      }
-      if (!r.maybe_shared_tail) {
-        const int64_t unfilled = gb.blocks.empty() ? 0 : block_size_ - pool_.at(gb.blocks.back()).filled_slots;
-        KVSIM_REQUIRE(gb.tail_reserved >= 0 && gb.tail_reserved <= unfilled, "tail reservation beyond unfilled");
-        KVSIM_REQUIRE(gb.blocks.empty() || pool_.reserved(gb.blocks.back()) == 0, "unshared tail reserved twice");
-        unshared_reserved += gb.tail_reserved;
-      }
-    }
-  });
-  int64_t token = 0, reserved = unshared_reserved, saved = 0, queued = 0, cached = 0;
-  for (BlockId b = 0; b < n; ++b) {
-    const Block& blk = pool_.at(b);
-    KVSIM_REQUIRE(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +
-                                          " but " + std::to_string(refs[b]) + " owners");
-    KVSIM_REQUIRE(blk.ref_count >= 0 && blk.filled_slots >= 0 && blk.filled_slots <= block_size_, "block counters out of range");
-    KVSIM_REQUIRE(pool_.reserved(b) >= 0 && pool_.reserved(b) <= block_size_ - blk.filled_slots, "reserved beyond unfilled");
-    if (b == kNullBlock) {
-      KVSIM_REQUIRE(!blk.queued && blk.ref_count == 0 && !blk.keyed, "null block in use");
-      continue;
-    }
-    KVSIM_REQUIRE(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
-    if (blk.keyed) {
-      KVSIM_REQUIRE(blk.filled_slots == block_size_, "keyed block not full");
-      KVSIM_REQUIRE(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
-    }
-    if (blk.ref_count > 0) {
-      token += blk.filled_slots;
-      reserved += pool_.reserved(b);
-      saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
-    } else {
-      KVSIM_REQUIRE(pool_.reserved(b) == 0, "free block with a reservation");
-      KVSIM_REQUIRE(blk.keyed || blk.filled_slots == 0, "free unkeyed block holds tokens");
-      ++queued;
-      cached += blk.keyed;
-    }
-  }
-  int64_t walked = 0;
-  BlockId prev = kNoBlock;
-  std::vector<bool> seen(static_cast<size_t>(n), false);
-  pool_.ForEachQueued([&](BlockId b) {
-    KVSIM_REQUIRE(pool_.at(b).queued && !seen[b], "free queue holds a block twice or an unqueued one");
-    seen[b] = true;
-    if (pool_.lru_order()) KVSIM_REQUIRE(pool_.at(b).prev == prev, "free queue links broken");
-    prev = b;
-    KVSIM_REQUIRE(++walked <= n, "free queue has a cycle");
-  });
-  KVSIM_REQUIRE(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
-  KVSIM_REQUIRE(cached == pool_.num_cached(), "cached count disagrees");
-  pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
-    KVSIM_REQUIRE(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
-  });
-  KVSIM_REQUIRE(static_cast<int64_t>(pool_.key_map().size()) >= cached, "key map smaller than the cached blocks");
-  KVSIM_REQUIRE(token == token_slots_ && reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
-  const KvAccounting a = Accounting();
-  KVSIM_REQUIRE(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
-  KVSIM_REQUIRE(a.Sum() == a.capacity_slots, "categories do not sum to the pool");
-  int64_t cpu = 0;
-  for (const auto& [id, s] : swapped_) cpu += s.blocks;
-  KVSIM_REQUIRE(cpu == cpu_used_blocks_ && cpu_used_blocks_ <= cpu_swap_blocks_, "CPU swap pool accounting");
 }
 
 }  // namespace kvsim

@@ -11,26 +11,26 @@
 //   bumping their reference counts and taking cached ones out of the free queue. Freed blocks keep
 //   their key until reused; a request's blocks are freed tail first, so the tail of a chain is
 //   evicted first (LRU by the free queue).
-// - Copy-on-write: a forked request that writes into a shared, partly filled last block first
-//   copies it into a block of its own.
+// - Sharing is by full prompt blocks only (as in vLLM v1, which has no copy-on-write: parallel
+//   sampling fans out into requests that share the prompt's cached blocks), so a request's last,
+//   partly filled block is always its own.
 // - Layer groups (hybrid models): every group holds its own block list per request, all drawn from
 //   the one pool; sliding-window groups release blocks that slide wholly out of the window (before
 //   allocating, as vLLM's remove_skipped_blocks). Prefix caching applies to full-attention-only
 //   models.
-// - vLLM v0 options: an admission watermark (fraction of blocks that admission leaves free) and
-//   swapping a request's blocks to a CPU pool.
+// - vLLM v0's admission watermark (a fraction of blocks that admission leaves free). v0's swap
+//   preemption is not modelled: v0 preempts single-sequence requests by recompute, as v1 does.
 // Complexity: admit/grow/free O(blocks touched); Accounting() O(1).
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 
-#include <unordered_map>
 #include <vector>
 
 #include "kvcache/block_pool.h"
 #include "kvcache/kv_allocator.h"
-#include "kvcache/kv_cache_layout.h"
+#include "kvcache/budget/kv_cache_layout.h"
 #include "kvcache/request_table.h"
-#include "kvcache/units.h"
+#include "kvcache/base/units.h"
 
 namespace kvsim {
 
@@ -41,7 +41,6 @@ struct PagedAllocatorOptions {
   // One entry per layer group; default: one full-attention group.
   std::vector<KvCacheGroup> groups = {KvCacheGroup{}};
   double watermark_fraction = 0.0; // vLLM v0: 0.01
-  int64_t cpu_swap_blocks = 0;     // vLLM v0 swap space, in blocks
 };
 
 class PagedAllocator final : public KvAllocator {
@@ -55,11 +54,11 @@ class PagedAllocator final : public KvAllocator {
   bool Grow(RequestId id, int64_t tokens) override;
   int64_t GrowRoom(RequestId id) const override;
   void Free(RequestId id) override;
-  bool Fork(RequestId parent, RequestId child, int64_t child_final_tokens) override;
   bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }
   int64_t ComputedTokens(RequestId id) const override;
   int64_t live_requests() const override { return static_cast<int64_t>(requests_.size()); }
   KvAccounting Accounting() const override;
+  int64_t UsedBlocks() const override { return num_used_blocks(); }
   void CheckInvariants() const override;
   std::string name() const override { return "paged"; }
   int64_t slots_per_token() const override { return static_cast<int64_t>(groups_.size()); }
@@ -68,13 +67,6 @@ class PagedAllocator final : public KvAllocator {
       if (g.kind == AttentionKind::kSlidingWindow) return false;
     return true;
   }
-
-  // vLLM v0 swap preemption: moves a running request's blocks to the CPU pool (false if the CPU
-  // pool is short) and back (false if the GPU pool is short). A swapped request is not live.
-  bool SwapOut(RequestId id);
-  bool SwapIn(RequestId id);
-  bool IsSwapped(RequestId id) const { return swapped_.count(id) > 0; }
-  int64_t cpu_used_blocks() const { return cpu_used_blocks_; }
 
   int64_t num_free_blocks() const { return pool_.num_queued(); }  // free + cached
   int64_t num_used_blocks() const { return pool_.num_blocks() - 1 - pool_.num_queued(); }
@@ -89,7 +81,7 @@ class PagedAllocator final : public KvAllocator {
   struct GroupBlocks {
     int64_t first_live = 0;         // logical index of blocks_[0]; earlier ones slid out of the window
     std::vector<BlockId> blocks;
-    int32_t tail_reserved = 0;      // copy of the pool's reservation on blocks.back() (unshared tails)
+    int32_t tail_reserved = 0;      // unfilled slots of blocks.back() this request will still fill
   };
   struct RequestState {
     int64_t computed = 0;
@@ -97,13 +89,6 @@ class PagedAllocator final : public KvAllocator {
     std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
     int64_t keys_registered = 0;    // leading blocks already offered to the key map
     std::vector<GroupBlocks> groups;
-    // False while no other request can share this request's last block (only forks share a
-    // partly filled block); lets the hot path skip the copy-on-write check's block lookup.
-    bool maybe_shared_tail = false;
-  };
-  struct SwappedState {
-    RequestState state;
-    int64_t blocks = 0;
   };
 
   int64_t PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const;
@@ -131,16 +116,13 @@ class PagedAllocator final : public KvAllocator {
   std::vector<KvCacheGroup> groups_;
   bool caching_;
   double watermark_fraction_;
-  int64_t cpu_swap_blocks_;
   BlockPool pool_;
   RequestTable<RequestState> requests_;
-  std::unordered_map<RequestId, SwappedState> swapped_;
 
   // Incremental accounting over blocks in use.
   int64_t token_slots_ = 0;     // Σ filled over used blocks
   int64_t reserved_slots_ = 0;  // Σ reserved over used blocks
   int64_t shared_saved_ = 0;    // Σ (ref − 1) × filled over used blocks
-  int64_t cpu_used_blocks_ = 0;
   int64_t prefix_queried_blocks_ = 0;
   int64_t prefix_hit_blocks_ = 0;
 };

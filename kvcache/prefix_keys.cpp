@@ -18,21 +18,6 @@ constexpr BlockKey kRootKey = 0x6b7673696d2d6b76ULL;  // parent of block 0
 
 BlockKey ChainKey(BlockKey parent, uint64_t content) { return Mix(Mix(parent) ^ content); }
 
-std::vector<BlockKey> KeysFromTokens(std::span<const int64_t> tokens, int64_t block_size) {
-  std::vector<BlockKey> keys;
-  const size_t full = tokens.size() / static_cast<size_t>(block_size);
-  keys.reserve(full);
-  BlockKey parent = kRootKey;
-  for (size_t i = 0; i < full; ++i) {
-    uint64_t content = 0;
-    for (int64_t t = 0; t < block_size; ++t)
-      content = Mix(content ^ static_cast<uint64_t>(tokens[i * static_cast<size_t>(block_size) + static_cast<size_t>(t)]));
-    parent = ChainKey(parent, content);
-    keys.push_back(parent);
-  }
-  return keys;
-}
-
 std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens,
                                           int64_t prompt_tokens, int64_t block_size) {
   std::vector<BlockKey> keys;

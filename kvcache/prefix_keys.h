@@ -12,9 +12,6 @@
 
 namespace kvsim {
 
-// Keys of the full blocks of `tokens` (token ids) at `block_size`.
-std::vector<BlockKey> KeysFromTokens(std::span<const int64_t> tokens, int64_t block_size);
-
 // Keys of the full blocks of a `prompt_tokens`-long prompt whose content a trace describes by
 // block ids of `trace_block_tokens` tokens each (Mooncake `hash_ids`, 512 tokens): pool block j
 // digests the ids of the trace blocks it overlaps and its offset in the first of them, so any pool
@@ -22,7 +19,7 @@ std::vector<BlockKey> KeysFromTokens(std::span<const int64_t> tokens, int64_t bl
 std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens,
                                           int64_t prompt_tokens, int64_t block_size);
 
-// The 64-bit mix both use (splitmix64 finaliser over the combination).
+// The 64-bit mix (splitmix64 finaliser over the combination).
 BlockKey ChainKey(BlockKey parent, uint64_t content);
 
 }  // namespace kvsim

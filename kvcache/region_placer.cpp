@@ -6,14 +6,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "kvcache/error.h"
+#include "kvcache/base/check.h"
 
 namespace kvsim {
 namespace {
 
-void Require(bool ok, const char* what) {
-  if (!ok) throw std::logic_error(std::string("RegionPlacer invariant broken: ") + what);
-}
+void Require(bool ok, const char* what) { KVSIM_CHECK(ok, std::string("RegionPlacer: ") + what); }
 
 int Log2(int64_t pow2) {
   int k = 0;
@@ -217,22 +215,6 @@ int64_t NextPowerOfTwo(int64_t v) {
   int64_t p = 1;
   while (p < v) p <<= 1;
   return p;
-}
-
-Placement ParsePlacement(const std::string& name) {
-  if (name == "first-fit") return Placement::kFirstFit;
-  if (name == "best-fit") return Placement::kBestFit;
-  if (name == "buddy") return Placement::kBuddy;
-  throw Error("--placement: '" + name + "' is not known (first-fit, best-fit, buddy)");
-}
-
-const char* PlacementName(Placement p) {
-  switch (p) {
-    case Placement::kFirstFit: return "first-fit";
-    case Placement::kBestFit: return "best-fit";
-    case Placement::kBuddy: return "buddy";
-  }
-  return "?";
 }
 
 std::unique_ptr<RegionPlacer> MakeRegionPlacer(Placement placement, int64_t capacity_slots) {

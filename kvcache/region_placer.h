@@ -13,13 +13,16 @@
 #include <optional>
 #include <string>
 
+#include "kvcache/base/enum_names.h"
+
 namespace kvsim {
 
 enum class Placement { kFirstFit, kBestFit, kBuddy };
-
-// Parses first-fit | best-fit | buddy; throws kvsim::Error otherwise.
-Placement ParsePlacement(const std::string& name);
-const char* PlacementName(Placement placement);
+template <>
+struct EnumNames<Placement> {
+  static constexpr EnumEntry<Placement> kEntries[] = {
+      {Placement::kFirstFit, "first-fit"}, {Placement::kBestFit, "best-fit"}, {Placement::kBuddy, "buddy"}};
+};
 
 struct PlacedRegion {
   int64_t offset = 0;
@@ -40,7 +43,7 @@ class RegionPlacer {
   virtual int64_t UnusableFor(int64_t size) const = 0;
   // The largest size Place could satisfy right now.
   virtual int64_t largest_placeable() const = 0;
-  // Throws std::logic_error on broken structure (overlaps, unmerged buddies, lost space).
+  // Throws InternalError on broken structure (overlaps, unmerged buddies, lost space).
   virtual void CheckInvariants(int64_t used_slots) const = 0;
 };
 

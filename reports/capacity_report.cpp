@@ -2,20 +2,12 @@
 
 #include <cmath>
 
-#include "kvcache/units.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/units.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
 namespace {
-
-std::string Thousands(int64_t v) {
-  std::string digits = std::to_string(v < 0 ? -v : v), out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (v < 0 ? "-" : "") + out;
-}
 
 std::string G(double bytes) { return Format("%.2f", BytesToGiB(bytes)); }
 
@@ -34,10 +26,11 @@ std::string RenderCapacityText(const CapacityResult& r) {
   const EffectiveSettings& s = r.settings;
   std::string out;
   out += "kvsim capacity: " + s.model + " on " + s.gpu_name + Format(" (%.2f GiB as CUDA reports)", s.gpu_total_gib) +
-         ", engine " + s.engine + (s.engine == "vllm" ? " " + s.vllm_version + " (era " + s.vllm_era + ")" : "") + "\n";
+         ", engine " + NameOf(s.engine) +
+         (s.engine == Engine::kVllm ? " " + s.vllm_version + " (era " + NameOf(s.vllm_era) + ")" : "") + "\n";
   out += Format("settings: dtype %s, quantization %s, kv-cache-dtype %s, TP %d%s, PP %d, ", s.dtype.c_str(),
                 s.quantization.c_str(), s.kv_cache_dtype.c_str(), s.tensor_parallel_size,
-                s.tensor_parallel_size > 1 ? (" over " + s.interconnect).c_str() : "", s.pipeline_parallel_size);
+                s.tensor_parallel_size > 1 ? (std::string(" over ") + NameOf(s.interconnect)).c_str() : "", s.pipeline_parallel_size);
   out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
@@ -92,15 +85,15 @@ std::string RenderCapacityText(const CapacityResult& r) {
 
 nlohmann::json SettingsToJson(const EffectiveSettings& s) {
   nlohmann::json j = {
-      {"model", s.model}, {"architecture", s.architecture}, {"engine", s.engine}, {"vllm_version", s.vllm_version},
-      {"vllm_era", s.vllm_era}, {"gpu", s.gpu_id}, {"gpu_name", s.gpu_name}, {"gpu_total_gib", s.gpu_total_gib},
-      {"interconnect", s.interconnect},
+      {"model", s.model}, {"architecture", s.architecture}, {"engine", NameOf(s.engine)}, {"vllm_version", s.vllm_version},
+      {"vllm_era", NameOf(s.vllm_era)}, {"gpu", s.gpu_id}, {"gpu_name", s.gpu_name}, {"gpu_total_gib", s.gpu_total_gib},
+      {"interconnect", NameOf(s.interconnect)},
       {"gpu_memory_utilization", s.gpu_memory_utilization}, {"dtype", s.dtype}, {"quantization", s.quantization},
       {"kv_cache_dtype", s.kv_cache_dtype}, {"tensor_parallel_size", s.tensor_parallel_size},
       {"pipeline_parallel_size", s.pipeline_parallel_size}, {"max_model_len", s.max_model_len},
       {"max_num_seqs", s.max_num_seqs}, {"max_num_batched_tokens", s.max_num_batched_tokens},
       {"block_size", s.block_size}, {"enable_prefix_caching", s.enable_prefix_caching},
-      {"hybrid_kv_cache_manager", s.hybrid_kv_cache_manager}};
+      {"hybrid_kv_cache_manager", s.kv_grouping == KvGrouping::kHybrid}};
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
   return j;
 }

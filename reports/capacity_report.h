@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kvcache/capacity_planner.h"
+#include "kvcache/budget/capacity_planner.h"
 
 namespace kvsim {
 

@@ -2,15 +2,13 @@
 
 #include <cstdio>
 
+#include "reports/replay_report.h"
 #include "reports/svg_chart.h"
 
 namespace kvsim {
 namespace {
 
-const char* kCategoryNames[6] = {"token states", "reserved", "internal fragmentation", "external fragmentation",
-                                 "cached (prefix)", "free"};
-const char* kCategoryKeys[6] = {"token_states", "reserved", "internal_fragmentation", "external_fragmentation",
-                                "cached", "free"};
+// By WasteCategory.
 const std::vector<std::string> kColors = {"#2b6cb0", "#68a0d8", "#e07b39", "#c53030", "#6b8e23", "#d9dde3"};
 
 std::string Escape(const std::string& s) { return HtmlEscape(s); }
@@ -25,8 +23,8 @@ std::string Row(const std::string& k, const std::string& v) { return "<tr><th>" 
 
 }  // namespace
 
-std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec) {
-  const auto& cfg = s["config"];
+std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
+  const nlohmann::json cfg = ReplayConfigToJson(s.config);
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kvsim replay report</title>\n<style>\n"
       "body{font-family:system-ui,-apple-system,sans-serif;margin:24px;color:#1a202c;max-width:1100px}\n"
@@ -35,9 +33,9 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
       ".chart{display:block;margin:8px 0}.title{font-size:14px;font-weight:600}.tick{font-size:11px;fill:#4a5568}\n"
       ".axis{font-size:12px;fill:#2d3748}.grid{display:flex;gap:24px;flex-wrap:wrap}.note{color:#4a5568;font-size:13px}\n"
       "</style></head><body>\n";
-  html += "<h1>kvsim replay: " + Escape(cfg["model"].get<std::string>()) + " on " + Escape(cfg["gpu_name"].get<std::string>()) +
-          "</h1>\n<p class=\"note\">Trace " + Escape(cfg["trace"].get<std::string>()) + ". Memory in GiB = 2<sup>30</sup> bytes, per GPU." +
-          (s.contains("partial") ? " <b>Partial: the replay was interrupted.</b>" : "") + "</p>\n";
+  html += "<h1>kvsim replay: " + Escape(s.config.settings.model) + " on " + Escape(s.config.settings.gpu_name) +
+          "</h1>\n<p class=\"note\">Trace " + Escape(s.config.trace) + ". Memory in GiB = 2<sup>30</sup> bytes, per GPU." +
+          (s.partial ? " <b>Partial: the replay was interrupted.</b>" : "") + "</p>\n";
 
   // Effective configuration.
   html += "<h2>Configuration</h2>\n<div class=\"grid\"><table>\n";
@@ -46,24 +44,22 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
                         "max_num_batched_tokens", "block_size", "scheduler", "allocator", "step_time_model", "rate_scale"})
     if (cfg.contains(k)) html += Row(k, cfg[k].is_string() ? cfg[k].get<std::string>() : cfg[k].dump());
   html += "</table>\n<table>\n";
-  const auto& rq = s["requests"];
-  html += Row("requests finished / rejected / total", std::to_string(rq["finished"].get<int64_t>()) + " / " +
-                                                           std::to_string(rq["rejected"].get<int64_t>()) + " / " +
-                                                           std::to_string(rq["total"].get<int64_t>()));
-  html += Row("preemptions", std::to_string(rq["preemptions"].get<int64_t>()));
-  html += Row("running peak / mean", std::to_string(s["concurrency"]["peak_running"].get<int64_t>()) + " / " +
-                                         F(s["concurrency"]["mean_running"].get<double>(), "%.1f"));
-  html += Row("waiting peak", std::to_string(s["concurrency"]["peak_waiting"].get<int64_t>()));
-  html += Row("throughput", F(s["throughput"]["requests_per_s"].get<double>()) + " req/s, " +
-                                F(s["throughput"]["output_tokens_per_s"].get<double>(), "%.0f") + " output tok/s");
-  html += Row("offered load", F(s["throughput"]["offered_requests_per_s"].get<double>()) + " req/s");
-  html += Row("prefix cache hit rate", F(100 * s["prefix_cache"]["hit_rate"].get<double>(), "%.1f") + "%");
+  const auto& rq = s.requests;
+  html += Row("requests finished / rejected / total",
+              std::to_string(rq.finished) + " / " + std::to_string(rq.rejected) + " / " + std::to_string(rq.total));
+  html += Row("preemptions", std::to_string(rq.preemptions));
+  html += Row("running peak / mean",
+              std::to_string(s.concurrency.peak_running) + " / " + F(s.concurrency.mean_running, "%.1f"));
+  html += Row("waiting peak", std::to_string(s.concurrency.peak_waiting));
+  html += Row("throughput", F(s.throughput.requests_per_s) + " req/s, " + F(s.throughput.output_tokens_per_s, "%.0f") +
+                                " output tok/s");
+  html += Row("offered load", F(s.throughput.offered_requests_per_s) + " req/s");
+  html += Row("prefix cache hit rate", F(100 * s.prefix_cache.hit_rate, "%.1f") + "%");
   html += "</table></div>\n";
 
   // Capacity breakdown next to the rule of thumb.
-  const auto& m = s["memory_gib"];
-  const double weights = m["weights"].get<double>(), act = m["activation"].get<double>(), nt = m["non_torch"].get<double>();
-  const double pool = m["kv_pool"].get<double>(), peak_kv = m["kv_peak_used"].get<double>();
+  const auto& m = s.memory_gib;
+  const double weights = m.weights, act = m.activation, nt = m.non_torch, pool = m.kv_pool, peak_kv = m.kv_peak_used;
   html += "<h2>Capacity per GPU</h2>\n";
   html += SvgShareBar({"Memory the server reserves (GiB)", "weights, activation peak, runtime overhead and KV pool; "
                                                               "the rule of thumb '1.2 x weights' would be " + F(1.2 * weights) + " GiB",
@@ -71,19 +67,20 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
                       {{"weights", weights}, {"activation", act}, {"runtime", nt}, {"KV pool", pool}},
                       {"#4a5568", "#a0aec0", "#cbd5e0", "#2b6cb0"}, weights + act + nt + pool, "GiB");
   html += "<p class=\"note\">Peak KV in use " + F(peak_kv) + " GiB of the " + F(pool) + " GiB pool; peak total " +
-          F(m["peak_total"].get<double>()) + " GiB; 1.2 &times; weights = " + F(1.2 * weights) + " GiB.</p>\n";
+          F(m.peak_total) + " GiB; 1.2 &times; weights = " + F(1.2 * weights) + " GiB.</p>\n";
 
   // Memory over time.
   const auto& chart = rec.chart();
   std::vector<double> t;
-  std::vector<Series> cats(6);
-  for (int i = 0; i < 6; ++i) cats[i] = {kCategoryNames[i], kColors[i], {}, {}};
+  std::vector<Series> cats(kNumWasteCategories);
+  for (WasteCategory c : EnumValues<WasteCategory>())
+    cats[static_cast<size_t>(c)] = {LabelOf(c), kColors[static_cast<size_t>(c)], {}, {}};
   Series running{"running", "#2b6cb0", {}, {}}, waiting{"waiting", "#c53030", {}, {}};
   std::vector<double> preemption_marks;
   int64_t last_preemptions = 0;
   for (const ChartPoint& p : chart) {
     t.push_back(p.t_s);
-    for (int i = 0; i < 6; ++i) cats[i].y.push_back(p.fractions[i]);
+    for (int i = 0; i < kNumWasteCategories; ++i) cats[static_cast<size_t>(i)].y.push_back(p.fractions[i]);
     running.y.push_back(static_cast<double>(p.running_max));
     waiting.y.push_back(static_cast<double>(p.waiting_max));
     if (p.preemptions > last_preemptions) preemption_marks.push_back(p.t_s);
@@ -96,38 +93,42 @@ std::string RenderHtmlReport(const nlohmann::json& s, const ReplayRecorder& rec)
   html += SvgLines({"Running and waiting requests (bucket maxima)", "simulated time (s)", "requests"}, t, {running, waiting});
 
   // Latency CDFs.
-  const auto& lat = s["latency_s"];
+  const std::pair<const char*, const LatencySummary*> latencies[] = {
+      {"queue", &s.latency_s.queue}, {"ttft", &s.latency_s.ttft}, {"tpot", &s.latency_s.tpot}, {"e2e", &s.latency_s.e2e}};
   std::vector<Series> cdfs = {{"TTFT", "#2b6cb0", {}, rec.ttft_histogram().Cdf()},
                               {"TPOT", "#e07b39", {}, rec.tpot_histogram().Cdf()},
                               {"end-to-end", "#6b8e23", {}, rec.e2e_histogram().Cdf()}};
   std::vector<std::pair<std::string, double>> marks;
-  for (const char* k : {"ttft", "tpot", "e2e"})
-    for (const char* q : {"p50", "p90", "p99"}) marks.emplace_back(std::string(k) + " " + q, lat[k][q].get<double>());
+  for (const auto& [name, l] : latencies) {
+    if (l == &s.latency_s.queue) continue;
+    marks.emplace_back(std::string(name) + " p50", l->p50);
+    marks.emplace_back(std::string(name) + " p90", l->p90);
+    marks.emplace_back(std::string(name) + " p99", l->p99);
+  }
   html += "<h2>Latency</h2>\n";
   html += SvgCdf({"Latency CDFs (dashed: p50, p90, p99)", "seconds (log scale)", "fraction of requests"}, cdfs, marks);
   html += "<table><tr><th>latency (s)</th><th>mean</th><th>p50</th><th>p90</th><th>p99</th></tr>\n";
-  for (const char* k : {"queue", "ttft", "tpot", "e2e"}) {
-    html += "<tr><th>" + std::string(k) + "</th>";
-    for (const char* q : {"mean", "p50", "p90", "p99"}) html += "<td>" + F(lat[k][q].get<double>(), "%.3f") + "</td>";
+  for (const auto& [name, l] : latencies) {
+    html += "<tr><th>" + std::string(name) + "</th>";
+    for (double v : {l->mean, l->p50, l->p90, l->p99}) html += "<td>" + F(v, "%.3f") + "</td>";
     html += "</tr>\n";
   }
   html += "</table>\n";
 
   // Waste breakdown.
   std::vector<std::pair<std::string, double>> waste, waste_sat;
-  for (int i = 0; i < 6; ++i) {
-    waste.emplace_back(kCategoryNames[i], s["waste"][kCategoryKeys[i]].get<double>());
-    waste_sat.emplace_back(kCategoryNames[i], s["waste_saturated"][kCategoryKeys[i]].get<double>());
+  for (WasteCategory c : EnumValues<WasteCategory>()) {
+    waste.emplace_back(LabelOf(c), s.waste[static_cast<size_t>(c)]);
+    waste_sat.emplace_back(LabelOf(c), s.waste_saturated[static_cast<size_t>(c)]);
   }
   html += "<h2>Where the KV memory goes</h2>\n";
   html += SvgShareBar({"Time-averaged, whole run", "shares of the KV pool, averaged over simulated time", ""}, waste, kColors, 1.0, "of the pool");
   html += SvgShareBar({"Time-averaged while requests wait", "the same, only while the queue is not empty (" +
-                                                                F(100 * s["waste_saturated"]["saturated_time_fraction"].get<double>(), "%.1f") +
+                                                                F(100 * s.saturated_time_fraction, "%.1f") +
                                                                 "% of the time)", ""},
                       waste_sat, kColors, 1.0, "of the pool");
-  html += "<p class=\"note\">kvsim " + Escape(s["kvsim_version"].get<std::string>()) + "; " +
-          std::to_string(s["sim"]["steps"].get<int64_t>()) + " steps, " + std::to_string(s["sim"]["events"].get<int64_t>()) +
-          " events.</p>\n</body></html>\n";
+  html += "<p class=\"note\">kvsim " + Escape(KVSIM_VERSION) + "; " + std::to_string(s.sim.steps) + " steps, " +
+          std::to_string(s.sim.events) + " events.</p>\n</body></html>\n";
   return html;
 }
 

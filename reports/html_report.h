@@ -8,14 +8,13 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "reports/replay_recorder.h"
+#include "reports/chart_recorder.h"
+#include "sim/replay_summary.h"
 
 namespace kvsim {
 
-// REQUIRES: the recorder was created with keep_charts and has finished.
-std::string RenderHtmlReport(const nlohmann::json& summary, const ReplayRecorder& recorder);
+// REQUIRES: `charts` observed the replay that `summary` describes.
+std::string RenderHtmlReport(const ReplaySummary& summary, const ChartRecorder& charts);
 
 }  // namespace kvsim
 

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstdarg>
-#include <cstdio>
 #include <string_view>
 
 namespace kvsim {
@@ -48,15 +46,6 @@ std::string TextTable::Render() const {
   out += std::string(total + 2 * (width.size() - 1), '-') + "\n";
   for (const auto& row : rows_) emit(row, false);
   return out;
-}
-
-std::string Format(const char* fmt, ...) {
-  va_list args;
-  va_start(args, fmt);
-  char buf[512];
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return n < 0 ? std::string() : std::string(buf, std::min<size_t>(static_cast<size_t>(n), sizeof buf - 1));
 }
 
 }  // namespace kvsim

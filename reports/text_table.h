@@ -22,9 +22,6 @@ class TextTable {
   bool align_numbers_ = true;
 };
 
-// printf-style formatting into a std::string.
-std::string Format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-
 }  // namespace kvsim
 
 #endif  // KVSIM_REPORTS_TEXT_TABLE_H_

@@ -3,16 +3,19 @@
 #include <algorithm>
 #include <cassert>
 
-#include "kvcache/paged_allocator.h"
+#include "kvcache/base/check.h"
 #include "kvcache/prefix_keys.h"
 
 namespace kvsim {
 
-ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer, ReplayRecorder& recorder,
-                           RequestSource& source)
-    : o_(o), alloc_(allocator), timer_(timer), recorder_(recorder), source_(source) {
-  if (o_.v0_scheduler) o_.lazy_decode = false;
-  paged_ = dynamic_cast<const PagedAllocator*>(&alloc_);
+ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
+                           std::vector<ReplayObserver*> observers, RequestSource& source)
+    : o_(o),
+      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1),
+      alloc_(allocator),
+      timer_(timer),
+      observers_(std::move(observers)),
+      source_(source) {
   grows_compose_ = alloc_.GrowsCompose();
 }
 
@@ -33,7 +36,7 @@ void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
   rec.prompt_tokens = r.prompt_tokens;
   rec.output_tokens = r.output_tokens;
   rec.rejected_reason = reason;
-  recorder_.OnRequestDone(rec);
+  Done(rec);
 }
 
 void ReplayEngine::Arrive(TraceRequest r) {
@@ -150,7 +153,7 @@ void ReplayEngine::Finish(Slot slot) {
   alloc_.Free(l.req.id);
   l.record.finished_ns = now_ns_;
   l.record.output_tokens = l.generated;
-  recorder_.OnRequestDone(l.record);
+  Done(l.record);
   running_.erase(l.order);
   l.in_use = false;
   l.keys = {};
@@ -175,7 +178,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     if (l.record.admitted_ns < 0) {
       l.record.admitted_ns = now_ns_;
       l.record.cached_tokens = plan->cached_tokens;
-      recorder_.OnPrefixLookup(l.req.prompt_tokens, plan->cached_tokens);
+      for (ReplayObserver* o : observers_) o->OnPrefixLookup(l.req.prompt_tokens, plan->cached_tokens);
     }
     l.computed = plan->cached_tokens + plan->new_tokens;
     budget -= plan->new_tokens;
@@ -237,7 +240,7 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
   for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
   work_.clear();
-  if (!o_.lazy_decode || demand > budget) {
+  if (!lazy_decode_ || demand > budget) {
     // Not everyone can be served (or token stepping): every running request, in order.
     for (auto& [order, slot] : running_) {
       Live& l = slots_[slot];
@@ -275,7 +278,7 @@ bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
 void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
   // Decoders this step considered but did not schedule (the budget ran out) decode lazily again
   // from the next step on.
-  if (o_.lazy_decode) {
+  if (lazy_decode_) {
     for (Slot slot : work_) {
       Live& l = slots_[slot];
       if (l.in_use && l.order >= 0 && !l.lazy && !l.prefilling && l.scheduled_step != step_ &&
@@ -295,7 +298,7 @@ void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
     if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
     if (l.generated >= l.target) {
       Finish(s.slot);
-    } else if (o_.lazy_decode) {
+    } else if (lazy_decode_) {
       MakeLazy(l);
     }
   }
@@ -311,6 +314,19 @@ KvAccounting ReplayEngine::CorrectedAccounting() const {
   return a;
 }
 
+void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns) {
+  StepSample sample;
+  sample.start_ns = start_ns;
+  sample.duration_ns = duration_ns;
+  sample.running = static_cast<int64_t>(running_.size());
+  sample.waiting = static_cast<int64_t>(waiting_.size());
+  sample.kv = CorrectedAccounting();
+  sample.used_blocks = alloc_.UsedBlocks();
+  sample.preemptions_total = counters_.preemptions;
+  KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
+  for (ReplayObserver* o : observers_) o->OnStep(sample);
+}
+
 EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
   pending_ = source_.Next();
   std::vector<Scheduled> scheduled;
@@ -324,7 +340,7 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
     ++step_;
     preempted_this_step_ = false;
     scheduled.clear();
-    const bool work = o_.v0_scheduler ? StepV0(scheduled) : StepV1(scheduled);
+    const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
     if (!work && running_.empty()) {
       // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
       const Slot slot = waiting_.front();
@@ -347,24 +363,11 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
     w.attended += lazy_context + lazy_count_;
     const int64_t start = now_ns_;
     const int64_t dt = timer_.StepNs(w);
+    KVSIM_DCHECK(dt > 0);  // time never goes back
     now_ns_ += dt;
     AfterStep(scheduled);
     ++counters_.steps;
-
-    StepSample sample;
-    sample.start_ns = start;
-    sample.duration_ns = dt;
-    sample.running = static_cast<int64_t>(running_.size());
-    sample.waiting = static_cast<int64_t>(waiting_.size());
-    sample.kv = CorrectedAccounting();
-    if (paged_) {
-      sample.used_blocks = paged_->num_used_blocks();
-    } else if (o_.paged_used_blocks_divisor > 0) {
-      sample.used_blocks = (sample.kv.capacity_slots - sample.kv.free_slots - sample.kv.cached_slots -
-                            sample.kv.external_fragmentation_slots) / o_.paged_used_blocks_divisor;
-    }
-    sample.preemptions_total = counters_.preemptions;
-    recorder_.OnStep(sample);
+    RecordStep(start, dt);
     if (on_step && !on_step(now_ns_)) break;
   }
   return counters_;

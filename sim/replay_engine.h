@@ -21,7 +21,7 @@
 // memory it already holds (KvAllocator::GrowRoom) is not touched until its next event: a block
 // boundary, or its last output token. Its tokens are accounted in aggregate meanwhile. Steps in
 // which the budget cannot serve everyone fall back to processing every request in order. The
-// results are identical to stepping every request every step (`lazy_decode = false`).
+// results are identical to stepping every request every step (Stepping::kToken).
 #ifndef KVSIM_SIM_REPLAY_ENGINE_H_
 #define KVSIM_SIM_REPLAY_ENGINE_H_
 
@@ -33,7 +33,8 @@
 #include <vector>
 
 #include "kvcache/kv_allocator.h"
-#include "reports/replay_recorder.h"
+#include "sim/replay_observer.h"
+#include "sim/replay_options.h"
 #include "sim/step_timer.h"
 #include "workloads/request_source.h"
 
@@ -45,9 +46,8 @@ struct EngineOptions {
   int64_t max_model_len = 8192;
   int64_t block_size = 16;          // for prefix keys
   bool prefix_caching = false;      // compute prefix keys from the trace's block ids
-  bool lazy_decode = true;
-  bool v0_scheduler = false;
-  int64_t paged_used_blocks_divisor = 0;  // >0: used blocks = used slots / this (contiguous)
+  Stepping stepping = Stepping::kEvent;
+  SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
 };
 
 struct EngineCounters {
@@ -58,8 +58,10 @@ struct EngineCounters {
 
 class ReplayEngine {
  public:
-  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer, ReplayRecorder& recorder,
-               RequestSource& source);
+  // Every observer sees every step and request, in the order given. All references must outlive
+  // the engine.
+  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer,
+               std::vector<ReplayObserver*> observers, RequestSource& source);
 
   // Replays the whole source. `on_step` (optional) is called after every step with the simulated
   // time; returning false stops the run early (the outputs so far stay valid).
@@ -113,11 +115,16 @@ class ReplayEngine {
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
   KvAccounting CorrectedAccounting() const;
+  void RecordStep(int64_t start_ns, int64_t duration_ns);
+  void Done(const RequestRecord& record) {
+    for (ReplayObserver* o : observers_) o->OnRequestDone(record);
+  }
 
   EngineOptions o_;
+  bool lazy_decode_ = true;
   KvAllocator& alloc_;
   const StepTimer& timer_;
-  ReplayRecorder& recorder_;
+  std::vector<ReplayObserver*> observers_;
   RequestSource& source_;
 
   int64_t now_ns_ = 0;
@@ -146,7 +153,6 @@ class ReplayEngine {
   int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
   bool preempted_this_step_ = false;
   EngineCounters counters_;
-  const class PagedAllocator* paged_ = nullptr;  // for used-block counts, when paged
   bool grows_compose_ = true;
 };
 

@@ -3,19 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kvcache/weight_tensors.h"
+#include "kvcache/model/weight_tensors.h"
 
 namespace kvsim {
 namespace {
 
-double LinkBandwidthGBps(Interconnect i) {
+// Per-direction link bandwidth an all-reduce achieves (GB/s = 10^9 B/s).
+double LinkBytesPerSecond(Interconnect i) {
   switch (i) {
-    case Interconnect::kNvls: return 450;
-    case Interconnect::kNvlink: return 300;
-    case Interconnect::kPcie: return 25;
-    case Interconnect::kXgmi: return 300;
+    case Interconnect::kNvls: return 450e9;
+    case Interconnect::kNvlink: return 300e9;
+    case Interconnect::kPcie: return 25e9;
+    case Interconnect::kXgmi: return 300e9;
   }
-  return 300;
+  return 300e9;
 }
 
 }  // namespace
@@ -29,7 +30,7 @@ StepTimer::StepTimer(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   const bool fp8 = cap.settings.quantization == "fp8" && gpu.fp8_dense_tflops > 0;
   // GPUs without a bf16 figure (T4, V100) get a conservative 65 TFLOPS fp16 fallback.
   peak_flops_ = (fp8 ? gpu.fp8_dense_tflops : gpu.bf16_dense_tflops > 0 ? gpu.bf16_dense_tflops : 65.0) * 1e12;
-  bandwidth_ = (gpu.mem_bandwidth_tbps > 0 ? gpu.mem_bandwidth_tbps : 1.0) * 1e12;
+  bandwidth_ = gpu.mem_bandwidth_bytes_per_s > 0 ? gpu.mem_bandwidth_bytes_per_s : 1e12;
   compute_eff_ = o.compute_efficiency;
   memory_eff_ = o.memory_efficiency;
   overhead_ns_ = o.step_overhead_ms * 1e6;
@@ -48,11 +49,11 @@ StepTimer::StepTimer(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   const double q_width = static_cast<double>(spec.num_attention_heads * spec.head_dim) / tp;
   attn_flops_per_pair_ = 4.0 * static_cast<double>(spec.kv_layers()) / pp * q_width;  // QK^T and AV over KV layers
   if (tp > 1) {
-    const double link_gbps = o.link_bandwidth_gbps > 0 ? o.link_bandwidth_gbps : LinkBandwidthGBps(gpu.interconnect);
+    const double link = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
     const double layers = static_cast<double>(spec.num_layers) / pp;
     allreduce_fixed_ns_ = 2 * layers * o.allreduce_latency_us * 1e3;
     allreduce_ns_per_token_ = 2 * layers * 2.0 * (tp - 1) / tp * static_cast<double>(spec.hidden_size) * 2.0 /
-                              (link_gbps * 1e9) * 1e9;
+                              link * 1e9;
   }
 }
 

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kvcache/capacity_planner.h"
+#include "kvcache/budget/capacity_planner.h"
 
 namespace kvsim {
 
@@ -23,7 +23,7 @@ struct StepTimerOptions {
   double compute_efficiency = 0.6;    // achieved / peak FLOPs
   double memory_efficiency = 0.8;     // achieved / peak bandwidth
   double step_overhead_ms = 1.0;      // scheduler, kernel launches, sampling
-  double link_bandwidth_gbps = 0;     // per-GPU all-reduce bandwidth, GB/s; 0: from the GPU's interconnect
+  double link_bytes_per_s = 0;        // per-GPU all-reduce bandwidth; 0: from the GPU's interconnect
   double allreduce_latency_us = 10;   // per all-reduce
 };
 

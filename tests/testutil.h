@@ -2,18 +2,18 @@
 #ifndef KVSIM_TESTS_TESTUTIL_H_
 #define KVSIM_TESTS_TESTUTIL_H_
 
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "kvcache/model_config_parser.h"
-#include "kvcache/model_spec.h"
-#include "sim/cli/commands.h"
+#include <nlohmann/json.hpp>
+
+#include "kvcache/model/model_config_parser.h"
+#include "kvcache/model/model_spec.h"
 
 namespace kvsim::testing {
 
 inline std::string SharedPath(const std::string& rel) { return std::string(KVSIM_SHARED_DIR) + "/" + rel; }
+inline std::string TestDataPath(const std::string& rel) { return std::string(KVSIM_TEST_DATA_DIR) + "/" + rel; }
 
 // Parses a config.json written inline in a test.
 inline ModelSpec SpecFromJson(const std::string& text) {
@@ -23,16 +23,29 @@ inline ModelSpec SpecFromJson(const std::string& text) {
 inline ModelSpec SharedModel(const std::string& file) { return LoadModelConfigFile(SharedPath("models/" + file)); }
 
 // A Llama-style dense config: gated MLP, RMSNorm, untied embeddings unless told otherwise.
-inline std::string LlamaConfig(int hidden, int inter, int layers, int heads, int kv_heads, int vocab,
-                               bool tied = false, int max_pos = 4096) {
-  std::ostringstream s;
-  s << R"({"architectures":["LlamaForCausalLM"],"model_type":"llama","hidden_size":)" << hidden
-    << R"(,"intermediate_size":)" << inter << R"(,"num_hidden_layers":)" << layers << R"(,"num_attention_heads":)"
-    << heads << R"(,"num_key_value_heads":)" << kv_heads << R"(,"vocab_size":)" << vocab
-    << R"(,"max_position_embeddings":)" << max_pos << R"(,"tie_word_embeddings":)" << (tied ? "true" : "false")
-    << R"(,"torch_dtype":"float16"})";
-  return s.str();
-}
+std::string LlamaConfig(int hidden, int inter, int layers, int heads, int kv_heads, int vocab, bool tied = false,
+                        int max_pos = 4096);
+
+// A fresh directory under the system's temporary directory, removed with everything in it when
+// the object goes out of scope; every test that writes files writes them here, so `ctest -j`
+// runs never share a path.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // `path()/name`.
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+  // Writes `text` to `path()/name` and returns the path.
+  std::string Write(const std::string& name, const std::string& text) const;
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path);
 
 struct CommandResult {
   int exit_code;
@@ -40,13 +53,9 @@ struct CommandResult {
   std::string err;
 };
 
-// Runs `kvsim <args...>` in-process.
-inline CommandResult RunCli(std::vector<std::string> args) {
-  args.insert(args.begin(), "kvsim");
-  std::ostringstream out, err;
-  const int code = RunKvsim(args, out, err);
-  return {code, out.str(), err.str()};
-}
+// Runs the kvsim executable with `args` (the CLI is linked into it only), capturing stdout,
+// stderr and the exit code; a signal death is reported as 128 + the signal number.
+CommandResult RunCli(const std::vector<std::string>& args);
 
 }  // namespace kvsim::testing
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <optional>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 
 namespace kvsim {
 

@@ -5,7 +5,7 @@
 #include <libfccp/csv.h>
 #include <sstream>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 #include "workloads/row_errors.h"
 
 namespace kvsim {
@@ -78,14 +78,12 @@ class SyntheticSource final : public RequestSource {
 
 }  // namespace
 
-ArrivalGenerator::ArrivalGenerator(const std::string& kind, double rate_per_s, double cv, uint64_t seed) : rng_(seed) {
+ArrivalGenerator::ArrivalGenerator(ArrivalKind kind, double rate_per_s, double cv, uint64_t seed) : rng_(seed) {
   if (!(rate_per_s > 0)) throw Error("--rate: must be a positive number of requests per second");
   double shape = 1.0;  // Poisson: exponential gaps
-  if (kind == "gamma") {
+  if (kind == ArrivalKind::kGamma) {
     if (!(cv > 0)) throw Error("--cv: must be positive");
     shape = 1.0 / (cv * cv);
-  } else if (kind != "poisson") {
-    throw Error("--arrival: '" + kind + "' is not known (poisson, gamma)");
   }
   // Mean gap 1/rate: Gamma(shape, scale) has mean shape × scale.
   gap_s_ = std::gamma_distribution<double>(shape, 1.0 / (rate_per_s * shape));

@@ -9,16 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "kvcache/base/enum_names.h"
 #include "workloads/request_source.h"
 
 namespace kvsim {
+
+enum class ArrivalKind { kPoisson, kGamma };
+template <>
+struct EnumNames<ArrivalKind> {
+  static constexpr EnumEntry<ArrivalKind> kEntries[] = {{ArrivalKind::kPoisson, "poisson"}, {ArrivalKind::kGamma, "gamma"}};
+};
 
 // Inter-arrival gaps: Poisson (exponential gaps) or Gamma with coefficient of variation `cv`
 // (cv = 1 is Poisson; > 1 burstier). Mean rate `rate_per_s` requests per second.
 class ArrivalGenerator {
  public:
-  // Parses "poisson" or "gamma"; throws kvsim::Error for a bad kind, rate <= 0 or cv <= 0.
-  ArrivalGenerator(const std::string& kind, double rate_per_s, double cv, uint64_t seed);
+  // Throws kvsim::Error for rate <= 0 or cv <= 0.
+  ArrivalGenerator(ArrivalKind kind, double rate_per_s, double cv, uint64_t seed);
   int64_t NextArrivalNs();  // cumulative, first arrival after one gap
 
  private:

@@ -6,24 +6,13 @@
 #include <libfccp/csv.h>
 #include <nlohmann/json.hpp>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 #include "workloads/row_errors.h"
 
 namespace kvsim {
 namespace {
 
 constexpr const char* kAbsent[] = {"__kvsim_absent_0", "__kvsim_absent_1", "__kvsim_absent_2", "__kvsim_absent_3"};
-
-enum class TimeUnit { kSeconds, kMillis, kMicros, kNanos, kDateTime, kNone };
-
-TimeUnit ParseTimeUnit(const std::string& s) {
-  if (s == "s") return TimeUnit::kSeconds;
-  if (s == "ms") return TimeUnit::kMillis;
-  if (s == "us") return TimeUnit::kMicros;
-  if (s == "ns") return TimeUnit::kNanos;
-  if (s == "datetime") return TimeUnit::kDateTime;
-  throw Error("--time-unit: '" + s + "' is not s, ms, us, ns or datetime");
-}
 
 struct CsvLayout {
   std::string arrival, prompt, output, model;  // empty: absent
@@ -237,28 +226,6 @@ class MooncakeSource final : public RequestSource {
 
 }  // namespace
 
-TraceFormat ParseTraceFormat(const std::string& name) {
-  if (name == "azure") return TraceFormat::kAzure;
-  if (name == "burstgpt") return TraceFormat::kBurstGpt;
-  if (name == "vidur" || name == "splitwise") return TraceFormat::kVidur;
-  if (name == "mooncake") return TraceFormat::kMooncake;
-  if (name == "csv") return TraceFormat::kGenericCsv;
-  if (name == "lengths") return TraceFormat::kLengths;
-  throw Error("--trace-format: '" + name + "' is not known (azure, burstgpt, vidur, mooncake, csv, lengths)");
-}
-
-const char* TraceFormatName(TraceFormat f) {
-  switch (f) {
-    case TraceFormat::kAzure: return "azure";
-    case TraceFormat::kBurstGpt: return "burstgpt";
-    case TraceFormat::kVidur: return "vidur";
-    case TraceFormat::kMooncake: return "mooncake";
-    case TraceFormat::kGenericCsv: return "csv";
-    case TraceFormat::kLengths: return "lengths";
-  }
-  return "?";
-}
-
 TraceFormat DetectTraceFormat(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open the trace (no such file or not readable)");
@@ -291,11 +258,11 @@ std::unique_ptr<RequestSource> OpenTraceReader(const TraceReaderOptions& o, std:
       layout = {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
       break;
     case TraceFormat::kGenericCsv:
-      layout = {o.arrival_column, o.prompt_column, o.output_column, "", ParseTimeUnit(o.time_unit), false};
+      layout = {o.arrival_column, o.prompt_column, o.output_column, "", o.time_unit, false};
       break;
     case TraceFormat::kLengths:
       if (!arrivals) throw Error("--trace-format lengths: the file has no arrival times; give --rate (and --arrival)");
-      layout = {"", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kNone, false};
+      layout = {"", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};  // no arrival column
       break;
   }
   return std::make_unique<CsvTraceSource>(o, layout, std::move(arrivals));

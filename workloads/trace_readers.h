@@ -16,16 +16,31 @@
 #include <optional>
 #include <string>
 
+#include "kvcache/base/enum_names.h"
 #include "workloads/request_source.h"
 #include "workloads/synthetic.h"
 
 namespace kvsim {
 
 enum class TraceFormat { kAzure, kBurstGpt, kVidur, kMooncake, kGenericCsv, kLengths };
+template <>
+struct EnumNames<TraceFormat> {
+  static constexpr EnumEntry<TraceFormat> kEntries[] = {
+      {TraceFormat::kAzure, "azure"},       {TraceFormat::kBurstGpt, "burstgpt"},   {TraceFormat::kVidur, "vidur"},
+      {TraceFormat::kMooncake, "mooncake"}, {TraceFormat::kGenericCsv, "csv"},      {TraceFormat::kLengths, "lengths"},
+      {TraceFormat::kVidur, "splitwise"}};
+};
 
-// Parses azure | burstgpt | vidur | splitwise | mooncake | csv | lengths; throws kvsim::Error.
-TraceFormat ParseTraceFormat(const std::string& name);
-const char* TraceFormatName(TraceFormat format);
+// The arrival column's unit in a generic CSV trace.
+enum class TimeUnit { kSeconds, kMillis, kMicros, kNanos, kDateTime };
+template <>
+struct EnumNames<TimeUnit> {
+  static constexpr EnumEntry<TimeUnit> kEntries[] = {{TimeUnit::kSeconds, "s"},
+                                                     {TimeUnit::kMillis, "ms"},
+                                                     {TimeUnit::kMicros, "us"},
+                                                     {TimeUnit::kNanos, "ns"},
+                                                     {TimeUnit::kDateTime, "datetime"}};
+};
 
 // Looks at the first line: JSON object -> mooncake; else the CSV header's column names.
 // Throws kvsim::Error naming the file when it cannot be read or recognised.
@@ -39,7 +54,7 @@ struct TraceReaderOptions {
   std::string arrival_column = "arrival";   // csv
   std::string prompt_column = "prompt_tokens";
   std::string output_column = "output_tokens";
-  std::string time_unit = "s";              // csv: s | ms | us | ns | datetime
+  TimeUnit time_unit = TimeUnit::kSeconds;  // csv
 };
 
 // `arrivals` is required for the lengths format and ignored otherwise.

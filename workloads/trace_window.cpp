@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 
 namespace kvsim {
 namespace {

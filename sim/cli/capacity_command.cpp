@@ -1,13 +1,13 @@
 // kvsim capacity: the static memory answer for one deployment.
 #include <boost/program_options.hpp>
-#include <iostream>
 
-#include "kvcache/error.h"
-#include "kvcache/model_catalog.h"
-#include "reports/atomic_file.h"
+#include "kvcache/base/error.h"
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/model/model_catalog.h"
 #include "reports/capacity_report.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/deployment_options.h"
+#include "sim/cli/deployment_flags.h"
+#include "sim/cli/output.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -28,21 +28,19 @@ int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, 
   po::notify(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim capacity --model meta-llama/Llama-3.1-8B-Instruct --gpu h100 --max-model-len 32768\n";
-    return 0;
+    return kExitOk;
   }
-  if (vm.count("no-enable-prefix-caching")) opts.enable_prefix_caching = false;
+  ApplyDeploymentSwitches(vm, opts);
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);
   if (json_path.empty()) {
     out << RenderCapacityText(result);
-  } else if (json_path == "-") {
-    out << CapacityToJson(result).dump(2) << "\n";
-  } else {
-    WriteFileAtomically(json_path, CapacityToJson(result).dump(2) + "\n");
-    out << RenderCapacityText(result) << "JSON written to " << json_path << "\n";
+    return kExitOk;
   }
-  return 0;
+  WriteOutput(json_path, CapacityToJson(result).dump(2) + "\n", out);
+  if (json_path != "-") out << RenderCapacityText(result) << "JSON written to " << json_path << "\n";
+  return kExitOk;
 }
 
 }  // namespace kvsim

@@ -2,11 +2,12 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 
-#include "kvcache/capacity_planner.h"
-#include "kvcache/error.h"
-#include "kvcache/gpu_catalog.h"
-#include "kvcache/model_catalog.h"
-#include "kvcache/weight_tensors.h"
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/model/gpu_catalog.h"
+#include "kvcache/model/model_catalog.h"
+#include "kvcache/model/weight_tensors.h"
 #include "reports/text_table.h"
 #include "sim/cli/commands.h"
 
@@ -21,7 +22,7 @@ bool WantsHelp(const std::vector<std::string>& args, const char* usage, std::ost
       return true;
     }
   }
-  if (!args.empty()) throw Error("unexpected argument '" + args[0] + "'\n" + usage);
+  if (!args.empty()) throw Error("unexpected argument '" + args[0] + "' (see --help)");
   return false;
 }
 
@@ -70,8 +71,8 @@ int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std:
   TextTable table({"id", "name", "CUDA GiB", "marketed GB", "TB/s", "bf16 TFLOPS", "fp8 TFLOPS", "interconnect"});
   for (const GpuSpec& g : catalog.gpus())
     table.AddRow({g.id, g.name, Format("%.2f", g.cuda_total_gib), Format("%.0f", g.marketed_gb),
-                  Format("%.3f", g.mem_bandwidth_tbps), g.bf16_dense_tflops > 0 ? Format("%.1f", g.bf16_dense_tflops) : "-",
-                  g.fp8_dense_tflops > 0 ? Format("%.1f", g.fp8_dense_tflops) : "-", InterconnectName(g.interconnect)});
+                  Format("%.3f", g.mem_bandwidth_bytes_per_s / 1e12), g.bf16_dense_tflops > 0 ? Format("%.1f", g.bf16_dense_tflops) : "-",
+                  g.fp8_dense_tflops > 0 ? Format("%.1f", g.fp8_dense_tflops) : "-", NameOf(g.interconnect)});
   out << table.Render() << "CUDA GiB = total memory as torch/CUDA report it (2^30 bytes); dense figures, no sparsity.\n"
       << "interconnect: nvls = NVSwitch with NVLink SHARP, nvlink, pcie, xgmi (AMD); it sizes the NCCL buffers TP adds.\n"
       << "Sources: " << path << "\n";

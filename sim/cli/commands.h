@@ -1,7 +1,8 @@
 // kvsim's subcommands. Each takes its arguments (without the program and command names) and
-// writes to the given streams; it returns the process exit code: 0 success, 1 a check that ran
-// but failed its thresholds, 2 bad input (options, files, a model that does not fit).
-// Expected errors arrive as kvsim::Error and are printed by main() as one line.
+// writes to the given streams; it returns the process exit code (kvsim/base/error.h): 0 success,
+// 1 a check that ran but failed its thresholds, 2 bad input (options, files, a model that does not
+// fit), 3 an internal error. Expected errors arrive as kvsim::Error and are printed by RunKvsim as
+// one line.
 #ifndef KVSIM_SIM_CLI_COMMANDS_H_
 #define KVSIM_SIM_CLI_COMMANDS_H_
 

@@ -1,6 +1,7 @@
 #include <boost/program_options.hpp>
+#include <new>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 #include "sim/cli/commands.h"
 
 namespace kvsim {
@@ -17,39 +18,48 @@ constexpr const char* kUsage =
     "  models     list the model presets\n"
     "  gpus       list the GPU presets\n"
     "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
-    "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input.\n";
+    "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
+    "3 internal error (a bug in kvsim).\n";
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (command == "capacity") return RunCapacityCommand(args, out, err);
+  if (command == "replay") return RunReplayCommand(args, out, err);
+  if (command == "sweep") return RunSweepCommand(args, out, err);
+  if (command == "compare") return RunCompareCommand(args, out, err);
+  if (command == "models") return RunModelsCommand(args, out, err);
+  if (command == "gpus") return RunGpusCommand(args, out, err);
+  if (command == "validate") return RunValidateCommand(args, out, err);
+  err << "kvsim: error: unknown command '" << command << "' (kvsim --help lists the commands)\n";
+  return kExitBadInput;
+}
 
 }  // namespace
 
 int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
     (argv.size() < 2 ? err : out) << kUsage;
-    return argv.size() < 2 ? 2 : 0;
+    return argv.size() < 2 ? kExitBadInput : kExitOk;
   }
   if (argv[1] == "--version") {
     out << "kvsim " << KVSIM_VERSION << "\n";
-    return 0;
+    return kExitOk;
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv.begin() + 2, argv.end());
+  const std::string prefix = "kvsim " + command + ": ";
   try {
-    if (command == "capacity") return RunCapacityCommand(args, out, err);
-    if (command == "replay") return RunReplayCommand(args, out, err);
-    if (command == "sweep") return RunSweepCommand(args, out, err);
-    if (command == "compare") return RunCompareCommand(args, out, err);
-    if (command == "models") return RunModelsCommand(args, out, err);
-    if (command == "gpus") return RunGpusCommand(args, out, err);
-    if (command == "validate") return RunValidateCommand(args, out, err);
-    err << "kvsim: error: unknown command '" << command << "'\n" << kUsage;
-    return 2;
+    return Dispatch(command, args, out, err);
   } catch (const Error& e) {
-    err << "kvsim " << command << ": error: " << e.what() << "\n";
+    err << prefix << "error: " << e.what() << "\n";
   } catch (const boost::program_options::error& e) {
-    err << "kvsim " << command << ": error: " << e.what() << " (see kvsim " << command << " --help)\n";
+    err << prefix << "error: " << e.what() << " (see kvsim " << command << " --help)\n";
+  } catch (const std::bad_alloc&) {
+    err << prefix << "error: out of memory (an input asks for more than this machine has)\n";
   } catch (const std::exception& e) {
-    err << "kvsim " << command << ": error: " << e.what() << "\n";
+    err << prefix << "internal error (a bug in kvsim; please report it with the command line): " << e.what() << "\n";
+    return kExitInternalError;
   }
-  return 2;
+  return kExitBadInput;
 }
 
 }  // namespace kvsim

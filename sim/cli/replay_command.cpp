@@ -1,16 +1,20 @@
 // kvsim replay: a request trace (or a synthetic workload) through a KV allocator under a
 // vLLM-style scheduler; memory, concurrency, preemptions, waste and latency.
-#include <boost/program_options.hpp>
 #include <unistd.h>
 
-#include "kvcache/error.h"
-#include "kvcache/model_catalog.h"
-#include "reports/atomic_file.h"
+#include <boost/program_options.hpp>
+#include <memory>
+
+#include "kvcache/model/model_catalog.h"
+#include "reports/chart_recorder.h"
+#include "reports/csv_outputs.h"
 #include "reports/html_report.h"
-#include "reports/replay_summary.h"
+#include "reports/replay_report.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/deployment_options.h"
+#include "sim/cli/deployment_flags.h"
+#include "sim/cli/output.h"
 #include "sim/cli/progress_bar.h"
+#include "sim/cli/replay_flags.h"
 #include "sim/replay_runner.h"
 
 namespace kvsim {
@@ -18,7 +22,7 @@ namespace po = boost::program_options;
 
 int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   DeploymentOptions dep;
-  ReplayOptions r;
+  ReplayFlags flags;
   po::options_description desc(
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
       "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options]\n"
@@ -26,37 +30,45 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
       "Ctrl-C stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
   desc.add_options()("help,h", "show this help")
-      ("json", po::value(&r.json_path), "write the summary JSON to FILE (- for standard output)");
-  AddReplayOptions(desc, r);
+      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
+  AddReplayOptions(desc, flags);
   AddDeploymentOptions(desc, dep);
   po::variables_map vm;
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";
-    return 0;
+    return kExitOk;
   }
-  if (vm.count("no-enable-prefix-caching")) dep.enable_prefix_caching = false;
+  ApplyDeploymentSwitches(vm, dep);
   const std::string data_dir = DataDirectory();
-  ValidateReplayOptions(r, data_dir);
+  const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
   const Deployment d = ResolveDeployment(dep, data_dir);
 
+  // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
+  std::unique_ptr<TimeSeriesCsv> series;
+  std::unique_ptr<RequestsCsv> requests;
+  ChartRecorder charts;
+  ReplayHooks hooks;
+  if (!r.timeseries_path.empty()) hooks.observers.push_back((series = std::make_unique<TimeSeriesCsv>(r.timeseries_path, r.sample_interval_s)).get());
+  if (!r.requests_path.empty()) hooks.observers.push_back((requests = std::make_unique<RequestsCsv>(r.requests_path)).get());
+  if (!r.report_path.empty()) hooks.observers.push_back(&charts);
   ProgressBar bar(err, !r.quiet && ::isatty(STDERR_FILENO));
   const ScopedInterruptFlag interrupted;
-  ReplayResult result = RunReplay(d, r, nullptr, [&](double p, int64_t now_ns) { bar.Update(p, now_ns); },
-                                  &interrupted.flag());
+  hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
+  hooks.stop = &interrupted.flag();
+  const ReplayResult result = RunReplay(d, r, hooks);
   bar.Finish();
-  const nlohmann::json& summary = result.summary;
-  if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, *result.recorder));
-  if (r.json_path == "-") {
-    out << summary.dump(2) << "\n";
-  } else {
-    if (!r.json_path.empty()) WriteFileAtomically(r.json_path, summary.dump(2) + "\n");
-    if (!r.quiet) out << RenderReplayText(summary);
-  }
-  for (const auto& w : summary["warnings"]) err << "kvsim replay: warning: " << w.get<std::string>() << "\n";
-  if (summary.contains("partial")) err << "kvsim replay: interrupted; outputs cover the replay so far (marked partial)\n";
-  return 0;
+
+  const ReplaySummary& summary = result.summary;
+  if (series) series->Commit();
+  if (requests) requests->Commit();
+  if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
+  if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
+  if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
+  for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";
+  if (summary.partial) err << "kvsim replay: interrupted; outputs cover the replay so far (marked partial)\n";
+  return kExitOk;
 }
 
 }  // namespace kvsim

@@ -9,7 +9,7 @@
 #
 # Update only when a change of output is intended, and say why in the commit.
 set -euo pipefail
-bin=$1
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shared=$(cd "$2" && pwd)
 mode=${3:-check}
 here=$(cd "$(dirname "$0")" && pwd)

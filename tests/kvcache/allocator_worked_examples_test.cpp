@@ -89,21 +89,28 @@ TEST(PagedWorkedExample, CachedBlocksAreEvictedTailFirstOnlyWhenReused) {
   a.CheckInvariants();
 }
 
-// Copy-on-write: a 20-token parent (blocks of 16 + 4) forks; both share 2 blocks (20 slots saved).
-// The parent's next token goes to a private copy of the shared last block (16 + 4 + 5 filled in
-// 3 blocks), and only the full first block stays shared.
-TEST(PagedWorkedExample, CopyOnWriteOfASharedLastBlock) {
-  PagedAllocator a = Paged(10);
-  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 20, 30), 1000));
-  ASSERT_TRUE(a.Fork(1, 2, 30));
-  EXPECT_EQ(a.num_used_blocks(), 2);
-  EXPECT_EQ(a.Accounting().shared_saved_slots, 20);
-  ASSERT_TRUE(a.Grow(1, 1));
+// Only full prompt blocks are shared (vLLM v1 has no copy-on-write): two 20-token prompts with the
+// same first block share it (16 slots saved) and each keeps its own 4-token last block, which
+// both then grow in place: 3 blocks in use, 16 + 5 + 5 token slots.
+TEST(PagedWorkedExample, OnlyFullPromptBlocksAreShared) {
+  PagedAllocatorOptions o;
+  o.num_blocks = 10;
+  o.block_size = 16;
+  o.enable_prefix_caching = true;
+  PagedAllocator a(o);
+  const std::vector<uint64_t> ids = {7};
+  const std::vector<BlockKey> keys = KeysFromTraceBlocks(ids, 16, 20, 16);
+  ASSERT_EQ(keys.size(), 1u);
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 20, 30, keys), 1000));
+  const auto second = a.Admit(MakeAdmitRequest(2, 20, 30, keys), 1000);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->cached_tokens, 16);
   EXPECT_EQ(a.num_used_blocks(), 3);
-  EXPECT_EQ(a.Accounting().token_slots, 16 + 4 + 5);
   EXPECT_EQ(a.Accounting().shared_saved_slots, 16);
-  ASSERT_TRUE(a.Grow(2, 1));  // the child now owns the old block alone: writes in place
+  ASSERT_TRUE(a.Grow(1, 1));
+  ASSERT_TRUE(a.Grow(2, 1));
   EXPECT_EQ(a.num_used_blocks(), 3);
+  EXPECT_EQ(a.Accounting().token_slots, 16 + 5 + 5);
   a.CheckInvariants();
 }
 
@@ -134,22 +141,6 @@ TEST(PagedWorkedExample, V0WatermarkOnlyGatesAdmission) {
   EXPECT_TRUE(a.Grow(1, 16));                                  // decode may take them
   EXPECT_TRUE(a.Grow(1, 16));
   EXPECT_FALSE(a.Grow(1, 1));
-}
-
-TEST(PagedWorkedExample, V0SwapMovesBlocksToTheCpuPool) {
-  PagedAllocatorOptions o;
-  o.num_blocks = 10;
-  o.block_size = 16;
-  o.cpu_swap_blocks = 4;
-  PagedAllocator a(o);
-  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 40, 60), 1000));  // 3 blocks
-  ASSERT_TRUE(a.SwapOut(1));
-  EXPECT_EQ(a.cpu_used_blocks(), 3);
-  EXPECT_EQ(a.num_used_blocks(), 0);
-  ASSERT_TRUE(a.SwapIn(1));
-  EXPECT_EQ(a.ComputedTokens(1), 40);
-  EXPECT_EQ(a.num_used_blocks(), 3);
-  a.CheckInvariants();
 }
 
 // Contiguous, max reservation (256): a 17-token prompt that will end at 27 holds 256 slots:

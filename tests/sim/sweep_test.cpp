@@ -5,27 +5,36 @@
 #include <filesystem>
 #include <fstream>
 
-#include "kvcache/error.h"
-#include "kvcache/model_catalog.h"
+#include "kvcache/base/error.h"
+#include "kvcache/model/model_catalog.h"
 #include "sim/sweep.h"
+#include "sim/sweep_search.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
 namespace {
 
-// A small case: 400 synthetic requests on an L4 whose TPOT grows with the batch.
-const std::vector<std::string> kBase = {"--synthetic", "400", "--rate", "8", "--gpu", "l4", "--max-model-len", "4096",
-                                        "--prompt-len", "uniform:200:800", "--output-len", "uniform:50:200"};
-
-Variant WithCap(int64_t cap) {
-  return ParseVariant("max-num-seqs=" + std::to_string(cap), kBase, {"--max-num-seqs", std::to_string(cap)}, DataDirectory());
+// A small case: 400 synthetic requests (8 per second) on an L4 whose TPOT grows with the batch.
+Variant SmallCase(int64_t cap, double rate) {
+  Variant v;
+  v.label = "max-num-seqs=" + std::to_string(cap);
+  DeploymentOptions d;
+  d.gpu = "l4";
+  d.max_model_len = "4096";
+  d.max_num_seqs = std::to_string(cap);
+  v.deployment = ResolveDeployment(d, DataDirectory());
+  v.replay.synthetic = 400;
+  v.replay.rate = rate;
+  v.replay.prompt_len = "uniform:200:800";
+  v.replay.output_len = "uniform:50:200";
+  ValidateReplayOptions(v.replay, DataDirectory());
+  return v;
 }
+
+Variant WithCap(int64_t cap) { return SmallCase(cap, 8); }
 
 // The same case at 2 requests/s: large caps keep up, small ones queue.
-Variant WithCapAtLowLoad(int64_t cap) {
-  return ParseVariant("max-num-seqs=" + std::to_string(cap), kBase,
-                      {"--max-num-seqs", std::to_string(cap), "--rate", "2"}, DataDirectory());
-}
+Variant WithCapAtLowLoad(int64_t cap) { return SmallCase(cap, 2); }
 
 // Every cap in [1, upper] replayed: the smallest and largest that meet the criteria (-1: none).
 std::pair<int64_t, int64_t> FeasibleRangeByExhaustiveGrid(Variant (*make)(int64_t), const SweepCriteria& c,
@@ -82,7 +91,12 @@ TEST(SweepTest, ResultsDoNotDependOnTheThreadCount) {
   ASSERT_EQ(one.size(), two.size());
   for (size_t i = 0; i < one.size(); ++i) {
     EXPECT_EQ(one[i].label, two[i].label);
-    EXPECT_EQ(one[i].summary.dump(), two[i].summary.dump());
+    ASSERT_TRUE(one[i].summary && two[i].summary);
+    EXPECT_EQ(one[i].summary->requests.finished, two[i].summary->requests.finished);
+    EXPECT_EQ(one[i].summary->latency_s.ttft.p99, two[i].summary->latency_s.ttft.p99);
+    EXPECT_EQ(one[i].summary->latency_s.tpot.p99, two[i].summary->latency_s.tpot.p99);
+    EXPECT_EQ(one[i].summary->sim.steps, two[i].summary->sim.steps);
+    EXPECT_EQ(one[i].objective, two[i].objective);
   }
 }
 
@@ -99,7 +113,8 @@ TEST(SweepTest, CriteriaParseAndReject) {
 // Acceptance: Llama-3.1-8B fp16 vs AWQ int4 on an L4 with the Azure conversation trace: the int4
 // deployment has more KV blocks and at least as much peak concurrency.
 TEST(SweepTest, CompareInt4AgainstFp16OnAnL4) {
-  const std::string path = (std::filesystem::temp_directory_path() / "kvsim_compare.json").string();
+  const testing::TempDir dir;
+  const std::string path = dir.File("compare.json");
   const auto r2 = testing::RunCli({"compare", "--gpu", "l4", "--max-model-len", "8192", "--a", "--quantization none",
                                    "--b", "--quantization awq", "--json", path});
   ASSERT_EQ(r2.exit_code, 0) << r2.err;

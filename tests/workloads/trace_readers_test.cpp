@@ -2,7 +2,7 @@
 // corpus of broken files (tests/data/traces), each of which must fail with file, line and column.
 #include <gtest/gtest.h>
 
-#include "kvcache/error.h"
+#include "kvcache/base/error.h"
 #include "tests/testutil.h"
 #include "workloads/row_errors.h"
 #include "workloads/trace_readers.h"
@@ -79,7 +79,7 @@ TEST(TraceReadersTest, GenericCsvWithMilliseconds) {
   TraceReaderOptions o;
   o.path = Corpus("generic_ms.csv");
   o.format = TraceFormat::kGenericCsv;
-  o.time_unit = "ms";
+  o.time_unit = TimeUnit::kMillis;
   auto src = OpenTraceReader(o);
   const auto rows = ReadAll(*src);
   ASSERT_EQ(rows.size(), 2u);
@@ -91,7 +91,7 @@ TEST(TraceReadersTest, LengthsFilePairedWithPoissonArrivals) {
   o.path = testing::SharedPath("traces/lengths/sharegpt_8k_filtered_stats_llama2_tokenizer.csv");
   o.format = DetectTraceFormat(o.path);
   ASSERT_EQ(o.format, TraceFormat::kLengths);
-  auto src = OpenTraceReader(o, ArrivalGenerator("poisson", 10.0, 1.0, 7));
+  auto src = OpenTraceReader(o, ArrivalGenerator(ArrivalKind::kPoisson, 10.0, 1.0, 7));
   int64_t n = 0, last = 0;
   while (auto r = src->Next()) {
     EXPECT_GE(r->arrival_ns, last);
@@ -128,7 +128,7 @@ TEST(TraceReadersTest, WindowRepeatAndRateScale) {
 
 TEST(TraceReadersTest, SyntheticIsSeeded) {
   auto make = [](uint64_t seed) {
-    return MakeSyntheticSource(50, ArrivalGenerator("gamma", 5.0, 2.0, seed), LengthSampler("uniform:10:100", "p", ""),
+    return MakeSyntheticSource(50, ArrivalGenerator(ArrivalKind::kGamma, 5.0, 2.0, seed), LengthSampler("uniform:10:100", "p", ""),
                                LengthSampler("lognormal:50:0.5", "o", ""), seed);
   };
   auto a = make(3), b = make(3), c = make(4);
@@ -142,7 +142,9 @@ TEST(TraceReadersTest, SyntheticIsSeeded) {
   }
   EXPECT_NE(ra[10].arrival_ns, rc[10].arrival_ns);
   EXPECT_THROW(LengthSampler("normal:5", "--prompt-len", ""), Error);
-  EXPECT_THROW(ArrivalGenerator("weekly", 1, 1, 1), Error);
+  EXPECT_THROW(ParseEnum<ArrivalKind>("weekly", "--arrival"), Error);
+  EXPECT_THROW(ArrivalGenerator(ArrivalKind::kGamma, 1, 0, 1), Error);  // cv must be positive
+  EXPECT_THROW(ArrivalGenerator(ArrivalKind::kPoisson, 0, 1, 1), Error);  // so must the rate
 }
 
 TEST(TraceReadersTest, AzureDatetimesParseExactly) {

@@ -1,0 +1,61 @@
+#include "kvcache/base/quantity_parse.h"
+
+#include <cmath>
+
+#include "kvcache/base/error.h"
+
+namespace kvsim {
+namespace {
+
+double ParseNumberPrefix(const std::string& text, const std::string& what, size_t* used) {
+  try {
+    const double v = std::stod(text, used);
+    if (std::isfinite(v)) return v;
+  } catch (const std::exception&) {
+  }
+  throw Error(what + ": '" + text + "' is not a number");
+}
+
+}  // namespace
+
+int64_t ParseTokenCount(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  const double v = ParseNumberPrefix(text, what, &used);
+  const std::string suffix = text.substr(used);
+  double scale = 1;
+  if (suffix == "k") scale = 1e3;
+  else if (suffix == "K") scale = 1024;
+  else if (suffix == "m") scale = 1e6;
+  else if (suffix == "M") scale = 1024.0 * 1024.0;
+  else if (!suffix.empty()) throw Error(what + ": '" + text + "' has an unknown suffix (use k=1000 or K=1024)");
+  const double value = v * scale;
+  if (value != std::floor(value) || value < -9e15 || value > 9e15)
+    throw Error(what + ": '" + text + "' is not a whole number");
+  return static_cast<int64_t>(value);
+}
+
+double ParseByteAmount(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  const double v = ParseNumberPrefix(text, what, &used);
+  const std::string suffix = text.substr(used);
+  double scale = 1;
+  if (suffix.empty() || suffix == "B") scale = 1;
+  else if (suffix == "k" || suffix == "KB" || suffix == "kB") scale = 1e3;
+  else if (suffix == "m" || suffix == "MB") scale = 1e6;
+  else if (suffix == "g" || suffix == "GB") scale = 1e9;
+  else if (suffix == "K" || suffix == "KiB") scale = 1024.0;
+  else if (suffix == "M" || suffix == "MiB") scale = 1024.0 * 1024.0;
+  else if (suffix == "G" || suffix == "GiB") scale = 1024.0 * 1024.0 * 1024.0;
+  else throw Error(what + ": '" + text + "' has an unknown unit (bytes, GiB, GB, G, g, MiB, ...)");
+  if (v <= 0) throw Error(what + ": '" + text + "' must be positive");
+  return v * scale;
+}
+
+double ParseFiniteNumber(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  const double v = ParseNumberPrefix(text, what, &used);
+  if (used != text.size()) throw Error(what + ": '" + text + "' is not a number");
+  return v;
+}
+
+}  // namespace kvsim

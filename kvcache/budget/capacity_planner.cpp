@@ -1,0 +1,210 @@
+#include "kvcache/budget/capacity_planner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/units.h"
+#include "kvcache/budget/budget_rules.h"
+#include "kvcache/model/weight_tensors.h"
+
+namespace kvsim {
+namespace {
+
+std::string Gib(double bytes) { return Format("%.2f GiB", BytesToGiB(bytes)); }
+
+NumericFormat ResolveDtype(const std::string& flag, const ModelSpec& spec) {
+  if (flag == "auto") {
+    // vLLM: "auto" runs fp32 checkpoints in fp16, others in their own dtype.
+    return spec.dtype == NumericFormat::kFloat32 ? NumericFormat::kFloat16 : spec.dtype;
+  }
+  auto fmt = ParseNumericFormat(flag);
+  if (!fmt || (*fmt != NumericFormat::kFloat32 && *fmt != NumericFormat::kFloat16 && *fmt != NumericFormat::kBFloat16))
+    throw Error("--dtype: '" + flag + "' is not known (auto, float16, bfloat16, float32)");
+  return *fmt;
+}
+
+void Validate(const ModelSpec& spec, const DeploymentConfig& c) {
+  const int tp = c.tensor_parallel_size, pp = c.pipeline_parallel_size;
+  if (tp < 1 || tp > 1024) throw Error("--tensor-parallel-size: " + std::to_string(tp) + " must be between 1 and 1024");
+  if (pp < 1 || pp > spec.num_layers)
+    throw Error("--pipeline-parallel-size: " + std::to_string(pp) + " must be between 1 and the model's " +
+                std::to_string(spec.num_layers) + " layers");
+  if (spec.num_attention_heads % tp != 0)
+    throw Error("--tensor-parallel-size: " + std::to_string(tp) + " does not divide the model's " +
+                std::to_string(spec.num_attention_heads) + " attention heads (vLLM refuses to start)");
+  if (c.gpu_memory_utilization && !(*c.gpu_memory_utilization > 0.0 && *c.gpu_memory_utilization <= 1.0))
+    throw Error("--gpu-memory-utilization: " + Format("%g", *c.gpu_memory_utilization) + " must be in (0, 1]");
+  if (c.max_model_len && *c.max_model_len < 1) throw Error("--max-model-len: must be at least 1");
+  if (c.max_num_seqs && *c.max_num_seqs < 1) throw Error("--max-num-seqs: must be at least 1");
+  if (c.max_num_batched_tokens && *c.max_num_batched_tokens < 1) throw Error("--max-num-batched-tokens: must be at least 1");
+  if (c.block_size && (*c.block_size < 1 || *c.block_size > 32768))
+    throw Error("--block-size: " + std::to_string(*c.block_size) + " must be between 1 and 32768");
+  if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < 100000.0))
+    throw Error("--gpu-memory-gib: must be a positive number of GiB");
+  if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))
+    throw Error("--kv-cache-memory: must be a positive number of bytes");
+}
+
+// The formats a run resolves from its flags and the checkpoint.
+struct Formats {
+  VllmVersion version;
+  NumericFormat dtype;
+  QuantizationSpec quant;
+  KvCacheFormat kv;
+};
+
+Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
+  Formats f{ParseVllmVersion(c.vllm_version), ResolveDtype(c.dtype, spec), {}, {}};
+  f.quant = c.quantization.empty() ? spec.checkpoint_quantization
+                                   : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
+  f.kv = ParseKvCacheFormat(c.kv_cache_dtype, spec, f.dtype);
+  return f;
+}
+
+EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& c,
+                                  const Formats& f, const BudgetRule& rule) {
+  EffectiveSettings s;
+  s.model = spec.name;
+  s.architecture = spec.architecture;
+  s.engine = c.engine;
+  s.vllm_version = f.version.text;
+  s.vllm_era = f.version.era();
+  s.gpu_id = gpu.id;
+  s.gpu_name = gpu.name;
+  s.interconnect = gpu.interconnect;
+  s.gpu_total_gib = c.gpu_memory_gib.value_or(gpu.cuda_total_gib);
+  s.dtype = std::string(FormatName(f.dtype));
+  s.quantization = f.quant.name;
+  s.kv_cache_dtype = f.kv.fp8_ds_mla ? "fp8_ds_mla" : f.kv.name;
+  s.tensor_parallel_size = c.tensor_parallel_size;
+  s.pipeline_parallel_size = c.pipeline_parallel_size;
+  s.enable_prefix_caching = c.enable_prefix_caching;
+  if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
+  s.max_model_len = c.max_model_len.value_or(spec.derived_max_model_len);
+  if (s.max_model_len > spec.derived_max_model_len)
+    throw Error("--max-model-len: " + std::to_string(s.max_model_len) + " exceeds the model's limit of " +
+                std::to_string(spec.derived_max_model_len) + " tokens (max_position_embeddings" +
+                (spec.derived_max_model_len != spec.max_position_embeddings ? " × rope scaling" : "") + ")");
+  const EngineDefaults d = rule.Defaults(gpu, s.gpu_total_gib, c, s.max_model_len);
+  s.max_num_seqs = d.max_num_seqs;
+  s.max_num_batched_tokens = d.max_num_batched_tokens;
+  s.block_size = d.block_size;
+  s.gpu_memory_utilization = d.gpu_memory_utilization;
+  s.kv_grouping = d.kv_grouping;
+  return s;
+}
+
+StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const GpuSpec& gpu,
+                        const DeploymentConfig& c, const Formats& f, const EffectiveSettings& s,
+                        const BudgetRule& rule, int stage, std::pair<int64_t, int64_t> layers) {
+  const int tp = s.tensor_parallel_size, pp = s.pipeline_parallel_size;
+  StageCapacity st;
+  st.stage = stage;
+  st.first_layer = layers.first;
+  st.end_layer = layers.second;
+  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage);
+  ProfileSettings profile;
+  profile.max_num_batched_tokens = s.max_num_batched_tokens;
+  profile.max_num_seqs = s.max_num_seqs;
+  profile.tp = tp;
+  profile.pp = pp;
+  profile.last_stage = stage == pp - 1;
+  profile.activation_dtype = f.dtype;
+  profile.version = f.version;
+  profile.interconnect = gpu.interconnect;
+  st.overhead = EstimateRuntimeOverhead(spec, profile);
+  st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
+  st.kv_cache_bytes = rule.KvCacheBytes(c, GiBToBytes(s.gpu_total_gib), s.gpu_memory_utilization,
+                                        st.weights.total_bytes(), st.overhead);
+  return st;
+}
+
+std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const StageCapacity& st) {
+  const double weights = st.weights.total_bytes(), act = st.overhead.activation_peak_bytes;
+  const double non_torch = st.overhead.non_torch_bytes;
+  const EffectiveSettings& s = r.settings;
+  return "does not fit: on GPU " + gpu.id + " (" + Gib(GiBToBytes(s.gpu_total_gib)) + ", utilization " +
+         std::to_string(s.gpu_memory_utilization).substr(0, 4) + " -> " + Gib(r.reserved_bytes) + ") stage " +
+         std::to_string(st.stage) + " needs weights " + Gib(weights) + " + activation " + Gib(act) + " + runtime " +
+         Gib(non_torch) + " = " + Gib(weights + act + non_torch) + ", short by " + Gib(-st.kv_cache_bytes) +
+         " before any KV cache; add GPUs (--tensor-parallel-size) or quantize";
+}
+
+// The per-GPU totals: the largest weights/overhead over stages; KV from the bottleneck stage, as
+// vLLM takes the minimum over workers.
+void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r) {
+  const EffectiveSettings& s = r.settings;
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  r.kv_cache_bytes = b.kv_cache_bytes;
+  r.kv_bytes_per_token = b.layout.bytes_per_token;
+  r.num_gpu_blocks = b.num_blocks;
+  r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
+  r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
+  r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
+
+  // Baselines: the rule of thumb and article 003's formula, per GPU.
+  const int gpus = s.tensor_parallel_size * s.pipeline_parallel_size;
+  r.baseline_1_2x_bytes = 1.2 * r.weights_bytes;
+  r.baseline_article003_bytes =
+      (2.4 * static_cast<double>(r.params) + 4.0 * static_cast<double>(s.max_model_len) * static_cast<double>(spec.num_layers) *
+                                                 static_cast<double>(spec.num_attention_heads * spec.head_dim)) / gpus;
+  const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
+  r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv;
+}
+
+void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
+  if (!rule.RequiresOneFullRequest(c) || r.max_concurrency >= 1.0 || !r.does_not_fit.empty()) return;
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
+  r.does_not_fit = "does not fit: the KV cache (" + Gib(r.kv_cache_bytes) + ", " + std::to_string(r.num_gpu_blocks) +
+                   " blocks) cannot hold one request of --max-model-len " + std::to_string(r.settings.max_model_len) +
+                   " (needs " + std::to_string(r.pages_per_max_len_request) + " blocks, short by " +
+                   Gib(one_request_kv - static_cast<double>(r.num_gpu_blocks) * static_cast<double>(b.layout.block_bytes)) +
+                   "); vLLM refuses to start: lower --max-model-len or add memory";
+}
+
+}  // namespace
+
+CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& c) {
+  Validate(spec, c);
+  const Formats formats = ResolveFormats(spec, c);
+  const std::unique_ptr<BudgetRule> rule = MakeBudgetRule(c.engine, formats.version);
+  CapacityResult r;
+  r.settings = ResolveSettings(spec, gpu, c, formats, *rule);
+  const auto tensors = EnumerateWeights(spec);
+  r.params = CountParameters(spec);
+  r.active_params = CountActiveParameters(spec);
+  r.reserved_bytes = GiBToBytes(r.settings.gpu_total_gib) * r.settings.gpu_memory_utilization;
+
+  const int pp = c.pipeline_parallel_size;
+  const auto ranges = PipelineStageLayers(spec.num_layers, pp);
+  int64_t min_blocks = INT64_MAX;
+  for (int stage = 0; stage < pp; ++stage) {
+    StageCapacity st = PlanStage(spec, tensors, gpu, c, formats, r.settings, *rule, stage, ranges[stage]);
+    if (st.kv_cache_bytes <= 0 && r.does_not_fit.empty()) r.does_not_fit = StageDoesNotFit(gpu, r, st);
+    st.kv_cache_bytes = std::max(st.kv_cache_bytes, 0.0);
+    st.num_blocks = rule->Blocks(st.kv_cache_bytes, st.layout);
+    if (st.num_blocks < min_blocks) {
+      min_blocks = st.num_blocks;
+      r.bottleneck_stage = stage;
+    }
+    r.weights_bytes = std::max(r.weights_bytes, st.weights.total_bytes());
+    r.activation_peak_bytes = std::max(r.activation_peak_bytes, st.overhead.activation_peak_bytes);
+    r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
+    r.stages.push_back(std::move(st));
+  }
+  Summarize(spec, *rule, r);
+  CheckOneFullRequestFits(c, *rule, r);
+
+  r.notes = spec.notes;
+  const KvCacheLayout& layout = r.stages[r.bottleneck_stage].layout;
+  if (layout.padding_layers > 0)
+    r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
+                      " padding layer(s) added to equalise groups, as vLLM does");
+  if (!rule->Note().empty()) r.notes.push_back(rule->Note());
+  return r;
+}
+
+}  // namespace kvsim

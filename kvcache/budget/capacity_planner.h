@@ -1,0 +1,106 @@
+// The static capacity answer: for a model, a GPU and server settings, how vLLM (or SGLang,
+// TensorRT-LLM) splits GPU memory into weights, activation peak, runtime overhead and KV cache, and
+// how many blocks, tokens and max_model_len requests that KV cache holds.
+//
+// vLLM (reference/serving-memory-facts.md §1):
+//   kv_cache_bytes = total × gpu_memory_utilization − weights − activation_peak − non_torch
+//                    (or --kv-cache-memory as given)
+//   num_blocks     = floor(floor(kv_cache_bytes / page_bytes) / group_size), min over PP stages
+//   max_concurrency = num_blocks / Σ_groups pages one max_model_len request needs
+// SGLang:  kv = (total − weights − context) − total × (1 − mem_fraction_static); tokens = kv / cell
+// TRT-LLM: kv = free_gpu_memory_fraction (0.9) × (total − weights − activation − non_torch)
+#ifndef KVSIM_KVCACHE_BUDGET_CAPACITY_PLANNER_H_
+#define KVSIM_KVCACHE_BUDGET_CAPACITY_PLANNER_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvcache/model/gpu_catalog.h"
+#include "kvcache/budget/deployment.h"
+#include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/model/model_spec.h"
+#include "kvcache/budget/runtime_overhead.h"
+#include "kvcache/budget/serving_engine.h"
+#include "kvcache/budget/weight_memory.h"
+
+namespace kvsim {
+
+struct StageCapacity {
+  int stage = 0;
+  int64_t first_layer = 0;
+  int64_t end_layer = 0;
+  WeightMemory weights;
+  RuntimeOverhead overhead;
+  KvCacheLayout layout;
+  double kv_cache_bytes = 0;
+  int64_t num_blocks = 0;
+};
+
+// The settings a run actually used, defaults resolved; every output echoes them.
+struct EffectiveSettings {
+  std::string model;
+  std::string architecture;
+  Engine engine = Engine::kVllm;
+  std::string vllm_version;
+  VllmEra vllm_era = VllmEra::kV1;
+  std::string gpu_id;
+  std::string gpu_name;
+  Interconnect interconnect = Interconnect::kPcie;
+  double gpu_total_gib = 0;
+  double gpu_memory_utilization = 0;
+  std::string dtype;
+  std::string quantization;
+  std::string kv_cache_dtype;
+  int tensor_parallel_size = 1;
+  int pipeline_parallel_size = 1;
+  int64_t max_model_len = 0;
+  int64_t max_num_seqs = 0;
+  int64_t max_num_batched_tokens = 0;
+  int64_t block_size = 0;
+  bool enable_prefix_caching = true;
+  KvGrouping kv_grouping = KvGrouping::kHybrid;  // effective: only vLLM v1 has the hybrid manager
+  std::optional<double> kv_cache_memory_gib;
+};
+
+struct CapacityResult {
+  EffectiveSettings settings;
+  int64_t params = 0;
+  int64_t active_params = 0;
+  std::vector<StageCapacity> stages;
+  int bottleneck_stage = 0;             // the stage with the fewest blocks
+
+  // Per GPU. Weights, activation and non-torch are the largest over stages; KV figures come from
+  // the bottleneck stage, as vLLM takes the minimum over workers.
+  double weights_bytes = 0;
+  double activation_peak_bytes = 0;
+  double non_torch_bytes = 0;
+  double kv_cache_bytes = 0;
+  double kv_bytes_per_token = 0;
+  int64_t num_gpu_blocks = 0;
+  int64_t gpu_kv_cache_tokens = 0;      // as vLLM's "GPU KV cache size" log line
+  double max_concurrency = 0;           // requests of max_model_len tokens
+  int64_t pages_per_max_len_request = 0;
+
+  // Baselines, per GPU.
+  double baseline_1_2x_bytes = 0;        // EleutherAI: 1.2 × weights
+  double baseline_article003_bytes = 0;  // 2.4P + 4·s·L·h·d_h (s = max_model_len, fp16)
+  double modelled_one_request_bytes = 0; // weights + activation + non-torch + KV of one max_model_len request
+  double reserved_bytes = 0;             // what the engine claims: total × utilization
+
+  std::vector<std::string> notes;
+
+  // Empty when the deployment starts; otherwise why it cannot (the server would refuse to start),
+  // with how many GiB are missing. The figures above are still filled in (KV clamped at 0).
+  std::string does_not_fit;
+};
+
+// Throws kvsim::Error when a setting is invalid for the model (TP not dividing the heads,
+// --max-model-len above the model's limit, ...). A model that does not fit is not an exception
+// here: see CapacityResult::does_not_fit.
+CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& config);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_CAPACITY_PLANNER_H_

@@ -1,0 +1,85 @@
+// A deployment: a model, a GPU and the server settings under vLLM's flag names. Settings arrive as
+// text (command-line flags, a vLLM log row) and are resolved here into typed values, with every
+// model config and the GPU table read through an optional cache shared by many resolutions.
+#ifndef KVSIM_KVCACHE_BUDGET_DEPLOYMENT_H_
+#define KVSIM_KVCACHE_BUDGET_DEPLOYMENT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/budget/serving_engine.h"
+#include "kvcache/model/gpu_catalog.h"
+#include "kvcache/model/model_spec.h"
+
+namespace kvsim {
+
+inline constexpr const char* kDefaultModel = "meta-llama/Llama-3.1-8B-Instruct";
+inline constexpr const char* kDefaultGpu = "a100-80gb";
+
+// Server settings, typed. Unset optionals take the engine's defaults.
+struct DeploymentConfig {
+  std::string dtype = "auto";            // --dtype
+  std::string quantization;              // --quantization; empty: what the checkpoint declares
+  std::string kv_cache_dtype = "auto";   // --kv-cache-dtype
+  int tensor_parallel_size = 1;          // --tensor-parallel-size / -tp
+  int pipeline_parallel_size = 1;        // --pipeline-parallel-size / -pp
+  std::optional<double> gpu_memory_utilization;  // vLLM 0.9; SGLang: mem_fraction_static
+  std::optional<int64_t> max_model_len;
+  std::optional<int64_t> max_num_seqs;
+  std::optional<int64_t> max_num_batched_tokens;
+  std::optional<int64_t> block_size;
+  std::optional<double> kv_cache_memory_bytes;   // --kv-cache-memory
+  bool enable_prefix_caching = true;
+  KvGrouping kv_grouping = KvGrouping::kHybrid;
+  std::optional<double> gpu_memory_gib;          // overrides the GPU preset's CUDA total
+  std::string vllm_version = kDefaultVllmVersion;
+  Engine engine = Engine::kVllm;
+};
+
+struct Deployment {
+  ModelSpec model;
+  GpuSpec gpu;
+  DeploymentConfig config;
+};
+
+// The settings as text, as a command line or a log row gives them. Empty strings: not given.
+struct DeploymentOptions {
+  std::string model = kDefaultModel;
+  std::string gpu = kDefaultGpu;
+  std::string dtype = "auto";
+  std::string quantization;
+  std::string kv_cache_dtype = "auto";
+  int tensor_parallel_size = 1;
+  int pipeline_parallel_size = 1;
+  std::string gpu_memory_utilization;  // empty: engine default
+  std::string max_model_len;           // accepts 32768, 32k (x1000), 32K (x1024)
+  std::string max_num_seqs;
+  std::string max_num_batched_tokens;
+  std::string block_size;
+  std::string kv_cache_memory;         // bytes; accepts 8GiB, 8G (x2^30), 8GB (x10^9)
+  std::string gpu_memory_gib;
+  std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
+  bool enable_prefix_caching = true;
+  bool disable_hybrid_kv_cache_manager = false;
+  std::string vllm_version = kDefaultVllmVersion;
+  std::string engine = "vllm";
+};
+
+// What resolving reads from disk (model configs, the GPU table), kept for reuse when many
+// deployments are resolved in one run (sweeps, comparisons, validation). Not thread-safe.
+struct ResolveCache {
+  std::map<std::string, ModelSpec> models;
+  std::optional<GpuCatalog> gpus;
+};
+
+// Throws kvsim::Error naming the option for any value that does not parse. With `cache`, model
+// specs and the GPU table are read once.
+Deployment ResolveDeployment(const DeploymentOptions& options, const std::string& data_dir,
+                             ResolveCache* cache = nullptr);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_DEPLOYMENT_H_

@@ -1,0 +1,102 @@
+#include "kvcache/budget/kv_cache_layout.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/units.h"
+
+namespace kvsim {
+
+KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec, NumericFormat model_dtype) {
+  KvCacheFormat f;
+  f.name = flag;
+  if (flag == "auto" || flag.empty()) {
+    f.name = "auto";
+    f.bytes_per_element = BytesPerElement(model_dtype);
+    f.fp8_ds_mla = spec.has_mla && spec.mla.fp8_ds_mla_default;
+    return f;
+  }
+  if (flag == "fp8_ds_mla") {
+    if (!spec.has_mla) throw Error("--kv-cache-dtype fp8_ds_mla: only for MLA models");
+    f.fp8_ds_mla = true;
+    f.bytes_per_element = 1.0;
+    return f;
+  }
+  auto fmt = ParseNumericFormat(flag);
+  if (!fmt) throw Error("--kv-cache-dtype: '" + flag + "' is not known (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, int8, int4)");
+  f.bytes_per_element = BytesPerElement(*fmt);
+  return f;
+}
+
+int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const {
+  int64_t pages = 0;
+  for (const KvCacheGroup& g : groups) {
+    switch (g.kind) {
+      case AttentionKind::kFull:
+        pages += CeilDiv(max_model_len, block_size);
+        break;
+      case AttentionKind::kSlidingWindow:
+        pages += CeilDiv(std::min(g.window_tokens - 1 + max_num_batched_tokens, max_model_len), block_size) + 1;
+        break;
+      case AttentionKind::kChunkedLocal:
+        pages += CeilDiv(std::min(g.window_tokens + max_num_batched_tokens, max_model_len), block_size);
+        break;
+      case AttentionKind::kStateOnly:
+        break;  // never grouped: BuildKvCacheLayout leaves these layers out
+    }
+  }
+  return pages;
+}
+
+KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& format, int tp, int64_t first_layer,
+                                 int64_t end_layer, int64_t block_size, KvGrouping grouping) {
+  KvCacheLayout layout;
+  layout.block_size = block_size;
+  layout.num_attention_layers = 0;
+  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].kind != AttentionKind::kStateOnly;
+  if (spec.has_mla) {
+    layout.bytes_per_token_per_layer = format.fp8_ds_mla
+        ? 656.0
+        : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
+  } else {
+    const int64_t heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
+    layout.bytes_per_token_per_layer = 2.0 * static_cast<double>(heads * spec.head_dim) * format.bytes_per_element;
+  }
+  layout.bytes_per_token = layout.bytes_per_token_per_layer * static_cast<double>(layout.num_attention_layers);
+  layout.page_bytes = static_cast<int64_t>(std::ceil(layout.bytes_per_token_per_layer * static_cast<double>(block_size)));
+
+  // Count layers per attention type; std::map keeps the group order deterministic.
+  std::map<std::pair<int, int64_t>, int64_t> types;
+  for (int64_t i = first_layer; i < end_layer; ++i) {
+    if (spec.layers[i].kind == AttentionKind::kStateOnly) continue;
+    LayerAttention a = grouping == KvGrouping::kHybrid ? spec.layers[i] : LayerAttention{};
+    types[{static_cast<int>(a.kind), a.window_tokens}] += 1;
+  }
+  if (types.size() == 1) {
+    const auto& [key, count] = *types.begin();
+    layout.group_size = count;
+    layout.groups.push_back({static_cast<AttentionKind>(key.first), key.second, count});
+  } else {
+    int64_t min_count = INT64_MAX, max_count = 0;
+    for (const auto& [key, count] : types) {
+      min_count = std::min(min_count, count);
+      max_count = std::max(max_count, count);
+    }
+    // vLLM: groups as large as the rarest type, unless the types are nearly balanced, in which case
+    // pad the smaller ones up to the largest (fewer groups, a little padding).
+    layout.group_size = static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count : min_count;
+    for (const auto& [key, count] : types) {
+      for (int64_t left = count; left > 0; left -= layout.group_size) {
+        const int64_t real = std::min(left, layout.group_size);
+        layout.padding_layers += layout.group_size - real;
+        layout.groups.push_back({static_cast<AttentionKind>(key.first), key.second, real});
+      }
+    }
+  }
+  layout.block_bytes = layout.page_bytes * layout.group_size;
+  return layout;
+}
+
+}  // namespace kvsim

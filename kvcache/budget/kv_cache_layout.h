@@ -1,0 +1,69 @@
+// How the KV cache of one GPU (one pipeline stage, one TP rank) is laid out in vLLM v1:
+// per-layer page sizes, the grouping of layers that share block ids (hybrid KV-cache manager), and
+// how many pages one request of a given length needs.
+//
+// Per layer and token: 2 × max(1, kv_heads / TP) × head_dim × kv_bytes (K and V; heads replicated
+// when TP > kv_heads); MLA stores one latent of kv_lora_rank + qk_rope_head_dim (no ×2, not split
+// by TP); DeepSeek-V3.2's fp8_ds_mla stores 656 bytes. A page is block_size tokens of one layer.
+// Layers with the same attention kind form groups of `group_size` layers; one block id addresses
+// one page in each of group_size tensors, so a block costs page_bytes × group_size.
+// (reference/serving-memory-facts.md §1.4, §1.5, §8.)
+#ifndef KVSIM_KVCACHE_BUDGET_KV_CACHE_LAYOUT_H_
+#define KVSIM_KVCACHE_BUDGET_KV_CACHE_LAYOUT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvcache/model/model_spec.h"
+
+namespace kvsim {
+
+// How sliding-window and chunked-local layers get their KV cache.
+enum class KvGrouping {
+  kHybrid,       // vLLM's hybrid KV-cache manager: one block group per attention kind (default)
+  kSingleGroup,  // --disable-hybrid-kv-cache-manager, vLLM v0, SGLang, TRT-LLM: every layer full length
+};
+
+// KV element format: model dtype by default ("auto"); fp8 halves a 16-bit cache.
+struct KvCacheFormat {
+  double bytes_per_element = 2.0;
+  bool fp8_ds_mla = false;   // DeepSeek-V3.2 FlashMLA-sparse layout: 656 B per token and layer
+  std::string name = "auto";
+};
+
+// Parses --kv-cache-dtype (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla, int8, int4).
+// Throws kvsim::Error for unknown names.
+KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec, NumericFormat model_dtype);
+
+struct KvCacheGroup {
+  AttentionKind kind = AttentionKind::kFull;
+  int64_t window_tokens = 0;
+  int64_t num_layers = 0;   // real layers; group_size - num_layers are padding
+};
+
+struct KvCacheLayout {
+  int64_t block_size = 16;            // tokens per block
+  int64_t num_attention_layers = 0;   // on this GPU
+  double bytes_per_token_per_layer = 0;
+  double bytes_per_token = 0;         // Σ over this GPU's layers, every layer holding the token
+  int64_t page_bytes = 0;             // one layer, block_size tokens
+  int64_t group_size = 0;             // layers (tensors) sharing one block id
+  int64_t padding_layers = 0;
+  int64_t block_bytes = 0;            // page_bytes × group_size: memory behind one block id
+  std::vector<KvCacheGroup> groups;
+
+  // Pages a request of `max_model_len` tokens may hold at once in every group together
+  // (vLLM max_memory_usage_bytes / page size, summed over groups).
+  int64_t PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const;
+};
+
+// KvGrouping::kSingleGroup (vLLM v0, or --disable-hybrid-kv-cache-manager) keeps every layer at
+// full length in one group. REQUIRES: first_layer < end_layer <= spec.num_layers, tp >= 1.
+KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& format, int tp, int64_t first_layer,
+                                 int64_t end_layer, int64_t block_size, KvGrouping grouping);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_KV_CACHE_LAYOUT_H_

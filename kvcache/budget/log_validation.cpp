@@ -1,0 +1,144 @@
+#include "kvcache/budget/log_validation.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/units.h"
+#include "kvcache/budget/capacity_planner.h"
+
+namespace kvsim {
+namespace fs = std::filesystem;
+namespace {
+
+std::string PresetFromConfigFile(const std::string& config_file) {
+  std::string base = fs::path(config_file).stem().string();
+  for (const char* suffix : {".FROM_ISSUE_vllm15120", ".MODIFIED_COPY"})
+    if (auto pos = base.find(suffix); pos != std::string::npos) base = base.substr(0, pos);
+  if (auto pos = base.find("__"); pos != std::string::npos) base = base.substr(0, pos) + "/" + base.substr(pos + 2);
+  return base;
+}
+
+// Maps the log's free-text quantization cell onto a --quantization value; empty = the checkpoint's.
+std::string QuantizationFlag(const std::string& cell) {
+  std::string s = cell;
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (s.empty() || s == "none") return "none";
+  if (s.find("(checkpoint)") != std::string::npos) return "";
+  if (s.find("bitsandbytes") != std::string::npos) return "bitsandbytes";
+  if (s.find("w8a8") != std::string::npos || s.find("int8") != std::string::npos) return "int8";
+  if (s.find("fp8") != std::string::npos) return "fp8";
+  if (s.find("awq") != std::string::npos) return "awq";
+  if (s.find("gptq") != std::string::npos) return "gptq";
+  return "";
+}
+
+std::string FirstWord(const std::string& cell) { return cell.substr(0, cell.find(' ')); }
+
+// The vLLM minor release current at a date (first release of each minor), for logs that state a
+// date but no version. Dates after the last entry fall back to kvsim's default version.
+std::string VersionAtDate(const std::string& text) {
+  std::string ymd;  // the first YYYY-MM-DD in the text
+  for (size_t i = 0; i + 10 <= text.size() && ymd.empty(); ++i) {
+    const std::string s = text.substr(i, 10);
+    bool ok = s[0] == '2' && s[1] == '0' && s[4] == '-' && s[7] == '-';
+    for (size_t k : {2u, 3u, 5u, 6u, 8u, 9u}) ok = ok && std::isdigit(static_cast<unsigned char>(s[k]));
+    if (ok) ymd = s;
+  }
+  if (ymd.empty()) return "";
+  static const std::pair<const char*, const char*> releases[] = {
+      {"2024-09-04", "0.6"}, {"2025-01-27", "0.7"}, {"2025-03-18", "0.8"}, {"2025-05-15", "0.9"},
+      {"2025-07-24", "0.10"}, {"2025-10-02", "0.11"}, {"2025-12-01", ""}};
+  std::string version;
+  for (const auto& [since, v] : releases)
+    if (ymd >= since) version = v;
+  return version;
+}
+
+std::optional<double> AsDouble(const std::optional<long long>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+}
+
+}  // namespace
+
+ComparedFigure MetricTally::Add(std::optional<double> logged, std::optional<double> predicted) {
+  ComparedFigure f{logged, predicted, false, 0};
+  if (!logged) return f;
+  ++checked;
+  if (!predicted) return f;
+  f.relative_error = (*predicted - *logged) / std::max(std::abs(*logged), 1e-9);
+  f.within = std::abs(f.relative_error) <= tolerance;
+  within += f.within;
+  return f;
+}
+
+DeploymentOptions OptionsForLogRow(const VllmLogRow& row) {
+  DeploymentOptions o;
+  o.engine = row.engine == "SGLang" ? "sglang" : "vllm";
+  std::optional<VllmVersion> logged;
+  try {
+    if (!row.vllm_version.empty()) logged = ParseVllmVersion(FirstWord(row.vllm_version));
+  } catch (const Error&) {
+  }
+  // Rows run on the V0 engine of a V1-era release (VLLM_USE_V1=0) get the V0 behaviour.
+  if (row.engine == "v0") o.vllm_version = logged && logged->minor < 8 ? logged->text : "v0";
+  else if (logged) o.vllm_version = logged->text;
+  else if (const std::string dated = VersionAtDate(row.source_detail); !dated.empty()) o.vllm_version = dated;
+  o.quantization = QuantizationFlag(row.quantization);
+  if (!row.dtype.empty()) o.dtype = FirstWord(row.dtype);
+  if (!row.kv_cache_dtype.empty()) o.kv_cache_dtype = row.kv_cache_dtype;
+  o.gpu = row.gpu_model;
+  if (row.total_gpu_memory_gib) o.gpu_memory_gib = Format("%.4f", *row.total_gpu_memory_gib);
+  if (row.tensor_parallel_size) o.tensor_parallel_size = static_cast<int>(*row.tensor_parallel_size);
+  if (row.pipeline_parallel_size) o.pipeline_parallel_size = static_cast<int>(*row.pipeline_parallel_size);
+  if (row.gpu_memory_utilization) o.gpu_memory_utilization = Format("%.4f", *row.gpu_memory_utilization);
+  auto count = [](const std::optional<long long>& v) { return v ? std::to_string(*v) : std::string(); };
+  o.max_model_len = count(row.max_model_len);
+  o.max_num_seqs = count(row.max_num_seqs);
+  o.max_num_batched_tokens = count(row.max_num_batched_tokens);
+  o.block_size = count(row.block_size);
+  return o;
+}
+
+LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std::string& configs_dir,
+                                  const std::string& data_dir) {
+  LogValidation v;
+  ResolveCache cache;
+  for (const VllmLogRow& row : rows) {
+    if (row.config_file.empty()) {
+      ++v.skipped;
+      continue;
+    }
+    DeploymentOptions o = OptionsForLogRow(row);
+    o.model = configs_dir.empty() ? PresetFromConfigFile(row.config_file)
+                                  : (fs::path(configs_dir) / fs::path(row.config_file).filename()).string();
+    ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,
+                     {}, {}, {}, {}, false, ""};
+    std::optional<double> w, k, t, b;
+    try {
+      const Deployment d = ResolveDeployment(o, data_dir, &cache);
+      const CapacityResult r = PlanCapacity(d.model, d.gpu, d.config);
+      // The logs print rank 0's figures; token and block counts are the minimum over workers.
+      w = BytesToGiB(r.stages.front().weights.total_bytes());
+      k = BytesToGiB(r.stages.front().kv_cache_bytes);
+      t = static_cast<double>(r.gpu_kv_cache_tokens);
+      b = static_cast<double>(r.num_gpu_blocks);
+      ++v.planned;
+      out.planned = true;
+      out.note = r.does_not_fit;
+    } catch (const Error& e) {
+      out.note = e.what();
+    }
+    out.weights_gib = v.weights.Add(row.weights_gib, w);
+    out.kv_cache_gib = v.kv_cache.Add(row.kv_cache_gib, k);
+    out.tokens = v.tokens.Add(AsDouble(row.gpu_kv_cache_tokens), t);
+    out.blocks = v.blocks.Add(AsDouble(row.num_gpu_blocks), b);
+    v.rows.push_back(std::move(out));
+  }
+  return v;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,51 @@
+// What vLLM's start-up profile charges against the KV budget besides weights:
+//
+//   activation peak = max(forward peak, sampler peak)   (the forward's transients are freed before
+//                                                       the sampler runs, so the two do not add)
+//   forward peak    = T × E × act_bytes, where T = max_num_batched_tokens (MoE workspaces capped at
+//                     vLLM's fused-MoE chunk of 32768 tokens) and E = live elements per token in the
+//                     widest layer: dense MLP 3·I/tp + 3·h (gate_up output, activation output,
+//                     hidden/residual/norm); MoE layer top_k·(3·I_e/tp + h) + 3·h (+ shared expert)
+//   sampler peak    = R × V × c_era + T × h × act_bytes, on the last pipeline stage only, with
+//                     R = min(max_num_seqs, T) dummy requests (V0: max_num_seqs), V the padded
+//                     vocabulary and c_era the bytes one logit costs in the sampler (serving_engine.h)
+//   non-torch       = memory the profile grows outside PyTorch's allocator (cuBLAS workspaces,
+//                     attention-backend buffers, custom all-reduce / NCCL buffers with TP > 1);
+//                     era-dependent constants measured on real vLLM start-up logs. The TP > 1
+//                     increment depends on the interconnect: NVSwitch GPUs add NCCL's NVLS
+//                     buffers, PCIe-only GPUs add next to nothing.
+// docs/CAPACITY_MODEL.md derives each term and lists the logs it was checked against.
+#ifndef KVSIM_KVCACHE_BUDGET_RUNTIME_OVERHEAD_H_
+#define KVSIM_KVCACHE_BUDGET_RUNTIME_OVERHEAD_H_
+
+#include <cstdint>
+
+#include "kvcache/model/gpu_catalog.h"
+#include "kvcache/model/model_spec.h"
+#include "kvcache/budget/serving_engine.h"
+
+namespace kvsim {
+
+struct ProfileSettings {
+  int64_t max_num_batched_tokens = 8192;
+  int64_t max_num_seqs = 256;
+  int tp = 1;
+  int pp = 1;
+  bool last_stage = true;
+  Interconnect interconnect = Interconnect::kNvls;  // kXgmi: AMD GPU (ROCm/RCCL)
+  NumericFormat activation_dtype = NumericFormat::kBFloat16;
+  VllmVersion version;
+};
+
+struct RuntimeOverhead {
+  double forward_peak_bytes = 0;
+  double sampler_peak_bytes = 0;
+  double activation_peak_bytes = 0;  // max of the two
+  double non_torch_bytes = 0;
+};
+
+RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& settings);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_RUNTIME_OVERHEAD_H_

@@ -1,0 +1,87 @@
+#include "kvcache/budget/weight_memory.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "kvcache/base/units.h"
+
+namespace kvsim {
+namespace {
+
+constexpr int64_t kVocabPadding = 64;  // vLLM DEFAULT_VOCAB_PADDING_SIZE
+
+bool IsQuantized(const WeightTensor& t, const QuantizationSpec& quant) {
+  if (quant.method == QuantMethod::kNone) return false;
+  if (quant.experts_only) return t.role == WeightRole::kExpert;
+  return t.role == WeightRole::kAttention || t.role == WeightRole::kMlp || t.role == WeightRole::kExpert;
+}
+
+// Shape of one rank's slice.
+std::pair<int64_t, int64_t> ShardShape(const WeightTensor& t, const ModelSpec& spec, int tp) {
+  switch (t.sharding) {
+    case Sharding::kReplicated: return {t.rows, t.cols};
+    case Sharding::kRows: return {CeilDiv(t.rows, tp), t.cols};
+    case Sharding::kCols: return {t.rows, CeilDiv(t.cols, tp)};
+    case Sharding::kKvHeads: {
+      const int64_t per_head = t.rows / spec.num_kv_heads;
+      return {std::max<int64_t>(1, spec.num_kv_heads / tp) * per_head, t.cols};
+    }
+    case Sharding::kVocab: {
+      const int64_t padded = CeilDiv(t.rows, kVocabPadding) * kVocabPadding;
+      return {CeilDiv(padded, tp), t.cols};
+    }
+  }
+  return {t.rows, t.cols};
+}
+
+int64_t RoundUp(int64_t v, int64_t m) { return CeilDiv(v, m) * m; }
+
+// vLLM's MXFP4 MoE kernels pad the hidden size to a multiple of 256 and each rank's slice of the
+// expert width to a multiple of 64 (Mxfp4MoEMethod.create_weights), and allocate the padded size.
+std::pair<int64_t, int64_t> PadForMxfp4(const WeightTensor& t, std::pair<int64_t, int64_t> shape) {
+  auto [rows, cols] = shape;
+  if (t.sharding == Sharding::kRows) return {RoundUp(rows / 2, 64) * 2, RoundUp(cols, 256)};  // gate_up: [2I, h]
+  return {RoundUp(rows, 256), RoundUp(cols, 64)};                                              // down: [h, I]
+}
+
+}  // namespace
+
+std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp) {
+  std::vector<int64_t> sizes(pp, num_layers / pp);
+  const int64_t remaining = num_layers % pp;
+  for (int64_t i = 2; i < remaining + 2; ++i) sizes[pp - i] += 1;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  int64_t start = 0;
+  for (int64_t s : sizes) {
+    ranges.emplace_back(start, start + s);
+    start += s;
+  }
+  return ranges;
+}
+
+WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
+                          const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage) {
+  const auto ranges = PipelineStageLayers(spec.num_layers, pp);
+  const auto [first, end] = ranges[stage];
+  const double width = BytesPerElement(dtype);
+  WeightMemory m;
+  for (const WeightTensor& t : tensors) {
+    const bool here = t.layer >= 0 ? (t.layer >= first && t.layer < end)
+                      : t.on_last_stage ? stage == pp - 1
+                                        : stage == 0;
+    if (!here) continue;
+    auto [rows, cols] = ShardShape(t, spec, tp);
+    if (quant.method == QuantMethod::kMxfp4 && t.role == WeightRole::kExpert)
+      std::tie(rows, cols) = PadForMxfp4(t, {rows, cols});
+    if (IsQuantized(t, quant)) {
+      m.quantized_bytes += LinearWeightBytes(quant, rows, cols, width) * static_cast<double>(t.copies);
+    } else {
+      m.full_width_bytes += static_cast<double>(rows) * static_cast<double>(cols) *
+                            static_cast<double>(t.copies) * width;
+    }
+  }
+  m.rope_cache_bytes = static_cast<double>(spec.rope_cache_positions) * static_cast<double>(spec.rotary_dim) * width;
+  return m;
+}
+
+}  // namespace kvsim

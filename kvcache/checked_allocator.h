@@ -1,0 +1,81 @@
+// CheckedAllocator: a KvAllocator that forwards every call to another one and runs its
+// CheckInvariants() after each operation that changes it, plus checks of the interface contract
+// itself (a failed call holds no more memory than before; accounting conserves the pool; Grow
+// agrees with CanGrow). Property tests and
+// debug runs wrap an allocator in it; it costs O(pool size) per operation.
+#ifndef KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
+#define KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
+
+#include <string>
+
+#include "kvcache/base/check.h"
+#include "kvcache/kv_allocator.h"
+
+namespace kvsim {
+
+class CheckedAllocator final : public KvAllocator {
+ public:
+  // `inner` must outlive this object.
+  explicit CheckedAllocator(KvAllocator& inner) : inner_(inner) { Check("construction"); }
+
+  AdmitPlan PlanAdmit(const AdmitRequest& request, int64_t token_budget) const override {
+    return inner_.PlanAdmit(request, token_budget);
+  }
+  std::optional<AdmitPlan> Admit(const AdmitRequest& request, int64_t token_budget) override {
+    const KvAccounting before = inner_.Accounting();
+    auto plan = inner_.Admit(request, token_budget);
+    if (!plan) CheckUnchanged(before, "a failed Admit");
+    KVSIM_CHECK(!plan || inner_.IsLive(request.id), "Admit succeeded but the request is not live");
+    Check("Admit");
+    return plan;
+  }
+  bool CanEverFit(const AdmitRequest& request) const override { return inner_.CanEverFit(request); }
+  bool CanGrow(RequestId id, int64_t tokens) const override { return inner_.CanGrow(id, tokens); }
+  int64_t GrowRoom(RequestId id) const override { return inner_.GrowRoom(id); }
+  bool Grow(RequestId id, int64_t tokens) override {
+    const KvAccounting before = inner_.Accounting();
+    const int64_t computed = inner_.ComputedTokens(id);
+    const bool expected = inner_.CanGrow(id, tokens);
+    const bool grown = inner_.Grow(id, tokens);
+    KVSIM_CHECK(grown == expected, "Grow disagrees with CanGrow");
+    if (!grown) CheckUnchanged(before, "a failed Grow");
+    KVSIM_CHECK(inner_.ComputedTokens(id) == computed + (grown ? tokens : 0), "Grow miscounted the computed tokens");
+    Check("Grow");
+    return grown;
+  }
+  void Free(RequestId id) override {
+    inner_.Free(id);
+    KVSIM_CHECK(!inner_.IsLive(id), "Free left the request live");
+    Check("Free");
+  }
+  bool IsLive(RequestId id) const override { return inner_.IsLive(id); }
+  int64_t ComputedTokens(RequestId id) const override { return inner_.ComputedTokens(id); }
+  int64_t live_requests() const override { return inner_.live_requests(); }
+  KvAccounting Accounting() const override { return inner_.Accounting(); }
+  int64_t UsedBlocks() const override { return inner_.UsedBlocks(); }
+  void CheckInvariants() const override { inner_.CheckInvariants(); }
+  std::string name() const override { return inner_.name(); }
+  bool GrowsCompose() const override { return inner_.GrowsCompose(); }
+  int64_t slots_per_token() const override { return inner_.slots_per_token(); }
+
+ private:
+  void Check(const char* after) const {
+    inner_.CheckInvariants();
+    const KvAccounting a = inner_.Accounting();
+    KVSIM_CHECK(a.Sum() == a.capacity_slots, std::string("categories do not sum to the pool after ") + after);
+  }
+  // Memory held must not move. (How free memory splits into usable and external fragmentation
+  // may: a contiguous pool probes with the last reservation asked for, failed or not.)
+  void CheckUnchanged(const KvAccounting& before, const char* what) const {
+    const KvAccounting after = inner_.Accounting();
+    for (WasteCategory c : {WasteCategory::kTokenStates, WasteCategory::kReserved, WasteCategory::kInternalFragmentation,
+                            WasteCategory::kCached})
+      KVSIM_CHECK(before.slots(c) == after.slots(c), std::string(what) + " changed the " + NameOf(c) + " slots");
+  }
+
+  KvAllocator& inner_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_

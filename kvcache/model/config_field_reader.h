@@ -1,0 +1,94 @@
+// FieldReader: typed access to the fields of one config.json object, naming the file and field
+// in every error and collecting all missing required fields so one message can list them.
+#ifndef KVSIM_KVCACHE_MODEL_CONFIG_FIELD_READER_H_
+#define KVSIM_KVCACHE_MODEL_CONFIG_FIELD_READER_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kvcache/base/error.h"
+
+namespace kvsim {
+
+// Reads integer fields of one JSON object, remembering every required field that is absent so a
+// single error can list them all.
+class FieldReader {
+ public:
+  FieldReader(const nlohmann::json& object, std::string source, std::string prefix)
+      : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
+
+  // First present key among `keys`; nullopt when none is present or the value is null.
+  std::optional<int64_t> Find(std::initializer_list<const char*> keys) const {
+    for (const char* key : keys) {
+      auto it = object_.find(key);
+      if (it == object_.end() || it->is_null()) continue;
+      if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
+      if (it->is_number_float()) {
+        const double v = it->get<double>();
+        if (v == static_cast<double>(static_cast<int64_t>(v))) return static_cast<int64_t>(v);
+      }
+      throw Error(source_ + ": " + prefix_ + key + ": expected an integer, got " + it->dump());
+    }
+    return std::nullopt;
+  }
+
+  int64_t Required(std::initializer_list<const char*> keys) {
+    if (auto v = Find(keys)) {
+      if (*v <= 0) throw Error(source_ + ": " + prefix_ + *keys.begin() + ": must be positive, got " + std::to_string(*v));
+      return *v;
+    }
+    missing_.push_back(prefix_ + *keys.begin());
+    return 0;
+  }
+
+  int64_t Optional(std::initializer_list<const char*> keys, int64_t fallback) const {
+    auto v = Find(keys);
+    return v ? *v : fallback;
+  }
+
+  bool Bool(const char* key, bool fallback) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return fallback;
+    if (!it->is_boolean()) throw Error(source_ + ": " + prefix_ + key + ": expected true/false, got " + it->dump());
+    return it->get<bool>();
+  }
+
+  // A real number (e.g. partial_rotary_factor); `fallback` when absent or null.
+  double Number(const char* key, double fallback) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return fallback;
+    if (!it->is_number()) throw Error(source_ + ": " + prefix_ + key + ": expected a number, got " + it->dump());
+    return it->get<double>();
+  }
+
+  std::string String(const char* key, const std::string& fallback) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || !it->is_string()) return fallback;
+    return it->get<std::string>();
+  }
+
+  bool Has(const char* key) const {
+    auto it = object_.find(key);
+    return it != object_.end() && !it->is_null();
+  }
+
+  const nlohmann::json& object() const { return object_; }
+  const std::string& source() const { return source_; }
+  const std::string& prefix() const { return prefix_; }
+  const std::vector<std::string>& missing() const { return missing_; }
+
+ private:
+  const nlohmann::json& object_;
+  std::string source_;
+  std::string prefix_;
+  std::vector<std::string> missing_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_CONFIG_FIELD_READER_H_

@@ -1,0 +1,62 @@
+// GPU presets from data/gpus.csv: datasheet figures plus the memory CUDA reports (what vLLM's
+// total_gpu_memory is), looked up by short id, the name nvidia-smi / torch print, or an alias.
+#ifndef KVSIM_KVCACHE_MODEL_GPU_CATALOG_H_
+#define KVSIM_KVCACHE_MODEL_GPU_CATALOG_H_
+
+#include <string>
+#include <vector>
+
+#include "kvcache/base/enum_names.h"
+
+namespace kvsim {
+
+// How the GPUs of a tensor-parallel group are connected: it decides which communication buffers
+// (NCCL, custom all-reduce) vLLM allocates outside PyTorch, and so the KV budget with TP > 1.
+enum class Interconnect {
+  kNvls,    // NVSwitch with NVLink SHARP (H100/H200/B200 SXM): NCCL adds NVLS buffers
+  kNvlink,  // NVLink without NVLS (A100/V100 SXM, H100 NVL bridge pairs)
+  kPcie,    // PCIe only (L4, L40S, A10, GeForce, RTX PRO)
+  kXgmi,    // AMD Infinity Fabric (ROCm, RCCL)
+};
+template <>
+struct EnumNames<Interconnect> {
+  static constexpr EnumEntry<Interconnect> kEntries[] = {
+      {Interconnect::kNvls, "nvls"}, {Interconnect::kNvlink, "nvlink"}, {Interconnect::kPcie, "pcie"}, {Interconnect::kXgmi, "xgmi"}};
+};
+// For a GPU outside the table, from its marketing name ("... PCIe", "GeForce", "H100", "MI300X").
+Interconnect GuessInterconnect(const std::string& gpu_name);
+
+struct GpuSpec {
+  std::string id;                 // short id, e.g. "h100"
+  std::string name;               // e.g. "NVIDIA H100 80GB SXM5"
+  std::vector<std::string> aliases;
+  double marketed_gb = 0;         // as sold
+  double cuda_total_gib = 0;      // torch.cuda total_memory, GiB
+  double mem_bandwidth_bytes_per_s = 0;  // HBM bandwidth; the table gives TB/s (10^12 B/s)
+  double bf16_dense_tflops = 0;   // 0 when the GPU has no bf16 (T4, V100: see fp16 in the source)
+  double fp8_dense_tflops = 0;
+  double int8_dense_tops = 0;
+  Interconnect interconnect = Interconnect::kPcie;
+};
+
+class GpuCatalog {
+ public:
+  // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,
+  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,interconnect,source). Throws kvsim::Error with file,
+  // line and column on malformed rows.
+  static GpuCatalog Load(const std::string& path);
+
+  const std::vector<GpuSpec>& gpus() const { return gpus_; }
+
+  // Case-insensitive match on id, name or alias; a trailing parenthetical ("(79.18 GiB)") is
+  // ignored. Throws kvsim::Error listing the closest names when nothing matches.
+  const GpuSpec& Find(const std::string& query) const;
+  const GpuSpec* TryFind(const std::string& query) const;
+
+ private:
+  std::vector<GpuSpec> gpus_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_GPU_CATALOG_H_

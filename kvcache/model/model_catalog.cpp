@@ -1,0 +1,60 @@
+#include "kvcache/model/model_catalog.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/model/model_config_parser.h"
+
+namespace kvsim {
+namespace fs = std::filesystem;
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+std::string DataDirectory() {
+  if (const char* env = std::getenv("KVSIM_DATA_DIR"); env && *env) return env;
+  return KVSIM_DEFAULT_DATA_DIR;
+}
+
+std::vector<std::string> ListModelPresets(const std::string& data_dir) {
+  std::vector<std::string> ids;
+  const fs::path root = fs::path(data_dir) / "models";
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_regular_file() || it->path().extension() != ".json") continue;
+    fs::path rel = fs::relative(it->path(), root);
+    rel.replace_extension();
+    ids.push_back(rel.generic_string());
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir) {
+  std::error_code ec;
+  const fs::path as_path(name_or_path);
+  if (fs::exists(as_path, ec)) return LoadModelConfigFile(name_or_path);
+  const auto presets = ListModelPresets(data_dir);
+  for (const auto& id : presets) {
+    if (Lower(id) == Lower(name_or_path)) {
+      ModelSpec spec = LoadModelConfigFile((fs::path(data_dir) / "models" / (id + ".json")).string());
+      spec.name = id;
+      return spec;
+    }
+  }
+  std::string hint;
+  for (const auto& m : ClosestMatches(name_or_path, presets)) hint += (hint.empty() ? "" : ", ") + m;
+  throw Error("--model: '" + name_or_path + "' is neither a config.json path nor a preset" +
+              (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)");
+}
+
+}  // namespace kvsim

@@ -1,0 +1,25 @@
+// Model presets shipped in data/models/<org>/<name>.json, named by their Hugging Face ids.
+#ifndef KVSIM_KVCACHE_MODEL_MODEL_CATALOG_H_
+#define KVSIM_KVCACHE_MODEL_MODEL_CATALOG_H_
+
+#include <string>
+#include <vector>
+
+#include "kvcache/model/model_spec.h"
+
+namespace kvsim {
+
+// The data directory: $KVSIM_DATA_DIR if set, else the one the build was configured with.
+std::string DataDirectory();
+
+// Preset ids ("meta-llama/Llama-3.1-8B-Instruct", ...) found under `data_dir`/models, sorted.
+std::vector<std::string> ListModelPresets(const std::string& data_dir);
+
+// `name_or_path`: a config.json, a directory holding one, or a preset id (case-insensitive).
+// Throws kvsim::Error naming the closest presets when nothing matches.
+ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir);
+
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_MODEL_CATALOG_H_

@@ -1,0 +1,219 @@
+#include "kvcache/model/model_families.h"
+
+#include <algorithm>
+
+namespace kvsim {
+namespace {
+
+bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// GPT-2 descendants: LayerNorm with bias, plain MLP with biases, learned positions, no RoPE.
+bool IsGpt2Style(const std::string& type) { return type == "gpt2" || type == "gpt_bigcode"; }
+
+void SetPlainBiasedMlp(ModelSpec& spec, bool bias) {
+  spec.norm_kind = NormKind::kLayerNorm;
+  spec.mlp_kind = MlpKind::kPlain;
+  spec.qkv_bias = spec.o_proj_bias = spec.mlp_bias = bias;
+}
+
+bool IsStateOnlyLayerType(const std::string& kind) {
+  return kind == "linear_attention" || kind == "mamba" || kind == "mamba2" || kind == "ssm" ||
+         kind == "conv" || kind == "recurrent";
+}
+
+}  // namespace
+
+bool TiesEmbeddingsByDefault(const std::string& type) {
+  // These config classes keep PretrainedConfig's default (True) or set it; Llama-style ones say False.
+  return StartsWith(type, "gemma") || StartsWith(type, "cohere") || IsGpt2Style(type) || type == "opt" ||
+         type == "falcon" || type == "bloom" || type == "mpt";
+}
+
+int64_t DefaultIntermediateSize(const std::string& type, int64_t hidden_size) {
+  if (type == "phi" || IsGpt2Style(type) || type == "falcon") return 4 * hidden_size;
+  return 0;
+}
+
+int64_t DefaultMaxPositions(const std::string& type) { return type == "falcon" ? 2048 : 0; }
+
+void ReadFamilyKvHeads(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  if (type != "falcon") return;
+  // vLLM's Falcon: the new decoder architecture (40B/180B) states its KV heads; the old one is
+  // multi-query (7B) or plain multi-head.
+  if (r.Bool("new_decoder_architecture", false))
+    spec.num_kv_heads = r.Optional({"num_kv_heads", "n_head_kv"}, spec.num_attention_heads);
+  else
+    spec.num_kv_heads = r.Bool("multi_query", true) ? 1 : spec.num_attention_heads;
+}
+
+void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  if (StartsWith(type, "qwen2")) spec.qkv_bias = true;
+  if (r.Bool("attention_bias", false)) spec.qkv_bias = spec.o_proj_bias = true;
+  if (StartsWith(type, "glm")) spec.o_proj_bias = false;  // GLM-4: attention_bias is q/k/v only
+  if (StartsWith(type, "qwen3") || StartsWith(type, "gemma3") || r.Bool("use_qk_norm", false)) spec.qk_norm = true;
+  spec.mlp_bias = r.Bool("mlp_bias", false);
+  if (StartsWith(type, "gemma2") || StartsWith(type, "gemma3")) spec.norms_per_layer = 4;
+  if (StartsWith(type, "cohere")) spec.norms_per_layer = 1;  // one bias-free LayerNorm feeds both branches
+
+  if (type == "phi") {
+    SetPlainBiasedMlp(spec, true);
+    spec.norms_per_layer = 1;  // one LayerNorm feeds attention and MLP in parallel
+    spec.lm_head_bias = true;
+  } else if (type == "opt") {
+    SetPlainBiasedMlp(spec, r.Bool("enable_bias", true));
+    spec.learned_position_embeddings = spec.max_position_embeddings + 2;  // OPT offsets positions by 2
+    const int64_t proj = r.Optional({"word_embed_proj_dim"}, spec.hidden_size);
+    if (proj != spec.hidden_size) spec.notes.push_back("word_embed_proj_dim differs from hidden_size: projections not counted");
+  } else if (IsGpt2Style(type)) {
+    SetPlainBiasedMlp(spec, true);
+    spec.learned_position_embeddings = spec.max_position_embeddings;
+  } else if (type == "gpt_neox") {
+    SetPlainBiasedMlp(spec, r.Bool("attention_bias", true));
+    spec.mlp_bias = true;
+  } else if (type == "falcon") {
+    SetPlainBiasedMlp(spec, r.Bool("bias", false));
+    // ln_attn + ln_mlp (new architecture), one shared LayerNorm (parallel), or two in sequence.
+    spec.norms_per_layer = r.Bool("new_decoder_architecture", false) ? r.Optional({"num_ln_in_parallel_attn"}, 2)
+                           : r.Bool("parallel_attn", true)          ? 1
+                                                                    : 2;
+  } else if (type == "starcoder2") {
+    SetPlainBiasedMlp(spec, r.Bool("use_bias", true));
+  } else if (type == "nemotron") {
+    SetPlainBiasedMlp(spec, false);  // LayerNorm1P has a bias; the projections follow the flags
+    spec.qkv_bias = spec.o_proj_bias = r.Bool("attention_bias", false);
+    spec.mlp_bias = r.Bool("mlp_bias", false);
+  }
+  if (type == "gpt_oss") spec.attention_sinks = spec.num_attention_heads;
+
+  // RoPE over part or all of each head; none with learned positions or ALiBi.
+  const bool no_rope = type == "opt" || IsGpt2Style(type) || type == "bloom" || type == "mpt" || r.Bool("alibi", false);
+  const double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  spec.rotary_dim = no_rope ? 0 : static_cast<int64_t>(static_cast<double>(spec.head_dim) * partial);
+}
+
+void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  const int64_t experts = r.Optional({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"}, 0);
+  if (experts <= 0) return;
+  MoeSpec& moe = spec.moe;
+  moe.num_experts = experts;
+  moe.experts_per_token = r.Optional({"num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k"}, 0);
+  if (moe.experts_per_token <= 0)
+    throw Error(r.source() + ": " + r.prefix() + "num_experts_per_tok: missing or not positive in an MoE config");
+  moe.layer_is_moe.assign(spec.num_layers, true);
+  moe.dense_intermediate_size = spec.intermediate_size;
+  moe.expert_intermediate_size = r.Optional({"moe_intermediate_size"}, spec.intermediate_size);
+
+  if (StartsWith(type, "deepseek") || r.Has("first_k_dense_replace") || r.Has("n_shared_experts")) {
+    // DeepSeek-style (also Kimi K2, GLM-4.5, dots.llm1): the first k layers dense, shared experts
+    // as wide as n_shared_experts routed ones.
+    const int64_t first_dense = r.Optional({"first_k_dense_replace"}, 0);
+    const int64_t freq = std::max<int64_t>(1, r.Optional({"moe_layer_freq"}, 1));
+    for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = i >= first_dense && i % freq == 0;
+    moe.shared_intermediate_size = r.Optional({"n_shared_experts"}, 0) * moe.expert_intermediate_size;
+    moe.router_correction_bias = r.String("topk_method", "") == "noaux_tc" || StartsWith(type, "glm4_moe");
+  } else if (StartsWith(type, "ernie")) {
+    const int64_t start = r.Optional({"moe_layer_start_index"}, 0);
+    const int64_t end = r.Optional({"moe_layer_end_index"}, spec.num_layers - 1);
+    const int64_t step = std::max<int64_t>(1, r.Optional({"moe_layer_interval"}, 1));
+    for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = i >= start && i <= end && (i - start) % step == 0;
+    moe.shared_intermediate_size = r.Optional({"moe_num_shared_experts"}, 0) * moe.expert_intermediate_size;
+  } else if (type == "llama4" || type == "llama4_text") {
+    const int64_t step = std::max<int64_t>(1, r.Optional({"interleave_moe_layer_step"}, 1));
+    for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = (i + 1) % step == 0;
+    moe.shared_intermediate_size = spec.intermediate_size;
+    moe.dense_intermediate_size = r.Optional({"intermediate_size_mlp"}, spec.intermediate_size);
+  } else if (StartsWith(type, "qwen")) {
+    const int64_t step = std::max<int64_t>(1, r.Optional({"decoder_sparse_step"}, 1));
+    std::vector<int64_t> mlp_only;
+    if (auto it = r.object().find("mlp_only_layers"); it != r.object().end() && it->is_array())
+      for (const auto& v : *it)
+        if (v.is_number_integer()) mlp_only.push_back(v.get<int64_t>());
+    for (int64_t i = 0; i < spec.num_layers; ++i)
+      moe.layer_is_moe[i] = (i + 1) % step == 0 &&
+                            std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
+    moe.shared_intermediate_size = r.Optional({"shared_expert_intermediate_size"}, 0);
+    moe.shared_expert_gate = moe.shared_intermediate_size > 0;
+  } else if (type == "gpt_oss") {
+    moe.router_bias = true;
+    moe.expert_bias = true;
+  }
+}
+
+void ReadMla(FieldReader& r, const std::string& type, ModelSpec& spec) {
+  if (!r.Has("kv_lora_rank")) return;
+  spec.has_mla = true;
+  MlaSpec& mla = spec.mla;
+  mla.q_lora_rank = r.Optional({"q_lora_rank"}, 0);
+  mla.kv_lora_rank = r.Required({"kv_lora_rank"});
+  mla.qk_nope_head_dim = r.Required({"qk_nope_head_dim"});
+  mla.qk_rope_head_dim = r.Required({"qk_rope_head_dim"});
+  mla.v_head_dim = r.Required({"v_head_dim"});
+  mla.indexer_heads = r.Optional({"index_n_heads"}, 0);
+  mla.indexer_head_dim = r.Optional({"index_head_dim"}, 0);
+  mla.fp8_ds_mla_default = type == "deepseek_v32";
+  spec.rotary_dim = mla.qk_rope_head_dim;
+}
+
+void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  const int64_t n = spec.num_layers;
+  spec.layers.assign(n, LayerAttention{});
+  const nlohmann::json& cfg = r.object();
+  const int64_t window = r.Optional({"sliding_window", "sliding_window_size"}, 0);
+
+  auto lt = cfg.find("layer_types");
+  if (lt != cfg.end() && lt->is_array() && static_cast<int64_t>(lt->size()) == n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string kind = (*lt)[i].is_string() ? (*lt)[i].get<std::string>() : "full_attention";
+      if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
+      if (kind == "chunked_attention")
+        spec.layers[i] = {AttentionKind::kChunkedLocal, r.Optional({"attention_chunk_size"}, window)};
+      if (IsStateOnlyLayerType(kind)) spec.layers[i] = {AttentionKind::kStateOnly, 0};
+    }
+    return;
+  }
+  if (type == "qwen3_next") {
+    // Gated DeltaNet linear attention, with full attention every `full_attention_interval` layers.
+    const int64_t interval = std::max<int64_t>(1, r.Optional({"full_attention_interval"}, 4));
+    for (int64_t i = 0; i < n; ++i)
+      if ((i + 1) % interval != 0) spec.layers[i] = {AttentionKind::kStateOnly, 0};
+    return;
+  }
+  if (StartsWith(type, "llama4") && r.Has("attention_chunk_size")) {
+    // RoPE layers use chunked local attention; every 4th layer is NoPE with full attention.
+    const int64_t chunk = r.Optional({"attention_chunk_size"}, 8192);
+    auto nrl = cfg.find("no_rope_layers");
+    const bool explicit_list = nrl != cfg.end() && nrl->is_array() && static_cast<int64_t>(nrl->size()) == n;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool uses_rope = explicit_list ? (*nrl)[i].get<int64_t>() != 0 : (i + 1) % 4 != 0;
+      if (uses_rope) spec.layers[i] = {AttentionKind::kChunkedLocal, chunk};
+    }
+    return;
+  }
+  if (window <= 0) return;
+  if (type == "gemma2") {
+    for (int64_t i = 0; i < n; i += 2) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
+    return;
+  }
+  if (StartsWith(type, "gemma3") || type == "cohere2" || r.Has("sliding_window_pattern")) {
+    // Every pattern-th layer is global, the others local (Gemma 3: 5 local + 1 global; Cohere 2: 3 + 1).
+    const int64_t pattern =
+        std::max<int64_t>(1, r.Optional({"sliding_window_pattern"}, type == "cohere2" ? 4 : 6));
+    for (int64_t i = 0; i < n; ++i)
+      if ((i + 1) % pattern != 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
+    return;
+  }
+  if (StartsWith(type, "qwen2") || StartsWith(type, "qwen3")) {
+    if (!r.Bool("use_sliding_window", false)) return;
+    const int64_t from = r.Optional({"max_window_layers"}, 0);
+    for (int64_t i = from; i < n; ++i) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
+    return;
+  }
+  if (window >= spec.max_position_embeddings) {
+    spec.notes.push_back("sliding_window " + std::to_string(window) +
+                         " >= max_position_embeddings: treated as full attention");
+    return;
+  }
+  for (auto& layer : spec.layers) layer = {AttentionKind::kSlidingWindow, window};
+}
+
+}  // namespace kvsim

@@ -1,0 +1,48 @@
+// What a config.json leaves implicit, by model family: the defaults of the family's Hugging Face
+// config class (tied embeddings, MLP width, context length) and the tensor shapes its vLLM model
+// class builds (norm kind, biases, plain or gated MLP, RoPE or learned positions, which layers are
+// MoE, which attend over a window and which keep no per-token KV at all).
+//
+// Families with rules here (by model_type): llama, llama4, mistral, mixtral, qwen2, qwen2_moe,
+// qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3, cohere, cohere2, phi, phi3, gpt_oss,
+// deepseek_v2/v3/v32 and anything with DeepSeek-style MoE fields (kimi_k2, glm4_moe, ...), ernie4_5_moe,
+// gpt2, gpt_bigcode, gpt_neox, falcon, starcoder2, nemotron, opt. Other types read as a Llama-style
+// decoder with the usual field names.
+#ifndef KVSIM_KVCACHE_MODEL_MODEL_FAMILIES_H_
+#define KVSIM_KVCACHE_MODEL_MODEL_FAMILIES_H_
+
+#include <string>
+
+#include "kvcache/model/config_field_reader.h"
+#include "kvcache/model/model_spec.h"
+
+namespace kvsim {
+
+// Whether the family's config class ties input and output embeddings when the file does not say.
+bool TiesEmbeddingsByDefault(const std::string& model_type);
+
+// Fields some families omit from config.json because their config class has a default.
+int64_t DefaultIntermediateSize(const std::string& model_type, int64_t hidden_size);  // 0: required
+int64_t DefaultMaxPositions(const std::string& model_type);                           // 0: required
+
+// KV heads as the family's vLLM model class derives them (Falcon: new_decoder_architecture and
+// multi_query decide). Leaves spec.num_kv_heads alone for other families.
+void ReadFamilyKvHeads(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
+
+// Norm kind and count, biases, MLP kind, learned positions, RoPE width. REQUIRES: the common
+// shape fields of `spec` are filled.
+void ReadFamilyShape(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
+
+// Routed and shared experts and which layers are MoE.
+void ReadMoe(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
+
+// DeepSeek multi-head latent attention, when the config has kv_lora_rank.
+void ReadMla(FieldReader& r, const std::string& model_type, ModelSpec& spec);
+
+// Per-layer attention kind: full, sliding window, chunked local, or state-only (linear attention
+// and SSM layers, which keep a fixed-size state per request and no per-token KV).
+void ReadLayerAttention(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_MODEL_FAMILIES_H_

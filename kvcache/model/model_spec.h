@@ -1,0 +1,110 @@
+// ModelSpec: the shapes of a decoder-only transformer that decide its memory, read from a
+// Hugging Face config.json (see model_config_parser.h). Architecture-neutral: one struct covers
+// dense GQA models, MoE, MLA and interleaved sliding-window / chunked-local attention.
+#ifndef KVSIM_KVCACHE_MODEL_MODEL_SPEC_H_
+#define KVSIM_KVCACHE_MODEL_MODEL_SPEC_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvcache/model/numeric_format.h"
+#include "kvcache/model/quantization.h"
+
+namespace kvsim {
+
+// What a layer's attention keeps in the KV cache.
+enum class AttentionKind {
+  kFull,           // every token of the context
+  kSlidingWindow,  // the last `window_tokens` tokens (Mistral v0.1, Gemma 2/3 local layers, gpt-oss)
+  kChunkedLocal,   // tokens of the current chunk of `window_tokens` (Llama 4 RoPE layers)
+  kStateOnly,      // linear attention / SSM (Qwen3-Next, Mamba hybrids): a fixed-size state per
+                   // request and no per-token KV; kvsim leaves that state out of the KV pool
+};
+
+struct LayerAttention {
+  AttentionKind kind = AttentionKind::kFull;
+  int64_t window_tokens = 0;  // window or chunk size; 0 for kFull
+};
+
+enum class NormKind { kRmsNorm, kLayerNorm };  // LayerNorm also has a bias vector
+enum class MlpKind { kGated, kPlain };         // gated = gate+up+down (SwiGLU/GeGLU); plain = up+down
+
+struct MoeSpec {
+  int64_t num_experts = 0;                 // routed experts; 0 means a dense model
+  int64_t experts_per_token = 0;
+  int64_t expert_intermediate_size = 0;    // width of one routed expert
+  int64_t shared_intermediate_size = 0;    // total width of the always-on shared expert(s); 0 = none
+  bool shared_expert_gate = false;         // Qwen2-MoE: sigmoid gate, hidden -> 1
+  bool router_bias = false;                // gpt-oss
+  bool expert_bias = false;                // gpt-oss experts carry biases
+  bool router_correction_bias = false;     // DeepSeek-V3 e_score_correction_bias [num_experts]
+  std::vector<bool> layer_is_moe;          // per layer; dense layers use dense_intermediate_size
+  int64_t dense_intermediate_size = 0;
+};
+
+// DeepSeek multi-head latent attention.
+struct MlaSpec {
+  int64_t q_lora_rank = 0;  // 0: queries projected directly from the hidden state
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+  int64_t indexer_heads = 0;     // DeepSeek-V3.2 sparse-attention indexer (0 = none)
+  int64_t indexer_head_dim = 0;
+  bool fp8_ds_mla_default = false;  // V3.2: vLLM stores the latent as fp8_ds_mla (656 B/token/layer)
+};
+
+struct ModelSpec {
+  std::string name;           // preset id or file path, as the user gave it
+  std::string architecture;   // architectures[0], e.g. "LlamaForCausalLM"
+  std::string model_type;     // text model_type, e.g. "llama"
+
+  int64_t hidden_size = 0;
+  int64_t num_layers = 0;
+  int64_t num_attention_heads = 0;
+  int64_t num_kv_heads = 0;
+  int64_t head_dim = 0;
+  int64_t intermediate_size = 0;
+  int64_t vocab_size = 0;
+  int64_t max_position_embeddings = 0;
+  int64_t derived_max_model_len = 0;   // what vLLM takes as max_model_len when none is given
+
+  bool tie_word_embeddings = false;
+  bool qkv_bias = false;
+  bool o_proj_bias = false;
+  bool mlp_bias = false;
+  bool lm_head_bias = false;
+  bool qk_norm = false;                    // per-head q_norm/k_norm weights (Qwen3, OLMo2)
+  int64_t attention_sinks = 0;             // learned per-head sink logits per layer (gpt-oss)
+  int64_t learned_position_embeddings = 0; // rows of a learned position table (OPT: max_pos + 2)
+  NormKind norm_kind = NormKind::kRmsNorm;
+  int64_t norms_per_layer = 2;             // Gemma 2/3: 4; Phi-2 (parallel block): 1
+  MlpKind mlp_kind = MlpKind::kGated;
+
+  std::vector<LayerAttention> layers;      // size num_layers
+  MoeSpec moe;
+  bool has_mla = false;
+  MlaSpec mla;
+
+  int64_t rotary_dim = 0;                  // width of the RoPE cos/sin cache (0: no RoPE)
+  int64_t rope_cache_positions = 0;        // rows of that cache
+
+  NumericFormat dtype = NumericFormat::kBFloat16;   // torch_dtype
+  QuantizationSpec checkpoint_quantization;         // from quantization_config
+
+  int64_t vision_params = 0;   // multimodal encoder + projector, estimated from vision_config
+  std::vector<std::string> notes;  // assumptions taken while reading the config
+
+  bool is_moe() const { return moe.num_experts > 0; }
+  // Layers that keep per-token KV (all but kStateOnly ones).
+  int64_t kv_layers() const {
+    int64_t n = 0;
+    for (const auto& l : layers) n += l.kind != AttentionKind::kStateOnly;
+    return n;
+  }
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_MODEL_SPEC_H_

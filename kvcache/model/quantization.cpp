@@ -1,0 +1,218 @@
+#include "kvcache/model/quantization.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/units.h"
+
+namespace kvsim {
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string s(text);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+int64_t GetInt(const nlohmann::json& j, const char* key, int64_t fallback) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return it->get<int64_t>();
+}
+
+QuantizationSpec GroupInt(QuantMethod method, int bits, int64_t group, const char* name) {
+  QuantizationSpec q;
+  q.method = method;
+  q.bits = bits;
+  q.group_size = group;
+  q.name = name;
+  return q;
+}
+
+QuantizationSpec Fp8(ScaleGranularity scales, const char* name) {
+  QuantizationSpec q;
+  q.method = QuantMethod::kFp8;
+  q.bits = 8;
+  q.fp8_scales = scales;
+  q.name = name;
+  return q;
+}
+
+QuantizationSpec Int8(const char* name) {
+  QuantizationSpec q;
+  q.method = QuantMethod::kInt8;
+  q.bits = 8;
+  q.fp8_scales = ScaleGranularity::kPerChannel;
+  q.name = name;
+  return q;
+}
+
+// compressed-tensors: read the first config group's weight scheme.
+QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std::string& source) {
+  auto groups = config.find("config_groups");
+  if (groups == config.end() || !groups->is_object() || groups->empty())
+    throw Error(source + ": quantization_config.config_groups: missing for compressed-tensors");
+  const nlohmann::json& group = groups->begin().value();
+  auto weights = group.find("weights");
+  if (weights == group.end() || !weights->is_object())
+    throw Error(source + ": quantization_config.config_groups.*.weights: missing");
+  const int bits = static_cast<int>(GetInt(*weights, "num_bits", 8));
+  const std::string type = weights->value("type", std::string("int"));
+  const std::string strategy = weights->is_object() && (*weights)["strategy"].is_string()
+                                   ? (*weights)["strategy"].get<std::string>() : "channel";
+  if (bits == 8 && type == "float") {
+    ScaleGranularity g = strategy == "tensor"  ? ScaleGranularity::kPerTensor
+                         : strategy == "block" ? ScaleGranularity::kBlock
+                                               : ScaleGranularity::kPerChannel;
+    return Fp8(g, "compressed-tensors");
+  }
+  if (bits == 8) return Int8("compressed-tensors");
+  if (bits == 4) {
+    int64_t group_size = GetInt(*weights, "group_size", 128);
+    auto q = GroupInt(QuantMethod::kInt4Symmetric, 4, group_size, "compressed-tensors");
+    if (!weights->value("symmetric", true)) q.method = QuantMethod::kGptq;
+    return q;
+  }
+  throw Error(source + ": quantization_config.config_groups.*.weights.num_bits: " +
+              std::to_string(bits) + " is not supported (8 or 4)");
+}
+
+}  // namespace
+
+double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, double dtype_bytes) {
+  const double elements = static_cast<double>(out) * static_cast<double>(in);
+  const double rows = static_cast<double>(out);
+  const double cols = static_cast<double>(in);
+  switch (spec.method) {
+    case QuantMethod::kNone:
+      return elements * dtype_bytes;
+    case QuantMethod::kFp8:
+    case QuantMethod::kInt8:
+      switch (spec.fp8_scales) {
+        case ScaleGranularity::kPerTensor: return elements + 4.0;
+        case ScaleGranularity::kPerChannel: return elements + rows * 4.0;
+        case ScaleGranularity::kBlock:
+          return elements + static_cast<double>(CeilDiv(out, spec.block_rows) *
+                                                CeilDiv(in, spec.block_cols)) * 4.0;
+      }
+      return elements;
+    case QuantMethod::kGptq:
+    case QuantMethod::kAwq:
+    case QuantMethod::kInt4Symmetric: {
+      const double groups = spec.group_size > 0 ? static_cast<double>(CeilDiv(in, spec.group_size)) : 1.0;
+      const double packed = elements * spec.bits / 8.0;
+      const double scales = groups * rows * 2.0;
+      const double zeros = spec.method == QuantMethod::kInt4Symmetric ? 0.0 : groups * rows * spec.bits / 8.0;
+      const double g_idx = spec.method == QuantMethod::kGptq ? cols * 4.0 : 0.0;
+      return packed + scales + zeros + g_idx;
+    }
+    case QuantMethod::kBitsAndBytes4: {
+      const double blocks = elements / 64.0;
+      if (spec.double_quant) return elements * 0.5 + blocks * 1.0 + blocks / 256.0 * 4.0;
+      return elements * 0.5 + blocks * 4.0;
+    }
+    case QuantMethod::kBitsAndBytes8:
+      return elements + rows * 4.0;
+    case QuantMethod::kMxfp4:
+      return elements * 0.5 + elements / 32.0;
+  }
+  return elements * dtype_bytes;
+}
+
+QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std::string& source) {
+  if (!config.is_object()) throw Error(source + ": quantization_config: expected an object");
+  auto method_it = config.find("quant_method");
+  if (method_it == config.end() || !method_it->is_string())
+    throw Error(source + ": quantization_config.quant_method: missing");
+  const std::string method = Lower(method_it->get<std::string>());
+  if (method == "fp8") {
+    auto block = config.find("weight_block_size");
+    if (block != config.end() && block->is_array() && block->size() == 2) {
+      auto q = Fp8(ScaleGranularity::kBlock, "fp8");
+      q.block_rows = (*block)[0].get<int64_t>();
+      q.block_cols = (*block)[1].get<int64_t>();
+      return q;
+    }
+    return Fp8(ScaleGranularity::kPerTensor, "fp8");
+  }
+  if (method == "gptq" || method == "awq") {
+    const int bits = static_cast<int>(GetInt(config, method == "gptq" ? "bits" : "bits", 4));
+    const int64_t group = GetInt(config, "group_size", GetInt(config, "q_group_size", 128));
+    return GroupInt(method == "gptq" ? QuantMethod::kGptq : QuantMethod::kAwq,
+                    static_cast<int>(GetInt(config, "w_bit", bits)), group, method == "gptq" ? "gptq" : "awq");
+  }
+  if (method == "bitsandbytes") {
+    QuantizationSpec q;
+    if (config.value("load_in_8bit", false)) {
+      q.method = QuantMethod::kBitsAndBytes8;
+      q.bits = 8;
+    } else {
+      q.method = QuantMethod::kBitsAndBytes4;
+      q.bits = 4;
+      q.double_quant = config.value("bnb_4bit_use_double_quant", false);
+    }
+    q.name = "bitsandbytes";
+    return q;
+  }
+  if (method == "mxfp4") {
+    QuantizationSpec q;
+    q.method = QuantMethod::kMxfp4;
+    q.bits = 4;
+    q.experts_only = true;  // gpt-oss keeps self_attn, router, embeddings and lm_head in bf16
+    q.name = "mxfp4";
+    return q;
+  }
+  if (method == "compressed-tensors") return ParseCompressedTensors(config, source);
+  throw Error(source + ": quantization_config.quant_method: '" + method +
+              "' is not supported (fp8, gptq, awq, bitsandbytes, mxfp4, compressed-tensors)");
+}
+
+QuantizationSpec ParseQuantizationFlag(std::string_view flag, const QuantizationSpec& checkpoint) {
+  const std::string f = Lower(flag);
+  if (f == "none" || f.empty()) return QuantizationSpec{};
+  if (f == "fp8") {
+    // A checkpoint already in fp8 keeps its scale layout; on-the-fly fp8 uses per-tensor scales.
+    if (checkpoint.method == QuantMethod::kFp8) return checkpoint;
+    return Fp8(ScaleGranularity::kPerTensor, "fp8");
+  }
+  if (f == "int8" || f == "w8a8") return Int8("int8");
+  if (f == "int4") return GroupInt(QuantMethod::kAwq, 4, 128, "int4");
+  if (f == "awq" || f == "awq_marlin") {
+    if (checkpoint.method == QuantMethod::kAwq) return checkpoint;
+    return GroupInt(QuantMethod::kAwq, 4, 128, "awq");
+  }
+  if (f == "gptq" || f == "gptq_marlin") {
+    if (checkpoint.method == QuantMethod::kGptq) return checkpoint;
+    return GroupInt(QuantMethod::kGptq, 4, 128, "gptq");
+  }
+  if (f == "bitsandbytes") {
+    if (checkpoint.method == QuantMethod::kBitsAndBytes4 || checkpoint.method == QuantMethod::kBitsAndBytes8)
+      return checkpoint;
+    QuantizationSpec q;  // vLLM's in-flight bitsandbytes quantization: nf4, blocks of 64, double quant
+    q.method = QuantMethod::kBitsAndBytes4;
+    q.bits = 4;
+    q.double_quant = true;
+    q.name = "bitsandbytes";
+    return q;
+  }
+  if (f == "mxfp4") {
+    if (checkpoint.method == QuantMethod::kMxfp4) return checkpoint;
+    QuantizationSpec q;
+    q.method = QuantMethod::kMxfp4;
+    q.bits = 4;
+    q.name = "mxfp4";
+    return q;
+  }
+  if (f == "compressed-tensors" || f == "modelopt") {
+    if (checkpoint.method == QuantMethod::kNone)
+      throw Error("--quantization " + std::string(flag) +
+                  ": the checkpoint declares no quantization_config to take the format from");
+    return checkpoint;
+  }
+  throw Error("--quantization: '" + std::string(flag) +
+              "' is not known (none, fp8, int8, int4, awq, gptq, bitsandbytes, mxfp4, compressed-tensors)");
+}
+
+}  // namespace kvsim

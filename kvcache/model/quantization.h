@@ -1,0 +1,67 @@
+// Weight quantization: what a checkpoint (or a --quantization flag) stores per weight.
+//
+// Byte formulas per linear weight of shape [out, in] (reference/serving-memory-facts.md §7):
+//   none           elements × dtype bytes
+//   fp8 / int8     elements × 1 + scales (per tensor: 4 B; per channel: out × 4 B;
+//                  128×128 blocks: ceil(out/128) × ceil(in/128) × 4 B)
+//   gptq / awq     elements × bits/8 + (in/G) × out × (2 B scale + bits/8 zero) (+ in × 4 B g_idx, gptq)
+//   w4a16 (compressed-tensors, symmetric)  elements/2 + (in/G) × out × 2 B
+//   bnb nf4/fp4    elements/2 + elements/64 × 4 B absmax; double quant: elements/64 × 1 B +
+//                  elements/16384 × 4 B
+//   bnb int8       elements + out × 4 B
+//   mxfp4          elements/2 + elements/32 × 1 B (one E8M0 scale per 32)
+// Embeddings, lm_head, norms, biases and MoE routers stay in the model dtype.
+#ifndef KVSIM_KVCACHE_MODEL_QUANTIZATION_H_
+#define KVSIM_KVCACHE_MODEL_QUANTIZATION_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace kvsim {
+
+enum class QuantMethod {
+  kNone,
+  kFp8,            // fp8 weights (e4m3), dynamic or static activations
+  kInt8,           // int8 weights with per-channel scales (w8a8, SmoothQuant-style)
+  kGptq,           // int-N weights, group scales and packed zeros, g_idx
+  kAwq,            // int-N weights, group scales and packed zeros
+  kInt4Symmetric,  // compressed-tensors w4a16: group scales, no zeros
+  kBitsAndBytes4,  // nf4 / fp4 with blocks of 64
+  kBitsAndBytes8,  // LLM.int8
+  kMxfp4,          // OCP microscaling fp4 (gpt-oss experts)
+};
+
+enum class ScaleGranularity { kPerTensor, kPerChannel, kBlock };
+
+struct QuantizationSpec {
+  QuantMethod method = QuantMethod::kNone;
+  int bits = 16;
+  int64_t group_size = 128;          // gptq/awq/w4a16; -1 = one group per column
+  ScaleGranularity fp8_scales = ScaleGranularity::kPerChannel;
+  int64_t block_rows = 128;          // fp8 block scales
+  int64_t block_cols = 128;
+  bool double_quant = false;         // bitsandbytes 4-bit nested absmax
+  bool experts_only = false;         // mxfp4 in gpt-oss: attention stays 16-bit
+  std::string name = "none";         // as vLLM spells it
+};
+
+// Storage bytes of `copies` linear weights of shape [out, in] under `spec`, where the weights would
+// be `dtype_bytes` wide unquantized.
+double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, double dtype_bytes);
+
+// Reads a Hugging Face `quantization_config` object. Throws kvsim::Error naming `source` and the
+// field for a method kvsim does not know.
+QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std::string& source);
+
+// Reads a --quantization value as vLLM spells it (awq, gptq, fp8, bitsandbytes, mxfp4,
+// compressed-tensors, awq_marlin, gptq_marlin, ...) plus the what-ifs int8, int4 and none.
+// `checkpoint` is what the config declared; methods that only say "use the checkpoint's format"
+// (compressed-tensors, *_marlin) keep its parameters. Throws kvsim::Error for unknown names.
+QuantizationSpec ParseQuantizationFlag(std::string_view flag, const QuantizationSpec& checkpoint);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_MODEL_QUANTIZATION_H_

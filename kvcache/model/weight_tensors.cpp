@@ -1,0 +1,183 @@
+#include "kvcache/model/weight_tensors.h"
+
+namespace kvsim {
+namespace {
+
+class TensorList {
+ public:
+  explicit TensorList(std::vector<WeightTensor>& out) : out_(out) {}
+
+  void Add(std::string name, WeightRole role, Sharding sharding, int64_t rows, int64_t cols = 1,
+           int64_t copies = 1, int64_t layer = -1) {
+    if (rows <= 0 || cols <= 0 || copies <= 0) return;
+    WeightTensor t;
+    t.name = std::move(name);
+    t.role = role;
+    t.sharding = sharding;
+    t.rows = rows;
+    t.cols = cols;
+    t.copies = copies;
+    t.layer = layer;
+    out_.push_back(std::move(t));
+  }
+  WeightTensor& last() { return out_.back(); }
+
+ private:
+  std::vector<WeightTensor>& out_;
+};
+
+void AddNorm(TensorList& list, const ModelSpec& spec, const std::string& name, int64_t width, int64_t layer) {
+  list.Add(name, WeightRole::kNorm, Sharding::kReplicated, width, 1, 1, layer);
+  if (spec.norm_kind == NormKind::kLayerNorm)
+    list.Add(name + ".bias", WeightRole::kNorm, Sharding::kReplicated, width, 1, 1, layer);
+}
+
+void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
+  const int64_t h = spec.hidden_size;
+  if (spec.has_mla) {
+    const MlaSpec& m = spec.mla;
+    const int64_t heads = spec.num_attention_heads;
+    const int64_t q_width = heads * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    if (m.q_lora_rank > 0) {
+      list.Add("attn.q_a_proj", WeightRole::kAttention, Sharding::kReplicated, m.q_lora_rank, h, 1, layer);
+      AddNorm(list, spec, "attn.q_a_layernorm", m.q_lora_rank, layer);
+      list.Add("attn.q_b_proj", WeightRole::kAttention, Sharding::kRows, q_width, m.q_lora_rank, 1, layer);
+    } else {
+      list.Add("attn.q_proj", WeightRole::kAttention, Sharding::kRows, q_width, h, 1, layer);
+    }
+    list.Add("attn.kv_a_proj_with_mqa", WeightRole::kAttention, Sharding::kReplicated,
+             m.kv_lora_rank + m.qk_rope_head_dim, h, 1, layer);
+    AddNorm(list, spec, "attn.kv_a_layernorm", m.kv_lora_rank, layer);
+    list.Add("attn.kv_b_proj", WeightRole::kAttention, Sharding::kRows,
+             heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, 1, layer);
+    list.Add("attn.o_proj", WeightRole::kAttention, Sharding::kCols, h, heads * m.v_head_dim, 1, layer);
+    if (m.indexer_heads > 0) {  // DeepSeek-V3.2 lightning indexer
+      const int64_t q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
+      list.Add("attn.indexer.wq_b", WeightRole::kAttention, Sharding::kReplicated,
+               m.indexer_heads * m.indexer_head_dim, q_in, 1, layer);
+      list.Add("attn.indexer.wk", WeightRole::kAttention, Sharding::kReplicated, m.indexer_head_dim, h, 1, layer);
+      list.Add("attn.indexer.k_norm", WeightRole::kNorm, Sharding::kReplicated, m.indexer_head_dim, 1, 2, layer);
+      list.Add("attn.indexer.weights_proj", WeightRole::kRouter, Sharding::kReplicated, m.indexer_heads, h, 1, layer);
+    }
+    return;
+  }
+  const int64_t q_width = spec.num_attention_heads * spec.head_dim;
+  const int64_t kv_width = spec.num_kv_heads * spec.head_dim;
+  list.Add("attn.q_proj", WeightRole::kAttention, Sharding::kRows, q_width, h, 1, layer);
+  list.Add("attn.k_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
+  list.Add("attn.v_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
+  list.Add("attn.o_proj", WeightRole::kAttention, Sharding::kCols, h, q_width, 1, layer);
+  if (spec.qkv_bias) {
+    list.Add("attn.q_proj.bias", WeightRole::kBias, Sharding::kRows, q_width, 1, 1, layer);
+    list.Add("attn.kv_proj.bias", WeightRole::kBias, Sharding::kKvHeads, kv_width, 1, 2, layer);
+  }
+  if (spec.o_proj_bias) list.Add("attn.o_proj.bias", WeightRole::kBias, Sharding::kReplicated, h, 1, 1, layer);
+  if (spec.qk_norm) list.Add("attn.qk_norm", WeightRole::kNorm, Sharding::kReplicated, spec.head_dim, 1, 2, layer);
+  if (spec.attention_sinks > 0)
+    list.Add("attn.sinks", WeightRole::kOther, Sharding::kRows, spec.attention_sinks, 1, 1, layer);
+}
+
+// A gated (gate+up+down) or plain (up+down) MLP of width `inter`, repeated `copies` times.
+void AddMlp(TensorList& list, const ModelSpec& spec, const std::string& name, WeightRole role, int64_t inter,
+            int64_t copies, bool bias, int64_t layer) {
+  const int64_t h = spec.hidden_size;
+  const int64_t up_rows = spec.mlp_kind == MlpKind::kGated ? 2 * inter : inter;
+  list.Add(name + ".gate_up_proj", role, Sharding::kRows, up_rows, h, copies, layer);
+  list.Add(name + ".down_proj", role, Sharding::kCols, h, inter, copies, layer);
+  if (bias) {
+    list.Add(name + ".gate_up_proj.bias", WeightRole::kBias, Sharding::kRows, up_rows, 1, copies, layer);
+    list.Add(name + ".down_proj.bias", WeightRole::kBias, Sharding::kReplicated, h, 1, copies, layer);
+  }
+}
+
+void AddFeedForward(TensorList& list, const ModelSpec& spec, int64_t layer) {
+  const MoeSpec& moe = spec.moe;
+  const bool moe_layer = spec.is_moe() && moe.layer_is_moe[layer];
+  if (!moe_layer) {
+    const int64_t inter = spec.is_moe() ? moe.dense_intermediate_size : spec.intermediate_size;
+    AddMlp(list, spec, "mlp", WeightRole::kMlp, inter, 1, spec.mlp_bias, layer);
+    return;
+  }
+  const int64_t h = spec.hidden_size;
+  list.Add("moe.router", WeightRole::kRouter, Sharding::kReplicated, moe.num_experts, h, 1, layer);
+  if (moe.router_bias) list.Add("moe.router.bias", WeightRole::kBias, Sharding::kReplicated, moe.num_experts, 1, 1, layer);
+  if (moe.router_correction_bias)
+    list.Add("moe.e_score_correction_bias", WeightRole::kBias, Sharding::kReplicated, moe.num_experts, 1, 1, layer);
+  AddMlp(list, spec, "moe.experts", WeightRole::kExpert, moe.expert_intermediate_size, moe.num_experts,
+         moe.expert_bias, layer);
+  if (moe.shared_intermediate_size > 0)
+    AddMlp(list, spec, "moe.shared_expert", WeightRole::kMlp, moe.shared_intermediate_size, 1, false, layer);
+  if (moe.shared_expert_gate)
+    list.Add("moe.shared_expert_gate", WeightRole::kRouter, Sharding::kReplicated, 1, h, 1, layer);
+}
+
+}  // namespace
+
+std::vector<WeightTensor> EnumerateWeights(const ModelSpec& spec) {
+  std::vector<WeightTensor> out;
+  TensorList list(out);
+  const int64_t h = spec.hidden_size;
+
+  list.Add("embed_tokens", WeightRole::kEmbedding, Sharding::kVocab, spec.vocab_size, h);
+  out.back().on_first_stage = true;
+  if (spec.learned_position_embeddings > 0) {
+    list.Add("embed_positions", WeightRole::kEmbedding, Sharding::kReplicated, spec.learned_position_embeddings, h);
+    out.back().on_first_stage = true;
+  }
+  for (int64_t layer = 0; layer < spec.num_layers; ++layer) {
+    AddNorm(list, spec, "norms", h, layer);
+    for (int64_t extra = 1; extra < spec.norms_per_layer; ++extra) AddNorm(list, spec, "norms", h, layer);
+    AddAttention(list, spec, layer);
+    AddFeedForward(list, spec, layer);
+  }
+  AddNorm(list, spec, "final_norm", h, -1);
+  for (size_t i = out.size() - (spec.norm_kind == NormKind::kLayerNorm ? 2 : 1); i < out.size(); ++i)
+    out[i].on_last_stage = true;
+  if (!spec.tie_word_embeddings) {
+    list.Add("lm_head", WeightRole::kLmHead, Sharding::kVocab, spec.vocab_size, h);
+    out.back().on_last_stage = true;
+  }
+  if (spec.lm_head_bias) {
+    list.Add("lm_head.bias", WeightRole::kBias, Sharding::kVocab, spec.vocab_size, 1);
+    out.back().on_last_stage = true;
+  }
+  if (spec.vision_params > 0) {
+    // vLLM shards the vision tower's linear layers like the language model's.
+    list.Add("vision_encoder(estimated)", WeightRole::kVision, Sharding::kRows, spec.vision_params, 1);
+    out.back().on_first_stage = true;
+  }
+  return out;
+}
+
+int64_t CountParameters(const ModelSpec& spec, bool include_final_norm) {
+  int64_t total = 0;
+  for (const WeightTensor& t : EnumerateWeights(spec)) {
+    if (!include_final_norm && t.name.rfind("final_norm", 0) == 0) continue;
+    total += t.elements();
+  }
+  return total;
+}
+
+int64_t CountActiveParameters(const ModelSpec& spec) {
+  int64_t total = 0;
+  for (const WeightTensor& t : EnumerateWeights(spec)) {
+    if (t.role == WeightRole::kVision) continue;
+    if (t.role == WeightRole::kExpert || (t.role == WeightRole::kBias && t.copies == spec.moe.num_experts && spec.is_moe())) {
+      total += t.rows * t.cols * spec.moe.experts_per_token;
+    } else {
+      total += t.elements();
+    }
+  }
+  return total;
+}
+
+int64_t CountDenseMlpParameters(const ModelSpec& spec) {
+  std::vector<WeightTensor> tensors;
+  TensorList list(tensors);
+  AddMlp(list, spec, "mlp", WeightRole::kMlp, spec.intermediate_size, 1, spec.mlp_bias, 0);
+  int64_t total = 0;
+  for (const auto& t : tensors) total += t.elements();
+  return total;
+}
+
+}  // namespace kvsim

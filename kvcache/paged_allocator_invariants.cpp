@@ -1,0 +1,83 @@
+// PagedAllocator::CheckInvariants: walks every block, request and the free queue, and checks the
+// incremental accounting against a recount. O(pool size); tests run it after every operation.
+#include <string>
+#include <vector>
+
+#include "kvcache/base/check.h"
+#include "kvcache/base/units.h"
+#include "kvcache/paged_allocator.h"
+
+namespace kvsim {
+
+void PagedAllocator::CheckInvariants() const {
+  const int64_t n = pool_.num_blocks();
+  std::vector<int32_t> refs(static_cast<size_t>(n), 0);
+  int64_t tail_reserved = 0;
+  requests_.ForEach([&](RequestId id, const RequestState& r) {
+    for (size_t g = 0; g < r.groups.size(); ++g) {
+      const GroupBlocks& gb = r.groups[g];
+      const int64_t logical = gb.first_live + static_cast<int64_t>(gb.blocks.size());
+      KVSIM_CHECK(logical == CeilDiv(r.computed, block_size_),
+              "PagedAllocator: request " + std::to_string(id) + " holds " + std::to_string(logical) + " blocks for " +
+                  std::to_string(r.computed) + " tokens");
+      for (size_t i = 0; i < gb.blocks.size(); ++i) {
+        const BlockId b = gb.blocks[i];
+        KVSIM_CHECK(b > 0 && b < n, "request holds an invalid or null block");
+        ++refs[b];
+        const bool last = i + 1 == gb.blocks.size();
+        const int64_t expect = last ? r.computed - (logical - 1) * block_size_ : block_size_;
+        KVSIM_CHECK(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
+      }
+      const int64_t unfilled = gb.blocks.empty() ? 0 : block_size_ - pool_.at(gb.blocks.back()).filled_slots;
+      KVSIM_CHECK(gb.tail_reserved >= 0 && gb.tail_reserved <= unfilled, "tail reservation beyond unfilled");
+      KVSIM_CHECK(unfilled == 0 || pool_.at(gb.blocks.back()).ref_count == 1, "a partly filled last block is shared");
+      tail_reserved += gb.tail_reserved;
+    }
+  });
+  int64_t token = 0, saved = 0, queued = 0, cached = 0;
+  for (BlockId b = 0; b < n; ++b) {
+    const Block& blk = pool_.at(b);
+    KVSIM_CHECK(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +
+                                          " but " + std::to_string(refs[b]) + " owners");
+    KVSIM_CHECK(blk.ref_count >= 0 && blk.filled_slots >= 0 && blk.filled_slots <= block_size_, "block counters out of range");
+    if (b == kNullBlock) {
+      KVSIM_CHECK(!blk.queued && blk.ref_count == 0 && !blk.keyed, "null block in use");
+      continue;
+    }
+    KVSIM_CHECK(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
+    if (blk.keyed) {
+      KVSIM_CHECK(blk.filled_slots == block_size_, "keyed block not full");
+      KVSIM_CHECK(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
+    }
+    if (blk.ref_count > 0) {
+      token += blk.filled_slots;
+      saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
+    } else {
+      KVSIM_CHECK(blk.keyed || blk.filled_slots == 0, "free unkeyed block holds tokens");
+      ++queued;
+      cached += blk.keyed;
+    }
+  }
+  int64_t walked = 0;
+  BlockId prev = kNoBlock;
+  std::vector<bool> seen(static_cast<size_t>(n), false);
+  pool_.ForEachQueued([&](BlockId b) {
+    KVSIM_CHECK(pool_.at(b).queued && !seen[b], "free queue holds a block twice or an unqueued one");
+    seen[b] = true;
+    if (pool_.order() == FreeBlockOrder::kLru) KVSIM_CHECK(pool_.at(b).prev == prev, "free queue links broken");
+    prev = b;
+    KVSIM_CHECK(++walked <= n, "free queue has a cycle");
+  });
+  KVSIM_CHECK(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
+  KVSIM_CHECK(cached == pool_.num_cached(), "cached count disagrees");
+  pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
+    KVSIM_CHECK(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
+  });
+  KVSIM_CHECK(static_cast<int64_t>(pool_.key_map().size()) >= cached, "key map smaller than the cached blocks");
+  KVSIM_CHECK(token == token_slots_ && tail_reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
+  const KvAccounting a = Accounting();
+  KVSIM_CHECK(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
+  KVSIM_CHECK(a.Sum() == a.capacity_slots, "categories do not sum to the pool");
+}
+
+}  // namespace kvsim

@@ -1,0 +1,64 @@
+// ChartRecorder: the observer behind the HTML report's charts. It keeps a downsampled series of
+// the KV pool by category, running and waiting requests and preemptions (at most ~1,200 points:
+// when the series would grow past that the bucket width doubles, each bucket keeping its peak
+// step), and latency histograms for the CDFs. Memory: constant in the trace's length.
+#ifndef KVSIM_REPORTS_CHART_RECORDER_H_
+#define KVSIM_REPORTS_CHART_RECORDER_H_
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "kvcache/kv_allocator.h"
+#include "sim/replay_observer.h"
+
+namespace kvsim {
+
+// One point of the chart series: the step with the most KV memory in use within its time bucket
+// (so downsampling keeps peaks), plus the bucket's maxima.
+struct ChartPoint {
+  double t_s = 0;
+  double fractions[kNumWasteCategories] = {};  // shares of the pool, by WasteCategory
+  double used_fraction = -1;                   // token + reserved + internal
+  int64_t running_max = 0;
+  int64_t waiting_max = 0;
+  int64_t preemptions = 0;                     // cumulative at the bucket's end
+};
+
+// Latency distribution in log-spaced buckets from 0.1 ms to 10^5 s (2% wide): constant memory.
+class LogHistogram {
+ public:
+  void Add(double seconds);
+  int64_t count() const { return count_; }
+  // (upper bound in seconds, cumulative fraction) for every non-empty prefix, for CDF charts.
+  std::vector<std::pair<double, double>> Cdf() const;
+
+ private:
+  static constexpr int kBuckets = 1050;  // 1e-4 × 1.02^1050 > 1e5 s
+  int64_t counts_[kBuckets] = {};
+  int64_t count_ = 0;
+};
+
+class ChartRecorder final : public ReplayObserver {
+ public:
+  void OnStep(const StepSample& s) override;
+  void OnRequestDone(const RequestRecord& r) override;
+
+  const std::vector<ChartPoint>& chart() const { return chart_; }
+  const LogHistogram& ttft_histogram() const { return ttft_; }
+  const LogHistogram& tpot_histogram() const { return tpot_; }
+  const LogHistogram& e2e_histogram() const { return e2e_; }
+
+  static constexpr size_t kMaxChartPoints = 1200;
+
+ private:
+  void HalveResolution();
+
+  std::vector<ChartPoint> chart_;
+  int64_t interval_ns_ = 100000000;  // doubles whenever the series would pass kMaxChartPoints
+  LogHistogram ttft_, tpot_, e2e_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_REPORTS_CHART_RECORDER_H_

@@ -1,0 +1,45 @@
+// The replay's CSV outputs, written as the replay runs (constant memory) to temporary files that
+// are renamed into place by Commit(); a run that fails or is abandoned leaves no half file.
+//   time series  time_s,running,waiting,used_blocks,<the six waste shares>,preemptions: one row per
+//                step, or per --sample-interval (the first step at or after each multiple)
+//   requests     id,arrival_s,admitted_s,first_token_s,finished_s,prompt_tokens,output_tokens,
+//                cached_tokens,preemptions,status ("finished" or "rejected: <reason>")
+#ifndef KVSIM_REPORTS_CSV_OUTPUTS_H_
+#define KVSIM_REPORTS_CSV_OUTPUTS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "kvcache/base/atomic_file.h"
+#include "sim/replay_observer.h"
+
+namespace kvsim {
+
+class TimeSeriesCsv final : public ReplayObserver {
+ public:
+  // Throws kvsim::Error naming `path` when it cannot be created. `sample_interval_s` 0: every step.
+  TimeSeriesCsv(const std::string& path, double sample_interval_s);
+  void OnStep(const StepSample& s) override;
+  void Commit() { file_.Commit(); }
+
+ private:
+  void WriteRow(const StepSample& s);
+
+  AtomicOutputFile file_;
+  int64_t interval_ns_ = 0;
+  int64_t next_sample_ns_ = 0;
+};
+
+class RequestsCsv final : public ReplayObserver {
+ public:
+  explicit RequestsCsv(const std::string& path);
+  void OnRequestDone(const RequestRecord& r) override;
+  void Commit() { file_.Commit(); }
+
+ private:
+  AtomicOutputFile file_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_REPORTS_CSV_OUTPUTS_H_

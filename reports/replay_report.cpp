@@ -1,0 +1,120 @@
+#include "reports/replay_report.h"
+
+#include "kvcache/base/text_format.h"
+#include "reports/capacity_report.h"
+#include "reports/text_table.h"
+
+namespace kvsim {
+namespace {
+
+nlohmann::json LatencyJson(const LatencySummary& l) {
+  return {{"count", l.count}, {"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+}
+
+nlohmann::json WasteJson(const WasteShares& shares) {
+  nlohmann::json w = nlohmann::json::object();
+  for (WasteCategory c : EnumValues<WasteCategory>()) w[NameOf(c)] = shares[static_cast<size_t>(c)];
+  return w;
+}
+
+}  // namespace
+
+nlohmann::json ReplayConfigToJson(const ReplaySummary::Config& c) {
+  nlohmann::json j = SettingsToJson(c.settings);
+  j["trace"] = c.trace;
+  j["scheduler"] = NameOf(c.scheduler);
+  j["allocator"] = c.allocator;
+  j["step_time_model"] = c.step_time_model;
+  j["seed"] = c.seed;
+  j["max_requests"] = c.window.max_requests;
+  j["start_s"] = c.window.start_s;
+  j["duration_s"] = c.window.duration_s;
+  j["rate_scale"] = c.window.rate_scale;
+  j["repeat"] = c.window.repeat;
+  return j;
+}
+
+nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
+  nlohmann::json j;
+  const auto& rq = s.requests;
+  j["requests"] = {{"total", rq.total}, {"finished", rq.finished}, {"rejected", rq.rejected},
+                   {"preemptions", rq.preemptions}, {"rejected_by_reason", rq.rejected_by_reason}};
+  j["concurrency"] = {{"peak_running", s.concurrency.peak_running}, {"mean_running", s.concurrency.mean_running},
+                      {"peak_waiting", s.concurrency.peak_waiting}};
+  j["kv"] = {{"num_blocks", s.kv.num_blocks}, {"block_size", s.kv.block_size},
+             {"peak_used_blocks", s.kv.peak_used_blocks}, {"peak_used_fraction", s.kv.peak_used_fraction}};
+  j["waste"] = WasteJson(s.waste);
+  j["waste_saturated"] = WasteJson(s.waste_saturated);
+  j["waste_saturated"]["saturated_time_fraction"] = s.saturated_time_fraction;
+  j["prefix_cache"] = {{"queried_tokens", s.prefix_cache.queried_tokens}, {"hit_tokens", s.prefix_cache.hit_tokens},
+                       {"hit_rate", s.prefix_cache.hit_rate}};
+  j["latency_s"] = {{"queue", LatencyJson(s.latency_s.queue)}, {"ttft", LatencyJson(s.latency_s.ttft)},
+                    {"tpot", LatencyJson(s.latency_s.tpot)}, {"e2e", LatencyJson(s.latency_s.e2e)}};
+  const auto& th = s.throughput;
+  j["throughput"] = {{"requests_per_s", th.requests_per_s}, {"output_tokens_per_s", th.output_tokens_per_s},
+                     {"simulated_s", th.simulated_s}, {"offered_requests_per_s", th.offered_requests_per_s}};
+  j["goodput"] = {{"requests_per_s", s.goodput.requests_per_s}, {"fraction", s.goodput.fraction},
+                  {"slo_ttft_s", s.goodput.slo_ttft_s}, {"slo_tpot_s", s.goodput.slo_tpot_s}};
+  j["kvsim_version"] = KVSIM_VERSION;
+  const auto& m = s.memory_gib;
+  j["memory_gib"] = {{"weights", m.weights}, {"activation", m.activation}, {"non_torch", m.non_torch},
+                     {"kv_pool", m.kv_pool}, {"kv_peak_used", m.kv_peak_used}, {"peak_total", m.peak_total},
+                     {"units", "GiB = 2^30 bytes, per GPU"}};
+  j["sim"] = {{"wall_s", s.sim.wall_s}, {"events", s.sim.events}, {"steps", s.sim.steps}, {"stepping", NameOf(s.sim.stepping)}};
+  j["config"] = ReplayConfigToJson(s.config);
+  j["trace_skipped_rows"] = s.trace_skipped_rows;
+  if (s.partial) j["partial"] = true;
+  j["warnings"] = s.warnings;
+  return j;
+}
+
+std::string RenderReplayText(const ReplaySummary& s) {
+  const auto& c = s.config;
+  std::string out = "kvsim replay: " + c.trace + "\n  " + c.settings.model + " on " + c.settings.gpu_name + ", TP " +
+                    std::to_string(c.settings.tensor_parallel_size) + ", scheduler " + NameOf(c.scheduler) +
+                    ", allocator " + c.allocator + ", block size " + std::to_string(c.settings.block_size) +
+                    ", max-num-seqs " + std::to_string(c.settings.max_num_seqs) + ", rate-scale " +
+                    Format("%g", c.window.rate_scale) + "\n\n";
+  const auto& rq = s.requests;
+  const auto& th = s.throughput;
+  TextTable t({"summary", "value"}, /*align_numbers=*/false);
+  t.AddRow({"requests finished / rejected / total",
+            std::to_string(rq.finished) + " / " + std::to_string(rq.rejected) + " / " + std::to_string(rq.total)});
+  t.AddRow({"preemptions", std::to_string(rq.preemptions)});
+  t.AddRow({"running peak / mean", Format("%lld / %.1f", static_cast<long long>(s.concurrency.peak_running),
+                                          s.concurrency.mean_running)});
+  t.AddRow({"waiting peak", std::to_string(s.concurrency.peak_waiting)});
+  if (s.kv.num_blocks > 0)
+    t.AddRow({"KV blocks peak used / pool", Format("%lld / %lld (%.1f%%)", static_cast<long long>(s.kv.peak_used_blocks),
+                                                   static_cast<long long>(s.kv.num_blocks), 100 * s.kv.peak_used_fraction)});
+  t.AddRow({"throughput", Format("%.2f req/s, %.0f output tok/s over %.0f s simulated", th.requests_per_s,
+                                 th.output_tokens_per_s, th.simulated_s)});
+  t.AddRow({"offered load", Format("%.2f req/s (arrivals over the trace's span)", th.offered_requests_per_s)});
+  t.AddRow({"prefix cache hit rate", Format("%.1f%%", 100 * s.prefix_cache.hit_rate)});
+  out += t.Render() + "\n";
+
+  const auto& m = s.memory_gib;
+  TextTable mem({"memory per GPU (GiB = 2^30 B)", "GiB"});
+  for (const auto& [name, value] : {std::pair<const char*, double>{"weights", m.weights}, {"activation", m.activation},
+                                    {"non_torch", m.non_torch}, {"kv_pool", m.kv_pool},
+                                    {"kv_peak_used", m.kv_peak_used}, {"peak_total", m.peak_total}})
+    mem.AddRow({name, Format("%.2f", value)});
+  out += mem.Render() + "\n";
+
+  TextTable w({"KV pool over time (time-averaged)", "all time", "while requests wait"});
+  for (WasteCategory k : EnumValues<WasteCategory>())
+    w.AddRow({NameOf(k), Format("%.1f%%", 100 * s.waste[static_cast<size_t>(k)]),
+              Format("%.1f%%", 100 * s.waste_saturated[static_cast<size_t>(k)])});
+  out += w.Render() + Format("(requests waited during %.1f%% of the time)\n\n", 100 * s.saturated_time_fraction);
+
+  TextTable lat({"latency (s)", "mean", "p50", "p90", "p99"});
+  for (const auto& [name, l] : {std::pair<const char*, const LatencySummary*>{"queue", &s.latency_s.queue},
+                                {"ttft", &s.latency_s.ttft}, {"tpot", &s.latency_s.tpot}, {"e2e", &s.latency_s.e2e}})
+    lat.AddRow({name, Format("%.3f", l->mean), Format("%.3f", l->p50), Format("%.3f", l->p90), Format("%.3f", l->p99)});
+  out += lat.Render();
+  out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
+                static_cast<long long>(s.sim.events), s.sim.wall_s);
+  return out;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,92 @@
+#include "reports/sweep_report.h"
+
+#include "kvcache/base/text_format.h"
+#include "reports/replay_report.h"
+#include "reports/text_table.h"
+
+namespace kvsim {
+namespace {
+
+std::vector<std::string> Cells(const PointOutcome& p) {
+  if (!p.summary) return {p.label, "-", "-", "-", "-", "-", "-", p.feasible ? "meets" : "violates"};
+  const ReplaySummary& s = *p.summary;
+  const double finished = static_cast<double>(s.requests.finished);
+  const double preemptions = static_cast<double>(s.requests.preemptions);
+  return {p.label,
+          Format("%.3f", s.throughput.requests_per_s),
+          Format("%.3f", s.goodput.requests_per_s),
+          Format("%.3f", s.latency_s.ttft.p99),
+          Format("%.4f", s.latency_s.tpot.p99),
+          Format("%.3f", finished > 0 ? preemptions / finished : 0.0),
+          std::to_string(s.concurrency.peak_running),
+          p.feasible ? "meets" : "violates"};
+}
+
+}  // namespace
+
+std::string RenderPointsTable(const std::vector<PointOutcome>& points, const std::string& first_column) {
+  TextTable t({first_column, "req/s", "goodput/s", "TTFT p99 s", "TPOT p99 s", "preempt/req", "peak running", "SLOs"});
+  for (const auto& p : points) t.AddRow(Cells(p));
+  return t.Render();
+}
+
+std::string RenderPointsCsv(const std::vector<PointOutcome>& points) {
+  std::string csv = "point,requests_per_s,goodput_per_s,ttft_p99_s,tpot_p99_s,preemptions_per_request,peak_running,meets_slos\n";
+  for (const auto& p : points) {
+    auto cells = Cells(p);
+    cells.back() = p.feasible ? "1" : "0";
+    for (size_t i = 0; i < cells.size(); ++i) csv += (i ? "," : "") + (i == 0 ? "\"" + cells[i] + "\"" : cells[i]);
+    csv += "\n";
+  }
+  return csv;
+}
+
+nlohmann::json PointToJson(const PointOutcome& p) {
+  return {{"point", p.label}, {"feasible", p.feasible}, {"objective", p.objective}, {"violations", p.violations},
+          {"summary", p.summary ? ReplaySummaryToJson(*p.summary) : nlohmann::json()}};
+}
+
+std::string RenderBestPoint(const std::vector<PointOutcome>& points, const SweepCriteria& criteria) {
+  const int best = BestPoint(points);
+  if (best < 0) return "no point meets the constraints\n";
+  const PointOutcome& b = points[static_cast<size_t>(best)];
+  std::string out = "best (" + std::string(NameOf(criteria.objective)) + "): " + b.label + Format(" at %.3f", b.objective) +
+                    (criteria.objective == Objective::kGoodput ? " goodput req/s\n" : " req/s\n");
+  for (const auto& p : points)
+    if (&p != &b) out += "  " + p.label + ": " + WhyNotBest(p, b, criteria) + "\n";
+  return out;
+}
+
+nlohmann::json GridToJson(const std::vector<PointOutcome>& points, const SweepCriteria& criteria, const std::string& slo_text) {
+  nlohmann::json report = {{"objective", NameOf(criteria.objective)}, {"slo", slo_text}, {"points", nlohmann::json::array()}};
+  for (const auto& p : points) report["points"].push_back(PointToJson(p));
+  if (const int best = BestPoint(points); best >= 0) report["best"] = points[static_cast<size_t>(best)].label;
+  return report;
+}
+
+std::string RenderSearchAnswer(const std::string& knob, const SearchResult& r, const SweepCriteria& criteria) {
+  if (!r.found) return "no " + knob + " meets the SLOs; " + ExplainNoFeasibleProbe(r, criteria) + "\n";
+  std::string out = "answer: " + knob + " = " + Format("%.6g", r.value) + " meets the SLOs (" + r.precision + ")\n";
+  if (r.has_next)
+    out += "        " + knob + " = " + Format("%.6g", r.next_value) + " " + WhyNotBest(r.at_next, r.at_value, criteria) + "\n";
+  if (knob != "max-num-seqs") return out;
+  out += "        caps " + Format("%.0f", r.smallest_value) + ".." + Format("%.0f", r.value) + " meet the SLOs" +
+         (r.smallest_value > 1 ? " (smaller caps queue requests too long)" : "") + "\n";
+  const int64_t peak = r.at_value.summary ? r.at_value.summary->concurrency.peak_running : 0;
+  if (!r.has_next && peak < static_cast<int64_t>(r.value))
+    out += "        every cap up to --find-max meets them: at most " + std::to_string(peak) +
+           " requests ever ran at once, so\n"
+           "        larger caps change nothing (the load, the KV pool or the token budget bounds the batch)\n";
+  return out;
+}
+
+nlohmann::json SearchToJson(const std::string& knob, const SearchResult& r) {
+  nlohmann::json report = {{"find", knob}, {"found", r.found}, {"value", r.value}, {"precision", r.precision},
+                           {"probes", nlohmann::json::array()}};
+  if (r.found && knob == "max-num-seqs") report["smallest_value"] = r.smallest_value;
+  for (const auto& [value, p] : r.probes) report["probes"].push_back(PointToJson(p));
+  if (r.has_next) report["next_value"] = r.next_value;
+  return report;
+}
+
+}  // namespace kvsim

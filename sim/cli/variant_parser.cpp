@@ -1,0 +1,65 @@
+#include "sim/cli/variant_parser.h"
+
+#include <boost/program_options.hpp>
+#include <map>
+
+#include "kvcache/base/error.h"
+#include "sim/cli/deployment_flags.h"
+#include "sim/cli/replay_flags.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+std::vector<std::string> SplitOptionString(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_token = false;
+  char quote = 0;
+  for (char c : text) {
+    if (quote) {
+      if (c == quote) quote = 0;
+      else cur += c;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+      in_token = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_token) out.push_back(cur), cur.clear(), in_token = false;
+    } else {
+      cur += c;
+      in_token = true;
+    }
+  }
+  if (quote) throw Error("unterminated quote in '" + text + "'");
+  if (in_token) out.push_back(cur);
+  return out;
+}
+
+Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
+                     const std::vector<std::string>& overrides, const std::string& data_dir, ResolveCache* cache) {
+  Variant v;
+  v.label = label;
+  DeploymentOptions dep;
+  ReplayFlags replay;
+  po::options_description desc;
+  AddReplayOptions(desc, replay);
+  AddDeploymentOptions(desc, dep);
+  std::vector<std::string> args = base_args;
+  args.insert(args.end(), overrides.begin(), overrides.end());
+  po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
+  // Last occurrence wins: keep only each option's final value.
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < parsed.options.size(); ++i) last[parsed.options[i].string_key] = i;
+  std::vector<po::option> kept;
+  for (size_t i = 0; i < parsed.options.size(); ++i)
+    if (last[parsed.options[i].string_key] == i) kept.push_back(parsed.options[i]);
+  parsed.options = kept;
+  po::variables_map vm;
+  po::store(parsed, vm);
+  po::notify(vm);
+  ApplyDeploymentSwitches(vm, dep);
+  v.replay = ResolveReplayFlags(std::move(replay), data_dir);
+  v.deployment = ResolveDeployment(dep, data_dir, cache);
+  return v;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,70 @@
+// What a replay reports as it runs: one StepSample per engine step and one RequestRecord per
+// request that ends (finished or rejected), handed to ReplayObservers. Observers only look: the
+// statistics (replay_stats.h), the CSV outputs and the report's charts are observers, and none of
+// them can change what the engine does.
+#ifndef KVSIM_SIM_REPLAY_OBSERVER_H_
+#define KVSIM_SIM_REPLAY_OBSERVER_H_
+
+#include <cstdint>
+#include <string>
+
+#include "kvcache/kv_allocator.h"
+
+namespace kvsim {
+
+struct RequestRecord {
+  uint64_t id = 0;
+  int64_t arrival_ns = 0;
+  int64_t admitted_ns = -1;      // first admission
+  int64_t first_token_ns = -1;
+  int64_t finished_ns = -1;
+  int64_t prompt_tokens = 0;
+  int64_t output_tokens = 0;     // generated (after truncation to max_model_len)
+  int64_t cached_tokens = 0;     // prompt tokens served by the prefix cache at first admission
+  int64_t preemptions = 0;
+  std::string rejected_reason;   // empty: finished
+};
+
+// The latencies of a finished request, in seconds.
+struct RequestLatencies {
+  double queue_s = 0;  // arrival to first admission
+  double ttft_s = 0;   // arrival to first output token
+  double tpot_s = 0;   // mean time per output token after the first; 0 for one-token outputs
+  double e2e_s = 0;    // arrival to last token
+  bool has_tpot = false;
+};
+
+// REQUIRES: r finished (rejected_reason empty).
+inline RequestLatencies LatenciesOf(const RequestRecord& r) {
+  RequestLatencies l;
+  l.queue_s = static_cast<double>(r.admitted_ns - r.arrival_ns) / 1e9;
+  l.ttft_s = static_cast<double>(r.first_token_ns - r.arrival_ns) / 1e9;
+  l.e2e_s = static_cast<double>(r.finished_ns - r.arrival_ns) / 1e9;
+  l.has_tpot = r.output_tokens > 1;
+  if (l.has_tpot)
+    l.tpot_s = static_cast<double>(r.finished_ns - r.first_token_ns) / 1e9 / static_cast<double>(r.output_tokens - 1);
+  return l;
+}
+
+struct StepSample {
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  int64_t running = 0;
+  int64_t waiting = 0;
+  int64_t used_blocks = 0;       // KvAllocator::UsedBlocks()
+  KvAccounting kv;               // after the step
+  int64_t preemptions_total = 0;
+};
+
+class ReplayObserver {
+ public:
+  virtual ~ReplayObserver() = default;
+  virtual void OnStep(const StepSample& sample) { (void)sample; }
+  virtual void OnRequestDone(const RequestRecord& record) { (void)record; }
+  // A request's first admission: prompt tokens looked up in the prefix cache and found there.
+  virtual void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) { (void)queried_tokens, (void)hit_tokens; }
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_OBSERVER_H_

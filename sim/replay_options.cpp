@@ -1,0 +1,31 @@
+#include "sim/replay_options.h"
+
+#include <filesystem>
+
+#include "kvcache/base/error.h"
+
+namespace kvsim {
+
+void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
+  if (r.trace.empty() && r.synthetic == 0)
+    r.trace = (std::filesystem::path(data_dir) / "traces" / "AzureLLMInferenceTrace_conv.csv").string();
+  if (r.timer.compute_efficiency <= 0 || r.timer.compute_efficiency > 1 || r.timer.memory_efficiency <= 0 ||
+      r.timer.memory_efficiency > 1)
+    throw Error("--compute-efficiency/--memory-efficiency: must be in (0, 1]");
+  if (r.timer.step_overhead_ms < 0 || r.timer.fixed_step_ms < 0) throw Error("--step-time-ms/--step-overhead-ms: must not be negative");
+  if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
+  if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
+}
+
+bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
+  return a.trace == b.trace && a.trace_format == b.trace_format && a.reader.path == b.reader.path &&
+         a.reader.model_filter == b.reader.model_filter && a.reader.skip_bad_rows == b.reader.skip_bad_rows &&
+         a.reader.arrival_column == b.reader.arrival_column && a.reader.prompt_column == b.reader.prompt_column &&
+         a.reader.output_column == b.reader.output_column && a.reader.time_unit == b.reader.time_unit &&
+         a.synthetic == b.synthetic && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
+         a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
+         a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
+         a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat;
+}
+
+}  // namespace kvsim

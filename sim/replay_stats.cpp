@@ -1,0 +1,87 @@
+#include "sim/replay_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvsim {
+namespace {
+
+double R6(double x) { return std::round(x * 1e6) / 1e6; }
+
+WasteShares Shares(const double sums[kNumWasteCategories]) {
+  double total = 0;
+  for (int i = 0; i < kNumWasteCategories; ++i) total += sums[i];
+  WasteShares w{};
+  for (int i = 0; i < kNumWasteCategories; ++i) w[static_cast<size_t>(i)] = R6(total > 0 ? sums[i] / total : 0.0);
+  return w;
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+void ReplayStatistics::OnStep(const StepSample& s) {
+  const double dt = static_cast<double>(s.duration_ns);
+  time_total_ns_ += dt;
+  running_time_integral_ += static_cast<double>(s.running) * dt;
+  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
+  if (s.waiting > 0) {
+    time_saturated_ns_ += dt;
+    for (int i = 0; i < kNumWasteCategories; ++i)
+      waste_saturated_[i] += static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
+  }
+  peak_running_ = std::max(peak_running_, s.running);
+  peak_waiting_ = std::max(peak_waiting_, s.waiting);
+  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
+  preemptions_ = s.preemptions_total;
+  end_ns_ = s.start_ns + s.duration_ns;
+}
+
+void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
+  ++total_;
+  last_arrival_ns_ = std::max(last_arrival_ns_, r.arrival_ns);
+  if (!r.rejected_reason.empty()) {
+    ++rejected_;
+    ++rejected_by_reason_[r.rejected_reason];
+    return;
+  }
+  ++finished_;
+  output_tokens_ += r.output_tokens;
+  const RequestLatencies l = LatenciesOf(r);
+  queue_.Add(l.queue_s);
+  ttft_.Add(l.ttft_s);
+  e2e_.Add(l.e2e_s);
+  if (l.has_tpot) tpot_.Add(l.tpot_s);
+  if ((o_.slo_ttft_s <= 0 || l.ttft_s <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || l.tpot_s <= o_.slo_tpot_s))
+    ++goodput_requests_;
+}
+
+void ReplayStatistics::OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) {
+  prefix_queried_ += queried_tokens;
+  prefix_hit_ += hit_tokens;
+}
+
+void ReplayStatistics::FillSummary(ReplaySummary& s) const {
+  s.requests = {total_, finished_, rejected_, preemptions_, rejected_by_reason_};
+  s.concurrency = {peak_running_, R6(Ratio(running_time_integral_, time_total_ns_)), peak_waiting_};
+  const int64_t usable = std::max<int64_t>(1, o_.num_blocks - 1);
+  s.kv = {o_.num_blocks, o_.block_size, peak_used_blocks_,
+          R6(static_cast<double>(peak_used_blocks_) / static_cast<double>(usable))};
+  s.waste = Shares(waste_);
+  s.waste_saturated = Shares(waste_saturated_);
+  s.saturated_time_fraction = R6(Ratio(time_saturated_ns_, time_total_ns_));
+  s.prefix_cache = {prefix_queried_, prefix_hit_,
+                    R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_)))};
+  s.latency_s = {queue_.Summary(), ttft_.Summary(), tpot_.Summary(), e2e_.Summary()};
+  const double span_s = static_cast<double>(end_ns_) / 1e9;
+  // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
+  // deployment does not keep up and queues grow whatever the scheduler does.
+  const double arrival_span_s = static_cast<double>(last_arrival_ns_) / 1e9;
+  s.throughput = {R6(Ratio(static_cast<double>(finished_), span_s)), R6(Ratio(static_cast<double>(output_tokens_), span_s)),
+                  R6(span_s), R6(Ratio(static_cast<double>(total_), arrival_span_s))};
+  s.goodput = {R6(Ratio(static_cast<double>(goodput_requests_), span_s)),
+               R6(Ratio(static_cast<double>(goodput_requests_), static_cast<double>(finished_))), o_.slo_ttft_s,
+               o_.slo_tpot_s};
+}
+
+}  // namespace kvsim

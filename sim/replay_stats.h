@@ -1,0 +1,57 @@
+// ReplayStatistics: the observer that turns a replay's steps and requests into the summary's
+// figures: peaks and time-weighted means, the waste categories integrated over time (all time and
+// while requests wait), prefix-cache hits, throughput and offered load, goodput, and streaming
+// latency statistics. Memory: constant in the number of requests.
+#ifndef KVSIM_SIM_REPLAY_STATS_H_
+#define KVSIM_SIM_REPLAY_STATS_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "sim/latency_stats.h"
+#include "sim/replay_observer.h"
+#include "sim/replay_summary.h"
+
+namespace kvsim {
+
+struct ReplayStatsOptions {
+  int64_t num_blocks = 0;  // paged pool (reported); 0 for contiguous allocators
+  int64_t block_size = 16;
+  double slo_ttft_s = 0;   // goodput thresholds per request (0: not applied)
+  double slo_tpot_s = 0;
+};
+
+class ReplayStatistics final : public ReplayObserver {
+ public:
+  explicit ReplayStatistics(ReplayStatsOptions options) : o_(options) {}
+
+  void OnStep(const StepSample& s) override;
+  void OnRequestDone(const RequestRecord& r) override;
+  void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) override;
+
+  // Fills the sections these statistics own: requests, concurrency, kv, waste, prefix_cache,
+  // latency_s, throughput and goodput. The caller adds memory, sim and the configuration.
+  void FillSummary(ReplaySummary& summary) const;
+
+  int64_t peak_used_blocks() const { return peak_used_blocks_; }
+
+ private:
+  ReplayStatsOptions o_;
+  int64_t total_ = 0, finished_ = 0, rejected_ = 0, preemptions_ = 0;
+  std::map<std::string, int64_t> rejected_by_reason_;
+  int64_t peak_running_ = 0, peak_waiting_ = 0, peak_used_blocks_ = 0;
+  double running_time_integral_ = 0;  // Σ running × dt (ns)
+  double time_total_ns_ = 0, time_saturated_ns_ = 0;
+  double waste_[kNumWasteCategories] = {}, waste_saturated_[kNumWasteCategories] = {};  // slot·ns
+  int64_t end_ns_ = 0;
+  int64_t last_arrival_ns_ = 0;  // the offered load is total_ over this span
+  int64_t output_tokens_ = 0;
+  int64_t prefix_queried_ = 0, prefix_hit_ = 0;
+  LatencyStats queue_, ttft_, tpot_, e2e_;
+  int64_t goodput_requests_ = 0;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_STATS_H_

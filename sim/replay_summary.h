@@ -1,0 +1,83 @@
+// The result of one replay, typed: what every output format (console, JSON, HTML, sweep tables)
+// renders and what sweeps judge. Rates, shares and latencies are rounded as reported (shares and
+// rates to 10^-6, latencies to 1 µs, memory to 10^-4 GiB), so a decision taken on these numbers
+// is the one a reader can check against the printed ones.
+#ifndef KVSIM_SIM_REPLAY_SUMMARY_H_
+#define KVSIM_SIM_REPLAY_SUMMARY_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/kv_allocator.h"
+#include "sim/latency_stats.h"
+#include "sim/replay_options.h"
+
+namespace kvsim {
+
+// Shares of the KV pool by category, time-averaged.
+using WasteShares = std::array<double, kNumWasteCategories>;
+
+struct ReplaySummary {
+  struct Requests {
+    int64_t total = 0, finished = 0, rejected = 0, preemptions = 0;
+    std::map<std::string, int64_t> rejected_by_reason;
+  } requests;
+  struct Concurrency {
+    int64_t peak_running = 0;
+    double mean_running = 0;  // time-weighted
+    int64_t peak_waiting = 0;
+  } concurrency;
+  struct Kv {
+    int64_t num_blocks = 0;   // paged pool; 0 for contiguous allocators
+    int64_t block_size = 0;
+    int64_t peak_used_blocks = 0;
+    double peak_used_fraction = 0;  // of the usable blocks (all but the null block)
+  } kv;
+  WasteShares waste{};            // whole run
+  WasteShares waste_saturated{};  // only while requests wait
+  double saturated_time_fraction = 0;
+  struct PrefixCache {
+    int64_t queried_tokens = 0, hit_tokens = 0;
+    double hit_rate = 0;
+  } prefix_cache;
+  struct Latency {
+    LatencySummary queue, ttft, tpot, e2e;
+  } latency_s;
+  struct Throughput {
+    double requests_per_s = 0, output_tokens_per_s = 0, simulated_s = 0;
+    double offered_requests_per_s = 0;  // arrivals over the trace's span, as replayed
+  } throughput;
+  struct Goodput {
+    double requests_per_s = 0;
+    double fraction = 0;  // of finished requests within the per-request SLOs
+    double slo_ttft_s = 0, slo_tpot_s = 0;
+  } goodput;
+  struct Memory {  // GiB per GPU
+    double weights = 0, activation = 0, non_torch = 0, kv_pool = 0, kv_peak_used = 0, peak_total = 0;
+  } memory_gib;
+  struct Sim {
+    double wall_s = 0;
+    int64_t events = 0, steps = 0;
+    Stepping stepping = Stepping::kEvent;
+  } sim;
+  struct Config {
+    EffectiveSettings settings;
+    std::string trace;           // the file, or the synthetic workload's description
+    SchedulerKind scheduler = SchedulerKind::kVllmV1;
+    std::string allocator;       // "paged", "contiguous/max/first-fit"
+    std::string step_time_model; // "roofline", "fixed 20.000000 ms"
+    uint64_t seed = 0;
+    WindowOptions window;
+  } config;
+  int64_t trace_skipped_rows = 0;
+  std::vector<std::string> warnings;
+  bool partial = false;  // interrupted: the figures cover the replay so far
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_SUMMARY_H_

@@ -1,0 +1,46 @@
+// Searches over one knob for the edge of what meets the SLOs: the largest (and smallest)
+// max_num_seqs, or the highest arrival-rate multiplier. Each probe is one judged replay
+// (sweep.h); the trace is preloaded once for all probes.
+#ifndef KVSIM_SIM_SWEEP_SEARCH_H_
+#define KVSIM_SIM_SWEEP_SEARCH_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/sweep.h"
+
+namespace kvsim {
+
+struct SearchResult {
+  bool found = false;
+  double value = 0;                     // the largest max_num_seqs / rate scale that meets the SLOs
+  double smallest_value = 0;            // max_num_seqs: the smallest cap that meets them (the range's start)
+  PointOutcome at_value;
+  bool has_next = false;
+  double next_value = 0;                // the next larger value tried, which violates
+  PointOutcome at_next;
+  std::vector<std::pair<double, PointOutcome>> probes;  // every replay, in the order run
+  std::string precision;
+};
+
+// Why a search found nothing: the probe that came closest (highest throughput) and its
+// violations, and, when even that probe finishes requests much slower than the trace offers
+// them, that the deployment is overloaded so no setting of the searched knob can help.
+std::string ExplainNoFeasibleProbe(const SearchResult& result, const SweepCriteria& criteria);
+
+// Largest integer max_num_seqs in [1, upper] meeting the criteria, and the smallest: every power
+// of two is probed, then bisection on each edge of the feasible range (exact to 1). Assumes the
+// caps that meet the SLOs form one range. `make` builds the variant for a value.
+SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
+                                 int64_t upper);
+// Highest arrival-rate multiplier meeting the criteria, by doubling/halving then bisection until
+// the bracket is within `relative_precision` (e.g. 0.01 = 1%).
+SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& criteria,
+                                  double relative_precision);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_SWEEP_SEARCH_H_

@@ -1,0 +1,98 @@
+// KV bytes per token and vLLM's hybrid grouping, against the articles' worked examples and
+// figures derived by hand from vLLM's kv_cache_interface / kv_cache_utils rules.
+#include <gtest/gtest.h>
+
+#include "kvcache/budget/kv_cache_layout.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::LlamaConfig;
+using testing::SharedModel;
+using testing::SpecFromJson;
+
+KvCacheLayout Layout(const ModelSpec& spec, int tp = 1, const std::string& kv = "auto",
+                     KvGrouping grouping = KvGrouping::kHybrid) {
+  const KvCacheFormat f = ParseKvCacheFormat(kv, spec, spec.dtype);
+  return BuildKvCacheLayout(spec, f, tp, 0, spec.num_layers, 16, grouping);
+}
+
+// Article 000: KV = 4·b·l·h·(s+n) bytes in fp16; GPT-3 (96 layers, h 12288) and Llama3-8B (GQA,
+// 8 × 128 = 1024 wide K and V), b = 64, s = 512, n = 32.
+TEST(KvCacheLayoutTest, Article000WorkedExamples) {
+  const ModelSpec gpt3 = SpecFromJson(LlamaConfig(12288, 49152, 96, 96, 96, 50257));
+  EXPECT_DOUBLE_EQ(Layout(gpt3).bytes_per_token * 64 * (512 + 32), 164282499072.0);
+  const ModelSpec llama3 = SharedModel("meta-llama__Meta-Llama-3.1-8B.json");
+  EXPECT_DOUBLE_EQ(Layout(llama3).bytes_per_token * 64 * (512 + 32), 4563402752.0);
+}
+
+// Article 003: 4·s·L·h·d_h; LLaMA-7B at 1k tokens is 0.5 GiB (its table prints 0.25: off by 2×).
+TEST(KvCacheLayoutTest, Article003FormulaNotItsTable) {
+  const ModelSpec llama7b = SpecFromJson(LlamaConfig(4096, 11008, 32, 32, 32, 32000));
+  EXPECT_DOUBLE_EQ(Layout(llama7b).bytes_per_token * 1024, 4.0 * 1024 * 32 * 32 * 128);
+  EXPECT_DOUBLE_EQ(Layout(llama7b).bytes_per_token * 1024 / (1024.0 * 1024 * 1024), 0.5);
+}
+
+// serving-memory-facts §1.9 / §8: Llama-3-8B 131,072 B/token; 70B 327,680 and 81,920 at TP=4;
+// heads replicate once TP exceeds them; OPT-13B 800 KB; fp8 halves.
+TEST(KvCacheLayoutTest, BytesPerTokenUnderTensorParallelism) {
+  EXPECT_DOUBLE_EQ(Layout(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json")).bytes_per_token, 131072);
+  const ModelSpec l70 = SharedModel("meta-llama__Llama-3.1-70B-Instruct.json");
+  EXPECT_DOUBLE_EQ(Layout(l70).bytes_per_token, 327680);
+  EXPECT_DOUBLE_EQ(Layout(l70, 4).bytes_per_token, 81920);
+  EXPECT_DOUBLE_EQ(Layout(l70, 16).bytes_per_token, 40960);  // 8 kv heads, 16 ranks: one replicated head each
+  EXPECT_DOUBLE_EQ(Layout(l70, 4, "fp8").bytes_per_token, 40960);
+  const ModelSpec opt13b = SpecFromJson(LlamaConfig(5120, 20480, 40, 40, 40, 50272));
+  EXPECT_DOUBLE_EQ(Layout(opt13b).bytes_per_token, 819200);  // "800 KB" in the vLLM paper
+  EXPECT_EQ(Layout(l70).page_bytes, 16 * 8 * 128 * 2 * 2);
+}
+
+// MLA: one latent of kv_lora_rank + rope dims per layer, no ×2, same on every rank.
+// DeepSeek-V3 (61 layers): 70,272 B/token; V2-Lite (27 layers): 31,104.
+TEST(KvCacheLayoutTest, MlaLatentIsNotSplitByTensorParallelism) {
+  const ModelSpec lite = SharedModel("deepseek-ai__DeepSeek-V2-Lite.json");
+  EXPECT_DOUBLE_EQ(Layout(lite).bytes_per_token, 27 * 576 * 2);
+  EXPECT_DOUBLE_EQ(Layout(lite, 8).bytes_per_token, 27 * 576 * 2);
+  const ModelSpec v3 = SpecFromJson(R"({"architectures":["DeepseekV3ForCausalLM"],"model_type":"deepseek_v3",
+    "hidden_size":7168,"intermediate_size":18432,"moe_intermediate_size":2048,"num_hidden_layers":61,
+    "num_attention_heads":128,"num_key_value_heads":128,"n_routed_experts":256,"n_shared_experts":1,
+    "num_experts_per_tok":8,"first_k_dense_replace":3,"kv_lora_rank":512,"q_lora_rank":1536,
+    "qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"vocab_size":129280,
+    "max_position_embeddings":163840,"topk_method":"noaux_tc","torch_dtype":"bfloat16"})");
+  EXPECT_DOUBLE_EQ(Layout(v3).bytes_per_token, 70272);
+  // DeepSeek-V3.2 defaults to vLLM's fp8_ds_mla layout: 656 bytes per token and layer.
+  EXPECT_DOUBLE_EQ(Layout(SharedModel("deepseek-ai__DeepSeek-V3.2-Exp-16L64E.json")).bytes_per_token, 16 * 656);
+}
+
+// vLLM groups layers by attention type: gpt-oss 12 sliding + 12 full -> 2 groups of 12;
+// Llama-4-Scout 36 chunked + 12 full -> groups of 12 (3 chunked, 1 full); a block id then costs
+// page × 12. Without the hybrid manager every layer is one full-attention group.
+TEST(KvCacheLayoutTest, HybridGroupsFollowVllm) {
+  const KvCacheLayout oss = Layout(SharedModel("openai__gpt-oss-20b.json"));
+  EXPECT_EQ(oss.group_size, 12);
+  EXPECT_EQ(oss.groups.size(), 2u);
+  const KvCacheLayout scout = Layout(SharedModel("meta-llama__Llama-4-Scout-17B-16E-Instruct.json"), 4);
+  EXPECT_EQ(scout.group_size, 12);
+  EXPECT_EQ(scout.groups.size(), 4u);
+  EXPECT_EQ(scout.block_bytes, 16 * 2 * 128 * 2 * 2 * 12);
+  // vLLM logged 44.68x for 91,495 blocks at 8192 tokens: 4 groups × 512 pages each.
+  EXPECT_EQ(scout.PagesPerRequest(8192, 8192), 2048);
+  EXPECT_NEAR(91495.0 / static_cast<double>(scout.PagesPerRequest(8192, 8192)), 44.68, 0.005);
+  const KvCacheLayout flat = Layout(SharedModel("openai__gpt-oss-20b.json"), 1, "auto", KvGrouping::kSingleGroup);
+  EXPECT_EQ(flat.groups.size(), 1u);
+  EXPECT_EQ(flat.group_size, 24);
+}
+
+// Sliding-window pages per request: cdiv(min(W − 1 + T, L), B) + 1 (vLLM SlidingWindowSpec).
+TEST(KvCacheLayoutTest, SlidingWindowRequestNeedsOnlyItsWindow) {
+  const ModelSpec mistral = SpecFromJson(R"({"model_type":"mistral","hidden_size":4096,"intermediate_size":14336,
+    "num_hidden_layers":32,"num_attention_heads":32,"num_key_value_heads":8,"vocab_size":32000,
+    "max_position_embeddings":32768,"sliding_window":4096})");
+  const KvCacheLayout layout = Layout(mistral);
+  EXPECT_EQ(layout.PagesPerRequest(32768, 2048), (4096 - 1 + 2048 + 15) / 16 + 1);
+  EXPECT_EQ(layout.PagesPerRequest(1000, 2048), (1000 + 15) / 16 + 1);
+}
+
+}  // namespace
+}  // namespace kvsim

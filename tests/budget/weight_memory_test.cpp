@@ -1,0 +1,69 @@
+// Weight memory per GPU: vLLM's sharding rules, checked against hand-derived shapes and the
+// weights vLLM printed in real start-up logs (shared/validation).
+#include <gtest/gtest.h>
+
+#include "kvcache/base/units.h"
+#include "kvcache/budget/weight_memory.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::LlamaConfig;
+using testing::SharedModel;
+using testing::SpecFromJson;
+
+double WeightsGiB(const ModelSpec& spec, int tp, int pp = 1, int stage = 0, const QuantizationSpec& q = {}) {
+  const NumericFormat dtype = spec.dtype == NumericFormat::kFloat32 ? NumericFormat::kFloat16 : spec.dtype;
+  return BytesToGiB(WeightsOnGpu(spec, EnumerateWeights(spec), q, dtype, tp, pp, stage).total_bytes());
+}
+
+// vllm/distributed/utils.py get_pp_indices: remainder layers go to the stages before the last.
+TEST(WeightMemoryTest, PipelineSplitFollowsVllm) {
+  const auto r = PipelineStageLayers(32, 3);
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0], (std::pair<int64_t, int64_t>{0, 11}));
+  EXPECT_EQ(r[1], (std::pair<int64_t, int64_t>{11, 22}));
+  EXPECT_EQ(r[2], (std::pair<int64_t, int64_t>{22, 32}));
+}
+
+// Hand-derived: a 2-layer toy with vocab 1000 (padded to 1024 by vLLM), hidden 64, MHA 4 heads,
+// MLP 128, fp16. TP=2 halves q/k/v/o, gate/up/down and the padded vocabulary; norms replicate.
+TEST(WeightMemoryTest, TensorParallelShardsLinearsAndPaddedVocab) {
+  ModelSpec spec = SpecFromJson(LlamaConfig(64, 128, 2, 4, 4, 1000, false, 0 + 8));
+  spec.rope_cache_positions = 0;
+  const double layer = 4.0 * 64 * 64 + 3.0 * 64 * 128;  // attention + MLP elements
+  const double tp1 = 2 * layer + 2 * 1024.0 * 64 + (2 * 2 + 1) * 64;
+  const double tp2 = 2 * layer / 2 + 2 * 512.0 * 64 + (2 * 2 + 1) * 64;
+  EXPECT_DOUBLE_EQ(WeightsOnGpu(spec, EnumerateWeights(spec), {}, NumericFormat::kFloat16, 1, 1, 0).total_bytes(), 2 * tp1);
+  EXPECT_DOUBLE_EQ(WeightsOnGpu(spec, EnumerateWeights(spec), {}, NumericFormat::kFloat16, 2, 1, 0).total_bytes(), 2 * tp2);
+}
+
+// Real vLLM logs (validation rows R066, R069, R068, R079): "weights memory" per rank.
+TEST(WeightMemoryTest, MatchesWeightsVllmLogged) {
+  const ModelSpec llama8b = SharedModel("meta-llama__Llama-3.1-8B-Instruct.json");
+  EXPECT_NEAR(WeightsGiB(llama8b, 1), 14.99, 0.02);
+  EXPECT_NEAR(WeightsGiB(llama8b, 2), 7.51, 0.02);
+  EXPECT_NEAR(WeightsGiB(llama8b, 1, 4, 0), 4.26, 0.02);  // first PP stage: embeddings + 8 layers
+  EXPECT_NEAR(WeightsGiB(llama8b, 1, 4, 1), 3.28, 0.02);  // a middle stage
+  EXPECT_NEAR(WeightsGiB(SharedModel("Qwen__Qwen2.5-72B.json"), 4), 34.01, 0.34);
+}
+
+// gpt-oss keeps attention in bf16 and stores experts as mxfp4, padded by vLLM's kernels
+// (R102: 13.47 GiB; R103: 64.38 GiB on one H100).
+TEST(WeightMemoryTest, Mxfp4ExpertsWithKernelPadding) {
+  const ModelSpec small = SharedModel("openai__gpt-oss-20b.json");
+  EXPECT_NEAR(WeightsGiB(small, 1, 1, 0, small.checkpoint_quantization), 13.47, 0.13);
+  const ModelSpec big = SharedModel("openai__gpt-oss-120b.json");
+  EXPECT_NEAR(WeightsGiB(big, 1, 1, 0, big.checkpoint_quantization), 64.38, 0.64);
+}
+
+// FP8 / int8 checkpoints keep embeddings and lm_head in bf16 (R046: 16.96 GiB at TP=4; R096: 33.88 at TP=2).
+TEST(WeightMemoryTest, EightBitLinearsKeepEmbeddingsWide) {
+  const ModelSpec l70 = SharedModel("meta-llama__Llama-3.3-70B-Instruct.json");
+  EXPECT_NEAR(WeightsGiB(l70, 4, 1, 0, ParseQuantizationFlag("fp8", {})), 16.96, 0.17);
+  EXPECT_NEAR(WeightsGiB(l70, 2, 1, 0, ParseQuantizationFlag("int8", {})), 33.88, 0.34);
+}
+
+}  // namespace
+}  // namespace kvsim

@@ -1,0 +1,88 @@
+// Reading config.json: family rules, defaults and errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "kvcache/base/error.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::SharedModel;
+using testing::SpecFromJson;
+
+TEST(ModelConfigParserTest, MissingFieldsAreAllNamed) {
+  try {
+    SpecFromJson(R"({"model_type":"mystery","hidden_size":1024})");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    for (const char* field : {"num_hidden_layers", "num_attention_heads", "vocab_size", "max_position_embeddings",
+                              "intermediate_size"})
+      EXPECT_NE(msg.find(field), std::string::npos) << msg;
+    EXPECT_NE(msg.find("inline-config.json"), std::string::npos);
+  }
+}
+
+TEST(ModelConfigParserTest, GenericDecoderWorksWhenFieldsArePresent) {
+  const ModelSpec spec = SpecFromJson(R"({"model_type":"brand_new","hidden_size":2048,"intermediate_size":8192,
+    "num_hidden_layers":4,"num_attention_heads":16,"num_key_value_heads":4,"vocab_size":50000,
+    "max_position_embeddings":8192})");
+  EXPECT_EQ(spec.head_dim, 128);
+  EXPECT_EQ(spec.num_kv_heads, 4);
+}
+
+TEST(ModelConfigParserTest, GemmaTiesEmbeddingsAndAlternatesWindows) {
+  const ModelSpec g = SharedModel("google__gemma-2-9b-it.json");
+  EXPECT_TRUE(g.tie_word_embeddings);
+  EXPECT_EQ(g.norms_per_layer, 4);
+  EXPECT_EQ(g.layers[0].kind, AttentionKind::kSlidingWindow);
+  EXPECT_EQ(g.layers[1].kind, AttentionKind::kFull);
+  EXPECT_EQ(g.layers[0].window_tokens, 4096);
+}
+
+TEST(ModelConfigParserTest, MultimodalWrappersReadTheirTextConfig) {
+  const ModelSpec llava = SharedModel("llava-hf__llava-1.5-7b-hf.json");  // text_config lists only non-defaults
+  EXPECT_EQ(llava.hidden_size, 4096);
+  EXPECT_EQ(llava.num_layers, 32);
+  EXPECT_EQ(llava.vocab_size, 32064);
+  EXPECT_GT(llava.vision_params, 250000000);  // CLIP ViT-L/14-336 is ~304M
+  const ModelSpec scout = SharedModel("meta-llama__Llama-4-Scout-17B-16E-Instruct.json");
+  EXPECT_EQ(scout.moe.num_experts, 16);
+  EXPECT_EQ(scout.layers[3].kind, AttentionKind::kFull);          // every 4th layer is NoPE / global
+  EXPECT_EQ(scout.layers[0].kind, AttentionKind::kChunkedLocal);  // RoPE layers use 8192-token chunks
+}
+
+TEST(ModelConfigParserTest, QwenSlidingWindowIsOffUnlessEnabled) {
+  for (const auto& layer : SharedModel("Qwen__Qwen2.5-7B.json").layers) EXPECT_EQ(layer.kind, AttentionKind::kFull);
+}
+
+TEST(ModelConfigParserTest, FileErrorsNameTheFileAndPlace) {
+  EXPECT_THROW(LoadModelConfigFile("/nonexistent/config.json"), Error);
+  const auto dir = std::filesystem::temp_directory_path() / "kvsim_parser_test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << "{\n  \"hidden_size\": 4096,\n  oops\n}\n";
+  try {
+    LoadModelConfigFile(dir.string());  // a directory resolves to its config.json
+    FAIL();
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("config.json"), std::string::npos);
+    EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ModelConfigParserTest, RejectsNonsenseValues) {
+  EXPECT_THROW(SpecFromJson(R"({"hidden_size":-5,"intermediate_size":1,"num_hidden_layers":1,
+    "num_attention_heads":1,"vocab_size":1,"max_position_embeddings":1})"), Error);
+  EXPECT_THROW(SpecFromJson(R"({"hidden_size":"big","intermediate_size":1,"num_hidden_layers":1,
+    "num_attention_heads":1,"vocab_size":1,"max_position_embeddings":1})"), Error);
+  EXPECT_THROW(SpecFromJson(R"({"hidden_size":64,"intermediate_size":1,"num_hidden_layers":1,
+    "num_attention_heads":8,"num_key_value_heads":3,"vocab_size":1,"max_position_embeddings":1})"), Error);
+}
+
+}  // namespace
+}  // namespace kvsim

@@ -1,0 +1,79 @@
+// Parameter counts against published totals and the articles' tables. Every expected figure comes
+// from a model card, paper or article, not from kvsim.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kvcache/model/weight_tensors.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::LlamaConfig;
+using testing::SharedModel;
+using testing::SpecFromJson;
+
+// Model cards / papers: Llama-2-7B 6,738,415,616; Llama-3.1-8B 8,030,261,248 (Meta model card
+// "8.03B"); Mixtral-8x7B 46,702,792,704 (Mistral's "46.7B"); Qwen2.5-7B 7,615,616,512 ("7.61B").
+TEST(ParameterCountTest, MatchesPublishedTotalsForSharedConfigs) {
+  EXPECT_EQ(CountParameters(SharedModel("meta-llama__Llama-2-7b-hf.json")), 6738415616);
+  EXPECT_EQ(CountParameters(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json")), 8030261248);
+  EXPECT_EQ(CountParameters(SharedModel("mistralai__Mixtral-8x7B-v0.1.json")), 46702792704);
+  EXPECT_EQ(CountParameters(SharedModel("Qwen__Qwen2.5-7B.json")), 7615616512);
+}
+
+// Mistral-7B-v0.1 (7,241,732,096 per its model card's safetensors total): GQA 32/8, 14336 MLP.
+TEST(ParameterCountTest, MistralSevenBFromItsConfig) {
+  const ModelSpec spec = SpecFromJson(R"({"architectures":["MistralForCausalLM"],"model_type":"mistral",
+    "hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,
+    "num_key_value_heads":8,"vocab_size":32000,"max_position_embeddings":32768,"sliding_window":4096,
+    "tie_word_embeddings":false,"torch_dtype":"bfloat16"})");
+  EXPECT_EQ(CountParameters(spec), 7241732096);
+  for (const auto& layer : spec.layers) EXPECT_EQ(layer.kind, AttentionKind::kSlidingWindow);
+}
+
+// Article 000's MLP table: 3 × h × ih per layer, no biases.
+TEST(ParameterCountTest, GatedMlpTableOfArticle000) {
+  struct Row { int h, ih; int64_t expected; };
+  for (const Row& r : {Row{4096, 11008, 135266304}, Row{5120, 13824, 212336640}, Row{4096, 14336, 176160768},
+                       Row{4096, 22016, 270532608}, Row{5120, 27392, 420741120}}) {
+    const ModelSpec spec = SpecFromJson(LlamaConfig(r.h, r.ih, 2, 32, 32, 32000));
+    EXPECT_EQ(CountDenseMlpParameters(spec), r.expected) << "h=" << r.h << " ih=" << r.ih;
+  }
+}
+
+// Article 003's LLaMA table: P without the final norm, and bf16 weights 2P bytes in GiB.
+TEST(ParameterCountTest, LlamaOneFamilyOfArticle003) {
+  struct Row { int h, ih, layers, heads; int64_t p; double gib; };
+  for (const Row& r : {Row{4096, 11008, 32, 32, 6738411520, 12.55}, Row{5120, 13824, 40, 40, 13015859200, 24.24},
+                       Row{6656, 17920, 60, 52, 32528936960, 60.59}, Row{8192, 22016, 80, 64, 65285652480, 121.60}}) {
+    const ModelSpec spec = SpecFromJson(LlamaConfig(r.h, r.ih, r.layers, r.heads, r.heads, 32000));
+    const int64_t p = CountParameters(spec, /*include_final_norm=*/false);
+    EXPECT_EQ(p, r.p);
+    EXPECT_NEAR(2.0 * static_cast<double>(p) / (1024.0 * 1024.0 * 1024.0), r.gib, 0.005);
+  }
+}
+
+// MoE and MLA totals against the model cards' rounded figures (exact totals are not published).
+TEST(ParameterCountTest, MoeAndMlaModelsMatchTheirCards) {
+  auto billions = [](const ModelSpec& s) { return static_cast<double>(CountParameters(s)) / 1e9; };
+  EXPECT_NEAR(billions(SharedModel("Qwen__Qwen3-30B-A3B.json")), 30.5, 0.05);       // "30.5B, 3.3B activated"
+  // "3.3B activated": the card rounds down; routed experts count top-8 of 128.
+  EXPECT_NEAR(static_cast<double>(CountActiveParameters(SharedModel("Qwen__Qwen3-30B-A3B.json"))) / 1e9, 3.3, 0.06);
+  EXPECT_NEAR(billions(SharedModel("deepseek-ai__DeepSeek-V2-Lite.json")), 15.7, 0.05);  // "15.7B, 2.4B activated"
+  EXPECT_NEAR(billions(SharedModel("openai__gpt-oss-20b.json")), 20.9, 0.05);        // "21B", 20.91B in the card
+  EXPECT_NEAR(billions(SharedModel("openai__gpt-oss-120b.json")), 116.8, 0.1);       // "117B"
+  EXPECT_NEAR(billions(SharedModel("google__gemma-2-9b-it.json")), 9.24, 0.01);      // 9,241,705,984
+  EXPECT_NEAR(billions(SharedModel("microsoft__phi-2.json")), 2.78, 0.01);           // 2,779,683,840
+  EXPECT_NEAR(billions(SharedModel("microsoft__phi-4.json")), 14.66, 0.01);          // "14.7B"
+}
+
+TEST(ParameterCountTest, TiedEmbeddingsCountOnce) {
+  const int64_t untied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, false)));
+  const int64_t tied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, true)));
+  EXPECT_EQ(untied - tied, 1000 * 1024);
+}
+
+}  // namespace
+}  // namespace kvsim
