@@ -1,1 +1,134 @@
+// The base layer: checked arithmetic, quantity parsing, name tables, text helpers, atomic files.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "kvcache/base/atomic_file.h"
+#include "kvcache/base/check.h"
+#include "kvcache/base/checked_math.h"
+#include "kvcache/base/enum_names.h"
+#include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/units.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+
+enum class Fruit { kApple, kPear };
+template <>
+struct EnumNames<Fruit> {
+  static constexpr EnumEntry<Fruit> kEntries[] = {
+      {Fruit::kApple, "apple", "an apple"}, {Fruit::kPear, "pear"}, {Fruit::kApple, "malus"}};
+};
+
+namespace {
+
+TEST(CheckedMathTest, OverflowIsAnErrorNotAWrappedNumber) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(MulOrThrow(1 << 20, 1 << 20, "x"), int64_t{1} << 40);
+  EXPECT_THROW(MulOrThrow(kMax / 2 + 1, 2, "layers x hidden"), Error);
+  EXPECT_THROW(AddOrThrow(kMax, 1, "tokens"), Error);
+  EXPECT_FALSE(CheckedMul(int64_t{1} << 32, int64_t{1} << 31).has_value());
+  EXPECT_EQ(*CheckedMul(int64_t{1} << 31, int64_t{1} << 31), int64_t{1} << 62);
+  try {
+    MulOrThrow(kMax, 3, "num_hidden_layers x hidden_size");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("num_hidden_layers x hidden_size"), std::string::npos);
+  }
+}
+
+TEST(CheckedMathTest, DoublesOutsideTheRangeOrNotFiniteAreRejected) {
+  EXPECT_EQ(RoundToInt64OrThrow(2.5, 0, 10, "v"), 3);  // llround: half away from zero
+  EXPECT_EQ(RoundToInt64OrThrow(-0.4, -1, 10, "v"), 0);
+  EXPECT_THROW(RoundToInt64OrThrow(1e30, 0, 1'000'000, "prompt"), Error);
+  EXPECT_THROW(RoundToInt64OrThrow(std::nan(""), 0, 10, "v"), Error);
+  EXPECT_THROW(RoundToInt64OrThrow(INFINITY, 0, 10, "v"), Error);
+  EXPECT_THROW(RoundToInt64OrThrow(-1, 0, 10, "v"), Error);
+}
+
+TEST(UnitsTest, CeilDivIsVllmsCdiv) {
+  EXPECT_EQ(CeilDiv(0, 16), 0);
+  EXPECT_EQ(CeilDiv(1, 16), 1);
+  EXPECT_EQ(CeilDiv(16, 16), 1);
+  EXPECT_EQ(CeilDiv(17, 16), 2);
+  EXPECT_DOUBLE_EQ(BytesToGiB(3.0 * 1024 * 1024 * 1024), 3.0);
+}
+
+TEST(QuantityParseTest, TokenCountsAndByteAmounts) {
+  EXPECT_EQ(ParseTokenCount("32768", "--max-model-len"), 32768);
+  EXPECT_EQ(ParseTokenCount("32k", "--max-model-len"), 32000);
+  EXPECT_EQ(ParseTokenCount("32K", "--max-model-len"), 32768);
+  EXPECT_EQ(ParseTokenCount("1M", "--max-model-len"), 1048576);
+  EXPECT_THROW(ParseTokenCount("1.5", "--max-model-len"), Error);
+  EXPECT_THROW(ParseTokenCount("12q", "--max-model-len"), Error);
+  EXPECT_THROW(ParseTokenCount("nan", "--max-model-len"), Error);
+  EXPECT_DOUBLE_EQ(ParseByteAmount("20GiB", "--kv-cache-memory"), 20.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(ParseByteAmount("20GB", "--kv-cache-memory"), 20e9);
+  EXPECT_DOUBLE_EQ(ParseByteAmount("512M", "--kv-cache-memory"), 512.0 * 1024 * 1024);
+  EXPECT_THROW(ParseByteAmount("0", "--kv-cache-memory"), Error);
+  EXPECT_THROW(ParseByteAmount("inf", "--kv-cache-memory"), Error);
+  EXPECT_DOUBLE_EQ(ParseFiniteNumber("0.95", "--gpu-memory-utilization"), 0.95);
+  EXPECT_THROW(ParseFiniteNumber("0.95x", "--gpu-memory-utilization"), Error);
+}
+
+TEST(EnumNamesTest, OneTableGivesNamesAliasesLabelsAndChoices) {
+  EXPECT_STREQ(NameOf(Fruit::kApple), "apple");
+  EXPECT_STREQ(LabelOf(Fruit::kApple), "an apple");
+  EXPECT_STREQ(LabelOf(Fruit::kPear), "pear");  // no label: the name
+  EXPECT_EQ(ParseEnum<Fruit>("malus", "--fruit"), Fruit::kApple);
+  EXPECT_EQ(EnumChoices<Fruit>(), "apple | pear");  // aliases are accepted, not listed
+  EXPECT_EQ(EnumValues<Fruit>().size(), 2u);
+  try {
+    ParseEnum<Fruit>("plum", "--fruit");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "--fruit: 'plum' is not one of apple, pear");
+  }
+}
+
+TEST(TextFormatTest, ThousandsJoinAndClosestMatches) {
+  EXPECT_EQ(Thousands(8030261248), "8,030,261,248");
+  EXPECT_EQ(Thousands(-1234), "-1,234");
+  EXPECT_EQ(Thousands(999), "999");
+  EXPECT_EQ(Join({"a", "b", "c"}, "; "), "a; b; c");
+  EXPECT_EQ(ClosestMatches("h10", {"a100", "h100", "l4"}, 1), std::vector<std::string>{"h100"});
+  EXPECT_EQ(Format("%05.1f|%s", 3.14159, "x"), "003.1|x");
+}
+
+TEST(CheckTest, FailedChecksAreInternalErrorsNamingTheSite) {
+  try {
+    KVSIM_CHECK(1 + 1 == 3, "arithmetic broke");
+    FAIL();
+  } catch (const InternalError& e) {
+    EXPECT_NE(std::string(e.what()).find("arithmetic broke (base_test.cpp:"), std::string::npos);
+  }
+  EXPECT_NO_THROW(KVSIM_CHECK(true, "never"));
+}
+
+TEST(AtomicFileTest, CommittedFilesAppearWholeAndAbandonedOnesLeaveNothing) {
+  const testing::TempDir dir;
+  const std::string path = dir.File("out.csv");
+  {
+    AtomicOutputFile f(path);
+    f.stream() << "a,b\n";
+    EXPECT_FALSE(std::filesystem::exists(path));  // not before Commit
+    f.Commit();
+  }
+  EXPECT_EQ(testing::ReadFile(path), "a,b\n");
+  {
+    AtomicOutputFile f(dir.File("abandoned.csv"));
+    f.stream() << "half";
+  }
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+  EXPECT_EQ(files, 1u);  // only out.csv: no temporary left behind
+  WriteFileAtomically(path, "new");
+  EXPECT_EQ(testing::ReadFile(path), "new");
+  EXPECT_THROW(WriteFileAtomically(dir.File("no/such/dir/x"), "x"), Error);
+}
+
+}  // namespace
+}  // namespace kvsim

@@ -18,24 +18,21 @@ void ExpectOneLineError(const testing::CommandResult& r, const std::string& must
   EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
 }
 
-std::string WriteTemp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path.string();
-}
 
 TEST(BadInputTest, MissingConfigFile) {
   ExpectOneLineError(RunCli({"capacity", "--model", "/no/such/dir/config.json"}), "neither a config.json path nor a preset");
 }
 
 TEST(BadInputTest, MalformedConfigNamesFileAndLine) {
-  const std::string path = WriteTemp("kvsim_bad.json", "{\"hidden_size\": 4096,,}");
+  const testing::TempDir dir;
+  const std::string path = dir.Write("bad.json", "{\"hidden_size\": 4096,,}");
   ExpectOneLineError(RunCli({"capacity", "--model", path}), path);
   ExpectOneLineError(RunCli({"capacity", "--model", path}), "line 1");
 }
 
 TEST(BadInputTest, ConfigWithMissingFieldNamesIt) {
-  const std::string path = WriteTemp("kvsim_partial.json", R"({"model_type":"x","hidden_size":4096,
+  const testing::TempDir dir;
+  const std::string path = dir.Write("partial.json", R"({"model_type":"x","hidden_size":4096,
     "num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"max_position_embeddings":4096})");
   ExpectOneLineError(RunCli({"capacity", "--model", path}), "vocab_size");
 }

@@ -61,18 +61,16 @@ TEST(ModelConfigParserTest, QwenSlidingWindowIsOffUnlessEnabled) {
 
 TEST(ModelConfigParserTest, FileErrorsNameTheFileAndPlace) {
   EXPECT_THROW(LoadModelConfigFile("/nonexistent/config.json"), Error);
-  const auto dir = std::filesystem::temp_directory_path() / "kvsim_parser_test";
-  std::filesystem::create_directories(dir);
-  std::ofstream(dir / "config.json") << "{\n  \"hidden_size\": 4096,\n  oops\n}\n";
+  const testing::TempDir dir;
+  dir.Write("config.json", "{\n  \"hidden_size\": 4096,\n  oops\n}\n");
   try {
-    LoadModelConfigFile(dir.string());  // a directory resolves to its config.json
+    LoadModelConfigFile(dir.path());  // a directory resolves to its config.json
     FAIL();
   } catch (const Error& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("config.json"), std::string::npos);
     EXPECT_NE(msg.find("line 3"), std::string::npos) << msg;
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(ModelConfigParserTest, RejectsNonsenseValues) {

@@ -19,8 +19,8 @@ std::string ReadFile(const std::string& path) {
 }
 
 TEST(HtmlReportTest, ChartsHaveGeometryAndNumbersMatchTheJson) {
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string html_path = (dir / "kvsim_report_test.html").string(), json_path = (dir / "kvsim_report_test.json").string();
+  const testing::TempDir dir;
+  const std::string html_path = dir.File("report.html"), json_path = dir.File("summary.json");
   const auto r = testing::RunCli({"replay", "--gpu", "a100-40gb", "--max-model-len", "8192", "--rate-scale", "3",
                                   "--max-requests", "4000", "--quiet", "--omit-wall-time", "--report", html_path, "--json",
                                   json_path});

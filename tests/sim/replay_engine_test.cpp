@@ -14,17 +14,15 @@ namespace {
 
 using testing::RunCli;
 
-std::string Temp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-
-nlohmann::json Replay(std::vector<std::string> args, const std::string& json_name) {
-  const std::string path = Temp(json_name);
+nlohmann::json Replay(std::vector<std::string> args) {
+  const testing::TempDir dir;
+  const std::string path = dir.File("summary.json");
   args.insert(args.begin(), "replay");
   for (const char* a : {"--omit-wall-time", "--quiet", "--json"}) args.push_back(a);
   args.push_back(path);
   const auto r = RunCli(args);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
+  return nlohmann::json::parse(testing::ReadFile(path));
 }
 
 nlohmann::json WithoutStepping(nlohmann::json j) {
@@ -37,7 +35,7 @@ void ExpectSameWithBothSteppings(const std::vector<std::string>& args) {
   auto event = args, token = args;
   event.insert(event.end(), {"--stepping", "event"});
   token.insert(token.end(), {"--stepping", "token"});
-  const auto a = Replay(event, "kvsim_event.json"), b = Replay(token, "kvsim_token.json");
+  const auto a = Replay(event), b = Replay(token);
   EXPECT_EQ(WithoutStepping(a).dump(1), WithoutStepping(b).dump(1));
   EXPECT_LT(a["sim"]["events"].get<int64_t>(), b["sim"]["events"].get<int64_t>());
 }
@@ -62,8 +60,9 @@ TEST(ReplayEngineTest, EventSkippingEqualsTokenSteppingWithPreemptionsPrefixesAn
 }
 
 TEST(ReplayEngineTest, EveryRequestEndsFinishedOrRejectedWithAReason) {
-  const std::string csv = Temp("kvsim_requests.csv");
-  const auto j = Replay({"--gpu", "l4", "--max-model-len", "4096", "--rate-scale", "4", "--requests", csv}, "kvsim_cons.json");
+  const testing::TempDir dir;
+  const std::string csv = dir.File("requests.csv");
+  const auto j = Replay({"--gpu", "l4", "--max-model-len", "4096", "--rate-scale", "4", "--requests", csv});
   EXPECT_EQ(j["requests"]["total"], 19366);
   EXPECT_EQ(j["requests"]["finished"].get<int64_t>() + j["requests"]["rejected"].get<int64_t>(), 19366);
   EXPECT_GT(j["requests"]["rejected"].get<int64_t>(), 0);  // prompts beyond 4096 tokens
@@ -93,10 +92,10 @@ TEST(ReplayEngineTest, PagedKeepsTokenStatesWhereContiguousMaxWastes) {
                         w["internal_fragmentation"].get<double>();
     return w["token_states"].get<double>() / used;
   };
-  const auto paged = Replay(base, "kvsim_paged.json");
+  const auto paged = Replay(base);
   auto contiguous_args = base;
   contiguous_args.insert(contiguous_args.end(), {"--allocator", "contiguous", "--reservation", "max"});
-  const auto contiguous = Replay(contiguous_args, "kvsim_contig.json");
+  const auto contiguous = Replay(contiguous_args);
   EXPECT_GT(paged["waste_saturated"]["saturated_time_fraction"].get<double>(), 0.5);
   EXPECT_GE(share(paged["waste_saturated"]), 0.90);
   EXPECT_LE(share(contiguous["waste_saturated"]), 0.40);
@@ -111,16 +110,13 @@ TEST(ReplayEngineTest, PagedKeepsTokenStatesWhereContiguousMaxWastes) {
 }
 
 TEST(ReplayEngineTest, RunsAreByteIdentical) {
-  auto run = [](const std::string& tag) {
-    const std::string series = Temp("kvsim_series_" + tag + ".csv");
-    const auto j = Replay({"--max-requests", "3000", "--rate-scale", "3", "--timeseries", series, "--sample-interval", "1"},
-                          "kvsim_det_" + tag + ".json");
-    std::ifstream in(series);
-    std::stringstream s;
-    s << in.rdbuf();
-    return j.dump() + s.str();
+  auto run = [] {
+    const testing::TempDir dir;
+    const std::string series = dir.File("series.csv");
+    const auto j = Replay({"--max-requests", "3000", "--rate-scale", "3", "--timeseries", series, "--sample-interval", "1"});
+    return j.dump() + testing::ReadFile(series);
   };
-  EXPECT_EQ(run("a"), run("b"));
+  EXPECT_EQ(run(), run());
 }
 
 }  // namespace
