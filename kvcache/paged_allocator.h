@@ -103,6 +103,13 @@ class PagedAllocator final : public KvAllocator {
   void DropRef(BlockId b);
   void AddFill(BlockId b, int32_t slots);
   int64_t WatermarkBlocks() const;
+  // CheckInvariants' walks (paged_allocator_invariants.cpp).
+  struct BlockTotals {
+    int64_t token = 0, saved = 0, queued = 0, cached = 0;
+  };
+  int64_t CheckOwners(std::vector<int32_t>& refs) const;  // counts owners per block; returns Σ tail reservations
+  BlockTotals CheckBlocks(const std::vector<int32_t>& refs) const;
+  void CheckFreeQueue(const BlockTotals& totals) const;
   bool CachingEnabled() const { return caching_; }
 
   // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for

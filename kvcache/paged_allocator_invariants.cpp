@@ -9,9 +9,8 @@
 
 namespace kvsim {
 
-void PagedAllocator::CheckInvariants() const {
+int64_t PagedAllocator::CheckOwners(std::vector<int32_t>& refs) const {
   const int64_t n = pool_.num_blocks();
-  std::vector<int32_t> refs(static_cast<size_t>(n), 0);
   int64_t tail_reserved = 0;
   requests_.ForEach([&](RequestId id, const RequestState& r) {
     for (size_t g = 0; g < r.groups.size(); ++g) {
@@ -34,7 +33,12 @@ void PagedAllocator::CheckInvariants() const {
       tail_reserved += gb.tail_reserved;
     }
   });
-  int64_t token = 0, saved = 0, queued = 0, cached = 0;
+  return tail_reserved;
+}
+
+PagedAllocator::BlockTotals PagedAllocator::CheckBlocks(const std::vector<int32_t>& refs) const {
+  BlockTotals t;
+  const int64_t n = pool_.num_blocks();
   for (BlockId b = 0; b < n; ++b) {
     const Block& blk = pool_.at(b);
     KVSIM_CHECK(blk.ref_count == refs[b], "block " + std::to_string(b) + " ref_count " + std::to_string(blk.ref_count) +
@@ -50,14 +54,19 @@ void PagedAllocator::CheckInvariants() const {
       KVSIM_CHECK(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
     }
     if (blk.ref_count > 0) {
-      token += blk.filled_slots;
-      saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
+      t.token += blk.filled_slots;
+      t.saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
     } else {
       KVSIM_CHECK(blk.keyed || blk.filled_slots == 0, "free unkeyed block holds tokens");
-      ++queued;
-      cached += blk.keyed;
+      ++t.queued;
+      t.cached += blk.keyed;
     }
   }
+  return t;
+}
+
+void PagedAllocator::CheckFreeQueue(const BlockTotals& t) const {
+  const int64_t n = pool_.num_blocks();
   int64_t walked = 0;
   BlockId prev = kNoBlock;
   std::vector<bool> seen(static_cast<size_t>(n), false);
@@ -68,13 +77,21 @@ void PagedAllocator::CheckInvariants() const {
     prev = b;
     KVSIM_CHECK(++walked <= n, "free queue has a cycle");
   });
-  KVSIM_CHECK(walked == queued && queued == pool_.num_queued(), "free queue length disagrees");
-  KVSIM_CHECK(cached == pool_.num_cached(), "cached count disagrees");
+  KVSIM_CHECK(walked == t.queued && t.queued == pool_.num_queued(), "free queue length disagrees");
+  KVSIM_CHECK(t.cached == pool_.num_cached(), "cached count disagrees");
   pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
     KVSIM_CHECK(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
   });
-  KVSIM_CHECK(static_cast<int64_t>(pool_.key_map().size()) >= cached, "key map smaller than the cached blocks");
-  KVSIM_CHECK(token == token_slots_ && tail_reserved == reserved_slots_ && saved == shared_saved_, "accounting totals drifted");
+  KVSIM_CHECK(static_cast<int64_t>(pool_.key_map().size()) >= t.cached, "key map smaller than the cached blocks");
+}
+
+void PagedAllocator::CheckInvariants() const {
+  std::vector<int32_t> refs(static_cast<size_t>(pool_.num_blocks()), 0);
+  const int64_t tail_reserved = CheckOwners(refs);
+  const BlockTotals t = CheckBlocks(refs);
+  CheckFreeQueue(t);
+  KVSIM_CHECK(t.token == token_slots_ && tail_reserved == reserved_slots_ && t.saved == shared_saved_,
+              "accounting totals drifted");
   const KvAccounting a = Accounting();
   KVSIM_CHECK(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
   KVSIM_CHECK(a.Sum() == a.capacity_slots, "categories do not sum to the pool");

@@ -21,10 +21,7 @@ std::string F(double v, const char* fmt = "%.2f") {
 
 std::string Row(const std::string& k, const std::string& v) { return "<tr><th>" + Escape(k) + "</th><td>" + Escape(v) + "</td></tr>\n"; }
 
-}  // namespace
-
-std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
-  const nlohmann::json cfg = ReplayConfigToJson(s.config);
+std::string Header(const ReplaySummary& s) {
   std::string html =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>kvsim replay report</title>\n<style>\n"
       "body{font-family:system-ui,-apple-system,sans-serif;margin:24px;color:#1a202c;max-width:1100px}\n"
@@ -36,9 +33,13 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
   html += "<h1>kvsim replay: " + Escape(s.config.settings.model) + " on " + Escape(s.config.settings.gpu_name) +
           "</h1>\n<p class=\"note\">Trace " + Escape(s.config.trace) + ". Memory in GiB = 2<sup>30</sup> bytes, per GPU." +
           (s.partial ? " <b>Partial: the replay was interrupted.</b>" : "") + "</p>\n";
+  return html;
+}
 
-  // Effective configuration.
-  html += "<h2>Configuration</h2>\n<div class=\"grid\"><table>\n";
+// The effective configuration beside the headline figures.
+std::string Configuration(const ReplaySummary& s) {
+  const nlohmann::json cfg = ReplayConfigToJson(s.config);
+  std::string html = "<h2>Configuration</h2>\n<div class=\"grid\"><table>\n";
   for (const char* k : {"engine", "vllm_version", "dtype", "quantization", "kv_cache_dtype", "tensor_parallel_size",
                         "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
                         "max_num_batched_tokens", "block_size", "scheduler", "allocator", "step_time_model", "rate_scale"})
@@ -56,8 +57,12 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
   html += Row("offered load", F(s.throughput.offered_requests_per_s) + " req/s");
   html += Row("prefix cache hit rate", F(100 * s.prefix_cache.hit_rate, "%.1f") + "%");
   html += "</table></div>\n";
+  return html;
+}
 
-  // Capacity breakdown next to the rule of thumb.
+// The capacity breakdown next to the rule of thumb.
+std::string Capacity(const ReplaySummary& s) {
+  std::string html;
   const auto& m = s.memory_gib;
   const double weights = m.weights, act = m.activation, nt = m.non_torch, pool = m.kv_pool, peak_kv = m.kv_peak_used;
   html += "<h2>Capacity per GPU</h2>\n";
@@ -68,8 +73,12 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
                       {"#4a5568", "#a0aec0", "#cbd5e0", "#2b6cb0"}, weights + act + nt + pool, "GiB");
   html += "<p class=\"note\">Peak KV in use " + F(peak_kv) + " GiB of the " + F(pool) + " GiB pool; peak total " +
           F(m.peak_total) + " GiB; 1.2 &times; weights = " + F(1.2 * weights) + " GiB.</p>\n";
+  return html;
+}
 
-  // Memory over time.
+// KV memory by category, and running and waiting requests, over time; preemptions marked.
+std::string OverTime(const ChartRecorder& rec) {
+  std::string html;
   const auto& chart = rec.chart();
   std::vector<double> t;
   std::vector<Series> cats(kNumWasteCategories);
@@ -91,8 +100,12 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
                          t, cats, preemption_marks);
   html += "<h2>Requests over time</h2>\n";
   html += SvgLines({"Running and waiting requests (bucket maxima)", "simulated time (s)", "requests"}, t, {running, waiting});
+  return html;
+}
 
-  // Latency CDFs.
+// Latency CDFs with p50/p90/p99 marked, and the table of quantiles.
+std::string Latency(const ReplaySummary& s, const ChartRecorder& rec) {
+  std::string html;
   const std::pair<const char*, const LatencySummary*> latencies[] = {
       {"queue", &s.latency_s.queue}, {"ttft", &s.latency_s.ttft}, {"tpot", &s.latency_s.tpot}, {"e2e", &s.latency_s.e2e}};
   std::vector<Series> cdfs = {{"TTFT", "#2b6cb0", {}, rec.ttft_histogram().Cdf()},
@@ -114,8 +127,12 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
     html += "</tr>\n";
   }
   html += "</table>\n";
+  return html;
+}
 
-  // Waste breakdown.
+// Where the KV memory goes, whole run and while requests wait.
+std::string Waste(const ReplaySummary& s) {
+  std::string html;
   std::vector<std::pair<std::string, double>> waste, waste_sat;
   for (WasteCategory c : EnumValues<WasteCategory>()) {
     waste.emplace_back(LabelOf(c), s.waste[static_cast<size_t>(c)]);
@@ -127,9 +144,15 @@ std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
                                                                 F(100 * s.saturated_time_fraction, "%.1f") +
                                                                 "% of the time)", ""},
                       waste_sat, kColors, 1.0, "of the pool");
-  html += "<p class=\"note\">kvsim " + Escape(KVSIM_VERSION) + "; " + std::to_string(s.sim.steps) + " steps, " +
-          std::to_string(s.sim.events) + " events.</p>\n</body></html>\n";
   return html;
+}
+
+}  // namespace
+
+std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
+  return Header(s) + Configuration(s) + Capacity(s) + OverTime(rec) + Latency(s, rec) + Waste(s) +
+         "<p class=\"note\">kvsim " + Escape(KVSIM_VERSION) + "; " + std::to_string(s.sim.steps) + " steps, " +
+         std::to_string(s.sim.events) + " events.</p>\n</body></html>\n";
 }
 
 }  // namespace kvsim
