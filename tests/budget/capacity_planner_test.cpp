@@ -201,7 +201,10 @@ TEST(CapacityPlannerTest, BaselinesAreReported) {
   c.max_model_len = 131072;
   const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
   EXPECT_DOUBLE_EQ(r.baseline_1_2x_bytes, 1.2 * r.weights_bytes);
-  EXPECT_GT(r.modelled_one_request_bytes, r.weights_bytes + 131072.0 * 131072.0);
+  // One 131,072-token request: 8,192 blocks of 16 tokens × 128 KiB per token = exactly 16 GiB of KV
+  // on top of weights, activation and runtime.
+  EXPECT_DOUBLE_EQ(r.modelled_one_request_bytes - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes,
+                   16.0 * 1024 * 1024 * 1024);
   EXPECT_LT(r.baseline_1_2x_bytes, r.modelled_one_request_bytes);
 }
 

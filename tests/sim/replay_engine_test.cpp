@@ -65,7 +65,18 @@ TEST(ReplayEngineTest, EveryRequestEndsFinishedOrRejectedWithAReason) {
   const auto j = Replay({"--gpu", "l4", "--max-model-len", "4096", "--rate-scale", "4", "--requests", csv});
   EXPECT_EQ(j["requests"]["total"], 19366);
   EXPECT_EQ(j["requests"]["finished"].get<int64_t>() + j["requests"]["rejected"].get<int64_t>(), 19366);
-  EXPECT_GT(j["requests"]["rejected"].get<int64_t>(), 0);  // prompts beyond 4096 tokens
+  // Rejected: exactly the prompts that do not leave room for one output token in 4,096, counted
+  // from the trace file itself.
+  std::istringstream trace(testing::ReadFile(testing::SharedPath("traces/azure_2023/AzureLLMInferenceTrace_conv.csv")));
+  std::string row;
+  std::getline(trace, row);  // TIMESTAMP,ContextTokens,GeneratedTokens
+  int64_t too_long = 0;
+  while (std::getline(trace, row)) {
+    const size_t a = row.find(','), b = row.find(',', a + 1);
+    too_long += std::stoll(row.substr(a + 1, b - a - 1)) >= 4096;
+  }
+  EXPECT_EQ(j["requests"]["rejected"].get<int64_t>(), too_long);
+  EXPECT_EQ(j["requests"]["rejected_by_reason"]["prompt_tokens >= max_model_len"].get<int64_t>(), too_long);
   EXPECT_GT(j["requests"]["preemptions"].get<int64_t>(), 0);
   std::ifstream in(csv);
   std::string line;
