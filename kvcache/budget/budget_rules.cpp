@@ -8,36 +8,9 @@
 namespace kvsim {
 namespace {
 
-// vLLM's get_batch_defaults (API server column): big-memory GPUs other than A100 batch more. V0
-// turned chunked prefill on by itself above 32K context, with a small token budget. The other
-// engines' rules take the same limits (their own defaults are close and rarely logged).
-EngineDefaults VllmBatchDefaults(const GpuSpec& gpu, double total_gib, const VllmVersion& version,
-                                 const DeploymentConfig& c, int64_t max_model_len) {
-  EngineDefaults d;
-  const bool big_gpu = total_gib >= 70.0 && gpu.id.rfind("a100", 0) != 0;
-  if (version.era() == VllmEra::kV0) {
-    d.max_num_seqs = c.max_num_seqs.value_or(256);
-    const int64_t fallback = max_model_len > 32768 ? 512 : std::max<int64_t>(max_model_len, 2048);
-    d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(fallback);
-  } else {
-    d.max_num_seqs = c.max_num_seqs.value_or(big_gpu ? 1024 : 256);
-    d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(big_gpu ? 8192 : 2048);
-  }
-  return d;
-}
-
 class VllmRule final : public BudgetRule {
  public:
-  explicit VllmRule(VllmVersion version) : version_(std::move(version)) {}
-
-  EngineDefaults Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& c,
-                          int64_t max_model_len) const override {
-    EngineDefaults d = VllmBatchDefaults(gpu, total_gib, version_, c, max_model_len);
-    d.block_size = c.block_size.value_or(16);
-    d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(0.9);
-    d.kv_grouping = version_.era() == VllmEra::kV0 ? KvGrouping::kSingleGroup : c.kv_grouping;
-    return d;
-  }
+  using BudgetRule::BudgetRule;
 
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
@@ -67,23 +40,17 @@ class VllmRule final : public BudgetRule {
 
   bool RequiresOneFullRequest(const DeploymentConfig& c) const override { return !c.kv_cache_memory_bytes; }
 
- private:
-  VllmVersion version_;
+ protected:
+  int64_t DefaultBlockSize() const override { return 16; }
+  double DefaultMemoryFraction(int) const override { return 0.9; }
+  KvGrouping Grouping(const DeploymentConfig& c) const override {
+    return version_.era() == VllmEra::kV0 ? KvGrouping::kSingleGroup : c.kv_grouping;
+  }
 };
 
 class SglangRule final : public BudgetRule {
  public:
-  explicit SglangRule(VllmVersion version) : version_(std::move(version)) {}
-
-  EngineDefaults Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& c,
-                          int64_t max_model_len) const override {
-    EngineDefaults d = VllmBatchDefaults(gpu, total_gib, version_, c, max_model_len);
-    const int tp = c.tensor_parallel_size;
-    d.block_size = c.block_size.value_or(1);  // token-granular radix cache
-    d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88);
-    d.kv_grouping = KvGrouping::kSingleGroup;
-    return d;
-  }
+  using BudgetRule::BudgetRule;
 
   // SGLang measures free memory after loading, so the CUDA context and NCCL are already gone; it
   // keeps (1 − mem_fraction_static) of memory for activations instead of profiling them.
@@ -102,22 +69,16 @@ class SglangRule final : public BudgetRule {
 
   std::string Note() const override { return "sglang budgeting rule (see docs/CAPACITY_MODEL.md)"; }
 
- private:
-  VllmVersion version_;
+ protected:
+  int64_t DefaultBlockSize() const override { return 1; }  // token-granular radix cache
+  // mem_fraction_static's default shrinks with TP (larger NCCL and graph buffers).
+  double DefaultMemoryFraction(int tp) const override { return tp >= 8 ? 0.81 : tp >= 4 ? 0.85 : tp >= 2 ? 0.87 : 0.88; }
+  KvGrouping Grouping(const DeploymentConfig&) const override { return KvGrouping::kSingleGroup; }
 };
 
 class TrtllmRule final : public BudgetRule {
  public:
-  explicit TrtllmRule(VllmVersion version) : version_(std::move(version)) {}
-
-  EngineDefaults Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& c,
-                          int64_t max_model_len) const override {
-    EngineDefaults d = VllmBatchDefaults(gpu, total_gib, version_, c, max_model_len);
-    d.block_size = c.block_size.value_or(32);                          // tokens_per_block
-    d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(0.9);  // free_gpu_memory_fraction
-    d.kv_grouping = KvGrouping::kSingleGroup;
-    return d;
-  }
+  using BudgetRule::BudgetRule;
 
   double KvCacheBytes(const DeploymentConfig&, double total_bytes, double fraction, double weights,
                       RuntimeOverhead& o) const override {
@@ -130,11 +91,33 @@ class TrtllmRule final : public BudgetRule {
 
   std::string Note() const override { return "trtllm budgeting rule (see docs/CAPACITY_MODEL.md)"; }
 
- private:
-  VllmVersion version_;
+ protected:
+  int64_t DefaultBlockSize() const override { return 32; }            // tokens_per_block
+  double DefaultMemoryFraction(int) const override { return 0.9; }     // free_gpu_memory_fraction
+  KvGrouping Grouping(const DeploymentConfig&) const override { return KvGrouping::kSingleGroup; }
 };
 
 }  // namespace
+
+// vLLM's get_batch_defaults (API server column): big-memory GPUs other than A100 batch more. V0
+// turned chunked prefill on by itself above 32K context, with a small token budget.
+EngineDefaults BudgetRule::Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& c,
+                                    int64_t max_model_len) const {
+  EngineDefaults d;
+  const bool big_gpu = total_gib >= 70.0 && gpu.id.rfind("a100", 0) != 0;
+  if (version_.era() == VllmEra::kV0) {
+    d.max_num_seqs = c.max_num_seqs.value_or(256);
+    const int64_t fallback = max_model_len > 32768 ? 512 : std::max<int64_t>(max_model_len, 2048);
+    d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(fallback);
+  } else {
+    d.max_num_seqs = c.max_num_seqs.value_or(big_gpu ? 1024 : 256);
+    d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(big_gpu ? 8192 : 2048);
+  }
+  d.block_size = c.block_size.value_or(DefaultBlockSize());
+  d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(DefaultMemoryFraction(c.tensor_parallel_size));
+  d.kv_grouping = Grouping(c);
+  return d;
+}
 
 double BudgetRule::MaxConcurrency(int64_t blocks, int64_t pages_per_request, const KvCacheLayout&, int64_t) const {
   return static_cast<double>(blocks) / static_cast<double>(pages_per_request);

@@ -37,11 +37,14 @@ struct EngineDefaults {
 
 class BudgetRule {
  public:
+  explicit BudgetRule(VllmVersion version) : version_(std::move(version)) {}
   virtual ~BudgetRule() = default;
 
-  // REQUIRES: max_model_len resolved (the v0 token budget depends on it).
-  virtual EngineDefaults Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& config,
-                                  int64_t max_model_len) const = 0;
+  // The settings the user left unset: batch limits as vLLM's get_batch_defaults (the other engines'
+  // own defaults are close and rarely logged), then the engine's block size, memory fraction and
+  // KV grouping. REQUIRES: max_model_len resolved (the v0 token budget depends on it).
+  EngineDefaults Defaults(const GpuSpec& gpu, double total_gib, const DeploymentConfig& config,
+                          int64_t max_model_len) const;
   // KV-cache bytes of one stage. May restate what the engine charges besides weights (SGLang
   // counts the CUDA context and keeps no separate activation peak). Negative: does not fit.
   virtual double KvCacheBytes(const DeploymentConfig& config, double total_bytes, double utilization,
@@ -58,6 +61,13 @@ class BudgetRule {
   virtual bool RequiresOneFullRequest(const DeploymentConfig& /*config*/) const { return false; }
   // A note for the capacity output; empty for vLLM.
   virtual std::string Note() const { return ""; }
+
+ protected:
+  virtual int64_t DefaultBlockSize() const = 0;
+  virtual double DefaultMemoryFraction(int tensor_parallel_size) const = 0;
+  virtual KvGrouping Grouping(const DeploymentConfig& config) const = 0;
+
+  VllmVersion version_;
 };
 
 std::unique_ptr<BudgetRule> MakeBudgetRule(Engine engine, const VllmVersion& version);
