@@ -61,30 +61,10 @@ int64_t DeriveMaxModelLen(const json& text, int64_t max_pos) {
   return static_cast<int64_t>(static_cast<double>(max_pos) * f);
 }
 
-}  // namespace
-
-ModelSpec ParseModelConfig(const json& root, const std::string& source) {
-  if (!root.is_object()) throw Error(source + ": expected a JSON object at the top level");
-  ModelSpec spec;
-  spec.name = source;
-  if (auto a = root.find("architectures"); a != root.end() && a->is_array() && !a->empty() && (*a)[0].is_string())
-    spec.architecture = (*a)[0].get<std::string>();
-
-  // Multimodal wrappers keep the language model in text_config.
-  json text = root;
-  std::string prefix;
-  if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
-    text = *tc;
-    prefix = "text_config.";
-    if (text.value("model_type", std::string()) == "llama" || root.value("model_type", std::string()) == "llava")
-      ApplyLlamaDefaults(text);
-    for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
-      if (!text.contains(key) && root.contains(key)) text[key] = root[key];
-  }
-  FieldReader r(text, source, prefix);
-  const std::string type = r.String("model_type", root.value("model_type", std::string("unknown")));
-  spec.model_type = type;
-
+// The sizes every decoder has: hidden size, layers, heads, vocabulary, positions, MLP width, head_dim and
+// KV heads. Missing fields are collected so one error names them all.
+void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& source, const std::string& prefix,
+                   ModelSpec& spec) {
   spec.hidden_size = r.Required({"hidden_size", "n_embd", "d_model"});
   spec.num_layers = r.Required({"num_hidden_layers", "n_layer", "num_layers"});
   spec.num_attention_heads = r.Required({"num_attention_heads", "n_head", "num_heads"});
@@ -116,6 +96,47 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   if (spec.num_kv_heads <= 0 || spec.num_attention_heads % spec.num_kv_heads != 0)
     throw Error(source + ": " + prefix + "num_key_value_heads: " + std::to_string(spec.num_kv_heads) +
                 " does not divide num_attention_heads " + std::to_string(spec.num_attention_heads));
+}
+
+// Weights' dtype and the checkpoint's quantization, which set the bytes per parameter.
+void ReadDtypes(const FieldReader& r, const json& text, const std::string& source, const std::string& prefix,
+                ModelSpec& spec) {
+  std::string dtype_text = r.String("torch_dtype", r.String("dtype", "bfloat16"));
+  if (auto fmt = ParseNumericFormat(dtype_text); fmt && (*fmt == NumericFormat::kFloat32 ||
+      *fmt == NumericFormat::kFloat16 || *fmt == NumericFormat::kBFloat16)) {
+    spec.dtype = *fmt;
+  } else {
+    throw Error(source + ": " + prefix + "torch_dtype: '" + dtype_text + "' is not float32, float16 or bfloat16");
+  }
+  if (auto qc = text.find("quantization_config"); qc != text.end() && !qc->is_null())
+    spec.checkpoint_quantization = ParseQuantizationConfig(*qc, source);
+}
+
+}  // namespace
+
+ModelSpec ParseModelConfig(const json& root, const std::string& source) {
+  if (!root.is_object()) throw Error(source + ": expected a JSON object at the top level");
+  ModelSpec spec;
+  spec.name = source;
+  if (auto a = root.find("architectures"); a != root.end() && a->is_array() && !a->empty() && (*a)[0].is_string())
+    spec.architecture = (*a)[0].get<std::string>();
+
+  // Multimodal wrappers keep the language model in text_config.
+  json text = root;
+  std::string prefix;
+  if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
+    text = *tc;
+    prefix = "text_config.";
+    if (text.value("model_type", std::string()) == "llama" || root.value("model_type", std::string()) == "llava")
+      ApplyLlamaDefaults(text);
+    for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
+      if (!text.contains(key) && root.contains(key)) text[key] = root[key];
+  }
+  FieldReader r(text, source, prefix);
+  const std::string type = r.String("model_type", root.value("model_type", std::string("unknown")));
+  spec.model_type = type;
+
+  ReadCoreShape(r, type, source, prefix, spec);
 
   spec.tie_word_embeddings = r.Bool("tie_word_embeddings", TiesEmbeddingsByDefault(type));
   if (!r.Has("tie_word_embeddings") && TiesEmbeddingsByDefault(type))
@@ -135,16 +156,7 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings);
   spec.rope_cache_positions = spec.rotary_dim > 0 ? spec.derived_max_model_len : 0;
 
-  std::string dtype_text = r.String("torch_dtype", r.String("dtype", "bfloat16"));
-  if (auto fmt = ParseNumericFormat(dtype_text); fmt && (*fmt == NumericFormat::kFloat32 ||
-      *fmt == NumericFormat::kFloat16 || *fmt == NumericFormat::kBFloat16)) {
-    spec.dtype = *fmt;
-  } else {
-    throw Error(source + ": " + prefix + "torch_dtype: '" + dtype_text + "' is not float32, float16 or bfloat16");
-  }
-  if (auto qc = text.find("quantization_config"); qc != text.end() && !qc->is_null())
-    spec.checkpoint_quantization = ParseQuantizationConfig(*qc, source);
-
+  ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size);
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +

@@ -154,42 +154,28 @@ void ReadMla(FieldReader& r, const std::string& type, ModelSpec& spec) {
   spec.rotary_dim = mla.qk_rope_head_dim;
 }
 
-void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
-  const int64_t n = spec.num_layers;
-  spec.layers.assign(n, LayerAttention{});
-  const nlohmann::json& cfg = r.object();
-  const int64_t window = r.Optional({"sliding_window", "sliding_window_size"}, 0);
+namespace {
 
+// A config that lists every layer's kind (`layer_types`, as gpt-oss, Gemma 3n and Qwen3-Next write) is
+// authoritative. Returns false when there is no such list of the right length.
+bool ReadExplicitLayerTypes(const FieldReader& r, int64_t window, ModelSpec& spec) {
+  const int64_t n = spec.num_layers;
+  const nlohmann::json& cfg = r.object();
   auto lt = cfg.find("layer_types");
-  if (lt != cfg.end() && lt->is_array() && static_cast<int64_t>(lt->size()) == n) {
-    for (int64_t i = 0; i < n; ++i) {
-      const std::string kind = (*lt)[i].is_string() ? (*lt)[i].get<std::string>() : "full_attention";
-      if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
-      if (kind == "chunked_attention")
-        spec.layers[i] = {AttentionKind::kChunkedLocal, r.Optional({"attention_chunk_size"}, window)};
-      if (IsStateOnlyLayerType(kind)) spec.layers[i] = {AttentionKind::kStateOnly, 0};
-    }
-    return;
+  if (lt == cfg.end() || !lt->is_array() || static_cast<int64_t>(lt->size()) != n) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string kind = (*lt)[i].is_string() ? (*lt)[i].get<std::string>() : "full_attention";
+    if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
+    if (kind == "chunked_attention")
+      spec.layers[i] = {AttentionKind::kChunkedLocal, r.Optional({"attention_chunk_size"}, window)};
+    if (IsStateOnlyLayerType(kind)) spec.layers[i] = {AttentionKind::kStateOnly, 0};
   }
-  if (type == "qwen3_next") {
-    // Gated DeltaNet linear attention, with full attention every `full_attention_interval` layers.
-    const int64_t interval = std::max<int64_t>(1, r.Optional({"full_attention_interval"}, 4));
-    for (int64_t i = 0; i < n; ++i)
-      if ((i + 1) % interval != 0) spec.layers[i] = {AttentionKind::kStateOnly, 0};
-    return;
-  }
-  if (StartsWith(type, "llama4") && r.Has("attention_chunk_size")) {
-    // RoPE layers use chunked local attention; every 4th layer is NoPE with full attention.
-    const int64_t chunk = r.Optional({"attention_chunk_size"}, 8192);
-    auto nrl = cfg.find("no_rope_layers");
-    const bool explicit_list = nrl != cfg.end() && nrl->is_array() && static_cast<int64_t>(nrl->size()) == n;
-    for (int64_t i = 0; i < n; ++i) {
-      const bool uses_rope = explicit_list ? (*nrl)[i].get<int64_t>() != 0 : (i + 1) % 4 != 0;
-      if (uses_rope) spec.layers[i] = {AttentionKind::kChunkedLocal, chunk};
-    }
-    return;
-  }
-  if (window <= 0) return;
+  return true;
+}
+
+// Without a list, each family's convention says which layers use the sliding window.
+void ReadWindowPattern(const FieldReader& r, const std::string& type, int64_t window, ModelSpec& spec) {
+  const int64_t n = spec.num_layers;
   if (type == "gemma2") {
     for (int64_t i = 0; i < n; i += 2) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
     return;
@@ -214,6 +200,35 @@ void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec
     return;
   }
   for (auto& layer : spec.layers) layer = {AttentionKind::kSlidingWindow, window};
+}
+}  // namespace
+
+void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  const int64_t n = spec.num_layers;
+  spec.layers.assign(n, LayerAttention{});
+  const nlohmann::json& cfg = r.object();
+  const int64_t window = r.Optional({"sliding_window", "sliding_window_size"}, 0);
+
+  if (ReadExplicitLayerTypes(r, window, spec)) return;
+  if (type == "qwen3_next") {
+    // Gated DeltaNet linear attention, with full attention every `full_attention_interval` layers.
+    const int64_t interval = std::max<int64_t>(1, r.Optional({"full_attention_interval"}, 4));
+    for (int64_t i = 0; i < n; ++i)
+      if ((i + 1) % interval != 0) spec.layers[i] = {AttentionKind::kStateOnly, 0};
+    return;
+  }
+  if (StartsWith(type, "llama4") && r.Has("attention_chunk_size")) {
+    // RoPE layers use chunked local attention; every 4th layer is NoPE with full attention.
+    const int64_t chunk = r.Optional({"attention_chunk_size"}, 8192);
+    auto nrl = cfg.find("no_rope_layers");
+    const bool explicit_list = nrl != cfg.end() && nrl->is_array() && static_cast<int64_t>(nrl->size()) == n;
+    for (int64_t i = 0; i < n; ++i) {
+      const bool uses_rope = explicit_list ? (*nrl)[i].get<int64_t>() != 0 : (i + 1) % 4 != 0;
+      if (uses_rope) spec.layers[i] = {AttentionKind::kChunkedLocal, chunk};
+    }
+    return;
+  }
+  if (window > 0) ReadWindowPattern(r, type, window, spec);
 }
 
 }  // namespace kvsim
