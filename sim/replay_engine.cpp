@@ -8,7 +8,7 @@
 
 namespace kvsim {
 
-ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
+ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepModel& timer,
                            std::vector<ReplayObserver*> observers, RequestSource& source)
     : o_(o),
       lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1),
@@ -358,6 +358,7 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
       w.attended += s.tokens * s.context + s.tokens * (s.tokens + 1) / 2;
     }
     const int64_t lazy_context = LazyContextBeforeStep();
+    w.sequences = static_cast<int64_t>(scheduled.size()) + lazy_count_;
     w.new_tokens += lazy_count_;
     w.context_tokens += lazy_context;
     w.attended += lazy_context + lazy_count_;

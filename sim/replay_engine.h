@@ -35,7 +35,7 @@
 #include "kvcache/kv_allocator.h"
 #include "sim/replay_observer.h"
 #include "sim/replay_options.h"
-#include "sim/step_timer.h"
+#include "sim/step_model.h"
 #include "workloads/request_source.h"
 
 namespace kvsim {
@@ -60,7 +60,7 @@ class ReplayEngine {
  public:
   // Every observer sees every step and request, in the order given. All references must outlive
   // the engine.
-  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer,
+  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepModel& timer,
                std::vector<ReplayObserver*> observers, RequestSource& source);
 
   // Replays the whole source. `on_step` (optional) is called after every step with the simulated
@@ -123,7 +123,7 @@ class ReplayEngine {
   EngineOptions o_;
   bool lazy_decode_ = true;
   KvAllocator& alloc_;
-  const StepTimer& timer_;
+  const StepModel& timer_;
   std::vector<ReplayObserver*> observers_;
   RequestSource& source_;
 

@@ -9,10 +9,11 @@ namespace kvsim {
 void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   if (r.trace.empty() && r.synthetic == 0)
     r.trace = (std::filesystem::path(data_dir) / "traces" / "AzureLLMInferenceTrace_conv.csv").string();
-  if (r.timer.compute_efficiency <= 0 || r.timer.compute_efficiency > 1 || r.timer.memory_efficiency <= 0 ||
-      r.timer.memory_efficiency > 1)
+  const KernelEfficiency& e = r.timer.efficiency;
+  if (!(e.gemm_compute > 0 && e.gemm_compute <= 1 && e.gemm_memory > 0 && e.gemm_memory <= 1))
     throw Error("--compute-efficiency/--memory-efficiency: must be in (0, 1]");
-  if (r.timer.step_overhead_ms < 0 || r.timer.fixed_step_ms < 0) throw Error("--step-time-ms/--step-overhead-ms: must not be negative");
+  if (!(e.step_overhead_ms >= 0) || !(r.timer.fixed_step_ms >= 0))
+    throw Error("--step-time-ms/--step-overhead-ms: must not be negative");
   if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
   if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
 }

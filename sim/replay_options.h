@@ -11,7 +11,7 @@
 #include "kvcache/base/enum_names.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/region_placer.h"
-#include "sim/step_timer.h"
+#include "sim/step_model.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
 #include "workloads/trace_window.h"
@@ -61,7 +61,7 @@ struct ReplayOptions {
   AllocatorKind allocator = AllocatorKind::kPaged;
   Reservation reservation = Reservation::kMax;      // contiguous
   Placement placement = Placement::kFirstFit;       // contiguous
-  StepTimerOptions timer;
+  StepModelOptions timer;
   Stepping stepping = Stepping::kEvent;
 
   // Outputs (the CLI writes them; observers fill the CSVs).

@@ -88,7 +88,7 @@ std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOpti
 
 // Memory, the run's counters and the configuration: the summary sections the statistics do not own.
 void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const EngineCounters& counters, double wall_s,
-                     int64_t peak_used_blocks, ReplaySummary& s) {
+                     int64_t peak_used_blocks, const StepModel& timer, ReplaySummary& s) {
   auto r4 = [](double bytes) { return std::round(BytesToGiB(bytes) * 1e4) / 1e4; };
   const double kv_peak = static_cast<double>(peak_used_blocks) *
                          static_cast<double>(cap.stages[cap.bottleneck_stage].layout.block_bytes);
@@ -97,7 +97,7 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
   s.sim = {std::round((r.omit_wall_time ? 0.0 : wall_s) * 1e4) / 1e4, counters.events, counters.steps, r.stepping};
   s.config.settings = cap.settings;
   s.config.scheduler = r.scheduler;
-  s.config.step_time_model = r.timer.fixed_step_ms > 0 ? "fixed " + std::to_string(r.timer.fixed_step_ms) + " ms" : "roofline";
+  s.config.step_time_model = timer.Describe();
   s.config.seed = r.seed;
   s.config.window = r.window;
 }
@@ -127,7 +127,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     throw InternalError("a preloaded trace must be windowed like the run");
   std::unique_ptr<RequestSource> source =
       preloaded ? std::make_unique<PreloadedSource>(preloaded, r.window.rate_scale) : ApplyWindow(MakeSourceFactory(r), r.window);
-  const StepTimer timer(d.model, cap, d.gpu, r.timer);
+  StepModelOptions timer_options = r.timer;
+  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  const StepModel timer(d.model, cap, d.gpu, timer_options);
   ReplayStatistics stats({r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size,
                           r.slo_ttft_s, r.slo_tpot_s});
   std::vector<ReplayObserver*> observers = {&stats};
@@ -159,7 +161,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
 
   ReplaySummary& s = result.summary;
   stats.FillSummary(s);
-  FillRunSections(cap, r, counters, wall_s, stats.peak_used_blocks(), s);
+  FillRunSections(cap, r, counters, wall_s, stats.peak_used_blocks(), timer, s);
   s.config.trace = source->Describe();
   s.config.allocator = r.allocator == AllocatorKind::kPaged ? "paged" : allocator->name();
   s.trace_skipped_rows = source->skipped_rows();

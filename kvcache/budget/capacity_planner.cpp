@@ -173,6 +173,8 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
   const std::unique_ptr<BudgetRule> rule = MakeBudgetRule(c.engine, formats.version);
   CapacityResult r;
   r.settings = ResolveSettings(spec, gpu, c, formats, *rule);
+  r.compute_dtype = formats.dtype;
+  r.weight_quantization = formats.quant;
   const auto tensors = EnumerateWeights(spec);
   r.params = CountParameters(spec);
   r.active_params = CountActiveParameters(spec);

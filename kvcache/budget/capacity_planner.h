@@ -66,6 +66,8 @@ struct EffectiveSettings {
 
 struct CapacityResult {
   EffectiveSettings settings;
+  NumericFormat compute_dtype = NumericFormat::kBFloat16;  // activations and unquantized weights
+  QuantizationSpec weight_quantization;                    // as the weights are stored
   int64_t params = 0;
   int64_t active_params = 0;
   std::vector<StageCapacity> stages;

@@ -34,11 +34,29 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   if (!o.kv_cache_memory.empty()) c.kv_cache_memory_bytes = ParseByteAmount(o.kv_cache_memory, "--kv-cache-memory");
   c.gpu_memory_gib = OptionalNumber(o.gpu_memory_gib, "--gpu-memory-gib");
   c.enable_prefix_caching = o.enable_prefix_caching;
+  c.enforce_eager = o.enforce_eager;
   c.kv_grouping = o.disable_hybrid_kv_cache_manager ? KvGrouping::kSingleGroup : KvGrouping::kHybrid;
   c.vllm_version = o.vllm_version;
   ParseVllmVersion(o.vllm_version);  // validate early, with the option's name
   c.engine = ParseEnum<Engine>(o.engine, "--engine");
   return c;
+}
+
+// "2039", "2039GB/s" (10^9 B/s) or "2.039TB/s".
+double ParseBandwidth(const std::string& text) {
+  std::string number = text;
+  double scale = 1e9;
+  for (const auto& [suffix, factor] : {std::pair<const char*, double>{"TB/s", 1e12}, {"GB/s", 1e9}}) {
+    const std::string s = suffix;
+    if (number.size() > s.size() && number.compare(number.size() - s.size(), s.size(), s) == 0) {
+      number = number.substr(0, number.size() - s.size());
+      scale = factor;
+      break;
+    }
+  }
+  const double v = ParseFiniteNumber(number, "--gpu-bandwidth");
+  if (!(v > 0)) throw Error("--gpu-bandwidth: '" + text + "' must be positive (GB/s, or with a TB/s suffix)");
+  return v * scale;
 }
 
 GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const GpuCatalog& catalog) {
@@ -53,6 +71,12 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
     gpu = catalog.Find(o.gpu);  // throws with close matches
   }
   if (o.interconnect != "auto") gpu.interconnect = ParseEnum<Interconnect>(o.interconnect, "--interconnect");
+  if (!o.gpu_tflops.empty()) {
+    const double tflops = ParseFiniteNumber(o.gpu_tflops, "--gpu-tflops");
+    if (!(tflops > 0 && tflops < 1e6)) throw Error("--gpu-tflops: '" + o.gpu_tflops + "' must be a positive number of TFLOPS");
+    gpu.bf16_dense_tflops = gpu.fp16_dense_tflops = tflops;
+  }
+  if (!o.gpu_bandwidth.empty()) gpu.mem_bandwidth_bytes_per_s = ParseBandwidth(o.gpu_bandwidth);
   return gpu;
 }
 
@@ -62,7 +86,10 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
   const DeploymentConfig c = ConfigFromOptions(o);
   ResolveCache local;
   ResolveCache& store = cache ? *cache : local;
-  if (!store.gpus) store.gpus = GpuCatalog::Load((std::filesystem::path(data_dir) / "gpus.csv").string());
+  if (!store.gpus) {
+    store.gpus = GpuCatalog::Load((std::filesystem::path(data_dir) / "gpus.csv").string());
+    if (!o.gpu_file.empty()) store.gpus->Prepend(GpuCatalog::Load(o.gpu_file));
+  }
   const GpuSpec gpu = ResolveGpu(o, c, *store.gpus);
   auto model = store.models.find(o.model);
   if (model == store.models.end()) model = store.models.emplace(o.model, ResolveModel(o.model, data_dir)).first;

@@ -33,6 +33,7 @@ struct DeploymentConfig {
   std::optional<int64_t> block_size;
   std::optional<double> kv_cache_memory_bytes;   // --kv-cache-memory
   bool enable_prefix_caching = true;
+  bool enforce_eager = false;                    // --enforce-eager: no CUDA graphs
   KvGrouping kv_grouping = KvGrouping::kHybrid;
   std::optional<double> gpu_memory_gib;          // overrides the GPU preset's CUDA total
   std::string vllm_version = kDefaultVllmVersion;
@@ -61,8 +62,12 @@ struct DeploymentOptions {
   std::string block_size;
   std::string kv_cache_memory;         // bytes; accepts 8GiB, 8G (x2^30), 8GB (x10^9)
   std::string gpu_memory_gib;
+  std::string gpu_file;                // more GPU rows (data/gpus.csv's columns), looked up first
+  std::string gpu_tflops;              // overrides the 16-bit dense tensor peak, TFLOPS (10^12 FLOP/s)
+  std::string gpu_bandwidth;           // overrides the memory bandwidth: GB/s (10^9 B/s), or with a TB/s suffix
   std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
   bool enable_prefix_caching = true;
+  bool enforce_eager = false;
   bool disable_hybrid_kv_cache_manager = false;
   std::string vllm_version = kDefaultVllmVersion;
   std::string engine = "vllm";

@@ -1,6 +1,7 @@
 #include "kvcache/model/gpu_catalog.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <libfccp/csv.h>
 #include <sstream>
@@ -24,7 +25,7 @@ double ParseNumber(const std::string& text, const std::string& path, unsigned li
   try {
     size_t used = 0;
     double v = std::stod(text, &used);
-    if (used == text.size() && v >= 0) return v;
+    if (used == text.size() && v >= 0 && std::isfinite(v)) return v;
   } catch (const std::exception&) {
   }
   throw Error(path + ":" + std::to_string(line) + ": column " + column + ": '" + text + "' is not a non-negative number");
@@ -46,11 +47,12 @@ Interconnect GuessInterconnect(const std::string& gpu_name) {
 GpuCatalog GpuCatalog::Load(const std::string& path) {
   GpuCatalog catalog;
   try {
-    io::CSVReader<11, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
+    io::CSVReader<13, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
     in.read_header(io::ignore_extra_column, "id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bandwidth_TB_per_s",
-                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "interconnect", "source");
-    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, interconnect, source;
-    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, interconnect, source)) {
+                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "fp16_dense_tflops", "sm_count",
+                   "interconnect", "source");
+    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, source;
+    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, source)) {
       const unsigned line = in.get_file_line();
       GpuSpec g;
       g.id = id;
@@ -65,6 +67,12 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       g.bf16_dense_tflops = ParseNumber(bf16, path, line, "bf16_dense_tflops");
       g.fp8_dense_tflops = ParseNumber(fp8, path, line, "fp8_dense_tflops");
       g.int8_dense_tops = ParseNumber(int8, path, line, "int8_dense_tops");
+      g.fp16_dense_tflops = ParseNumber(fp16, path, line, "fp16_dense_tflops");
+      const double sm = ParseNumber(sms, path, line, "sm_count");
+      if (sm != static_cast<double>(static_cast<int>(sm)) || sm > 100000)
+        throw Error(path + ":" + std::to_string(line) + ": column sm_count: '" + sms + "' is not a whole number of SMs");
+      g.sm_count = static_cast<int>(sm);
+      if (id.empty()) throw Error(path + ":" + std::to_string(line) + ": column id: empty");
       g.interconnect = ParseEnum<Interconnect>(interconnect, path + ":" + std::to_string(line) + ": column interconnect");
       catalog.gpus_.push_back(std::move(g));
     }
@@ -72,6 +80,25 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     throw Error(path + ": " + e.what());
   }
   return catalog;
+}
+
+void GpuCatalog::Prepend(const GpuCatalog& other) {
+  std::vector<GpuSpec> merged = other.gpus_;
+  merged.insert(merged.end(), gpus_.begin(), gpus_.end());
+  gpus_ = std::move(merged);
+}
+
+double DensePeakFlops(const GpuSpec& gpu, NumericFormat format) {
+  double tflops = 0;
+  switch (format) {
+    case NumericFormat::kBFloat16: tflops = gpu.bf16_dense_tflops > 0 ? gpu.bf16_dense_tflops : gpu.fp16_dense_tflops; break;
+    case NumericFormat::kFloat16: tflops = gpu.fp16_dense_tflops > 0 ? gpu.fp16_dense_tflops : gpu.bf16_dense_tflops; break;
+    case NumericFormat::kFp8: tflops = gpu.fp8_dense_tflops; break;
+    case NumericFormat::kInt8: tflops = gpu.int8_dense_tops; break;
+    case NumericFormat::kFloat32:
+    case NumericFormat::kInt4: tflops = 0; break;
+  }
+  return tflops * 1e12;
 }
 
 const GpuSpec* GpuCatalog::TryFind(const std::string& query) const {

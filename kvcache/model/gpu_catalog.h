@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kvcache/base/enum_names.h"
+#include "kvcache/model/numeric_format.h"
 
 namespace kvsim {
 
@@ -33,18 +34,28 @@ struct GpuSpec {
   double marketed_gb = 0;         // as sold
   double cuda_total_gib = 0;      // torch.cuda total_memory, GiB
   double mem_bandwidth_bytes_per_s = 0;  // HBM bandwidth; the table gives TB/s (10^12 B/s)
-  double bf16_dense_tflops = 0;   // 0 when the GPU has no bf16 (T4, V100: see fp16 in the source)
+  double bf16_dense_tflops = 0;   // dense tensor peaks, 10^12 FLOP/s; 0 when the GPU has none
+  double fp16_dense_tflops = 0;   // (T4 and V100 have fp16 but no bf16; GeForce figures accumulate in fp32)
   double fp8_dense_tflops = 0;
   double int8_dense_tops = 0;
+  int sm_count = 0;               // streaming multiprocessors (AMD: compute units); 0: unknown
   Interconnect interconnect = Interconnect::kPcie;
 };
+
+// The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
+// GPUs without bf16 (vLLM runs such models in fp16 there), fp16 to bf16 when only that is listed.
+// 0 when the GPU has no figure for it.
+double DensePeakFlops(const GpuSpec& gpu, NumericFormat format);
 
 class GpuCatalog {
  public:
   // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,
-  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,interconnect,source). Throws kvsim::Error with file,
-  // line and column on malformed rows.
+  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source;
+  // empty cells: not known). Throws kvsim::Error with file, line and column on malformed rows.
   static GpuCatalog Load(const std::string& path);
+
+  // Adds `other`'s GPUs in front of this catalog's, so they win lookups (--gpu-file).
+  void Prepend(const GpuCatalog& other);
 
   const std::vector<GpuSpec>& gpus() const { return gpus_; }
 

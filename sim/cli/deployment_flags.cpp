@@ -12,6 +12,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("gpu", po::value(&o.gpu)->default_value(o.gpu),
        "GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)")
       ("gpu-memory-gib", po::value(&o.gpu_memory_gib), "override the GPU's memory as CUDA reports it, GiB")
+      ("gpu-file", po::value(&o.gpu_file), "CSV of more GPUs, same columns as data/gpus.csv (looked up first)")
+      ("gpu-tflops", po::value(&o.gpu_tflops), "override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)")
+      ("gpu-bandwidth", po::value(&o.gpu_bandwidth), "override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)")
       ("interconnect", po::value(&o.interconnect)->default_value(o.interconnect),
        "auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers; auto: the GPU's)")
       ("dtype", po::value(&o.dtype)->default_value(o.dtype), "auto | float16 | bfloat16 | float32")
@@ -31,6 +34,7 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("kv-cache-memory", po::value(&o.kv_cache_memory), "fixed KV cache size in bytes (e.g. 20GiB); skips profiling")
       ("enable-prefix-caching", po::bool_switch(&o.enable_prefix_caching)->default_value(true), "prefix caching on (default)")
       ("no-enable-prefix-caching", "prefix caching off")
+      ("enforce-eager", po::bool_switch(&o.enforce_eager), "no CUDA graphs: every kernel launched from the CPU")
       ("disable-hybrid-kv-cache-manager", po::bool_switch(&o.disable_hybrid_kv_cache_manager),
        "allocate full-length KV for sliding-window layers")
       ("vllm-version", po::value(&o.vllm_version)->default_value(o.vllm_version),

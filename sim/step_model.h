@@ -1,0 +1,139 @@
+// How long one engine step takes, operator by operator, on one GPU of the deployment (one TP rank;
+// pipeline stages run one after the other):
+//
+//   linear         per layer QKV, O, MLP gate/up and down (MoE: the router, the routed experts as one
+//                  grouped GEMM over the E·(1 − (1 − k/E)^T) distinct experts T tokens touch, each
+//                  expert's tokens T·k / touched, and the shared experts), timed by gemm_time.h; weights
+//                  at their stored size (int4/int8 weight-only formats stream fewer bytes and spend
+//                  compute unpacking; FP8 W8A8 runs at the FP8 peak)
+//   attention      per layer, FlashAttention over the batch: 2·(q width + v width) FLOPs per attended
+//                  (query, key) pair against the 16-bit peak, and the KV cache read (context tokens ×
+//                  KV bytes per token per layer; sliding-window layers read at most a window per
+//                  sequence), whichever is slower, plus a kernel floor
+//   other          embedding, fused residual-add + RMSNorm twice per layer, RoPE, the gated activation
+//                  and the final norm: bytes moved at the elementwise bandwidth, a kernel floor each
+//   lm_head        the vocabulary GEMM for one row per sequence, then sampling over the logits
+//   communication  TP: two all-reduces per layer of tokens × hidden × 2 bytes (latency + ring traffic
+//                  2·(tp−1)/tp over the link); PP: one activation hand-off per stage boundary
+//   overhead       the scheduler's per-step CPU work, plus CUDA-graph replay (decode-only batches up
+//                  to 512 sequences run as one graph; mixed batches launch attention eagerly between
+//                  graph pieces) or, under --enforce-eager, every kernel's launch when the CPU is slower
+//                  than the GPU
+// Efficiencies come from kernel_efficiency.h (defaults, or a calibration). The replay calls StepNs
+// once per step: the token- and sequence-dependent parts are memoised, the rest is a few
+// multiply-adds.
+#ifndef KVSIM_SIM_STEP_MODEL_H_
+#define KVSIM_SIM_STEP_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvcache/budget/capacity_planner.h"
+#include "sim/gemm_time.h"
+#include "sim/kernel_efficiency.h"
+
+namespace kvsim {
+
+struct StepModelOptions {
+  double fixed_step_ms = 0;           // > 0: every step takes this long (no model)
+  KernelEfficiency efficiency;        // defaults, or a calibration's
+  std::string calibration;            // where `efficiency` came from: "" = defaults, else the file
+  std::string calibration_gpu;        // the GPU the calibration was fitted on (must be the deployment's)
+  bool enforce_eager = false;         // no CUDA graphs
+  double link_bytes_per_s = 0;        // TP all-reduce bandwidth per direction; 0: from the interconnect
+};
+
+// What one step computes, summed over the scheduled requests.
+struct StepWork {
+  int64_t new_tokens = 0;        // prefill chunk tokens + decode tokens (the GEMMs' M)
+  int64_t context_tokens = 0;    // KV tokens read (each request's computed tokens before the step)
+  int64_t attended = 0;          // Σ new_tokens_i × (context_i + (new_tokens_i + 1) / 2): attention pairs
+  int64_t sequences = 0;         // requests in the batch (the lm_head's rows)
+};
+
+// The step's time by component, seconds.
+struct StepBreakdown {
+  double linear = 0, attention = 0, other = 0, lm_head = 0, communication = 0, overhead = 0;
+  double total() const { return linear + attention + other + lm_head + communication + overhead; }
+};
+
+// One operator of the step, summed over the layers it runs in.
+struct OperatorCost {
+  std::string name;      // "qkv_proj", "experts_up", "attention", ...
+  std::string group;     // the StepBreakdown component it belongs to
+  int64_t kernels = 0;   // launches per step
+  double flops = 0;
+  double bytes = 0;      // moved to or from HBM
+  double seconds = 0;
+};
+
+class StepModel {
+ public:
+  // Throws kvsim::Error when the GPU lacks a figure the model needs (the dense peak for the
+  // compute format, the memory bandwidth), naming it and the flags that supply it.
+  StepModel(const ModelSpec& spec, const CapacityResult& capacity, const GpuSpec& gpu, const StepModelOptions& options);
+
+  // The step's duration in integer nanoseconds (>= 1). Not thread-safe (memoises).
+  int64_t StepNs(const StepWork& work) const;
+  StepBreakdown Breakdown(const StepWork& work) const;
+  std::vector<OperatorCost> Operators(const StepWork& work) const;
+
+  bool fixed() const { return fixed_ns_ > 0; }
+  // "per-operator (calibration: FILE)", "per-operator (default efficiencies)" or "fixed 20 ms".
+  std::string Describe() const;
+  const KernelEfficiency& efficiency() const { return eff_; }
+
+ private:
+  struct Gemm {
+    std::string name;
+    int64_t n = 0, k = 0;
+    double weight_bytes = 0;
+    double layers = 0;        // how many layers run it
+    bool quantized = false;   // stored in the checkpoint's quantized format
+  };
+  struct Experts {            // the routed experts of the MoE layers
+    double layers = 0;
+    double num_experts = 0, top_k = 0;
+    Gemm up, down;            // one expert's
+  };
+
+  void BuildGemms(const ModelSpec& spec, const CapacityResult& cap);
+  void ChooseQuantizedKernels(const CapacityResult& cap, const GpuSpec& gpu);
+  GemmShape Shape(const Gemm& g, int64_t m) const;
+  void AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddLmHead(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
+  double Overhead(const StepWork& w, double gpu_seconds) const;
+  int64_t KernelsPerStep() const;
+  double Memo(std::vector<double>& memo, int64_t key, void (StepModel::*add)(int64_t, std::vector<OperatorCost>*, double*) const) const;
+
+  int64_t fixed_ns_ = 0;
+  std::string calibration_;
+  KernelEfficiency eff_;
+  GemmDevice gemm_;
+  GemmDevice gemm8_;                // 8-bit tensor cores for W8A8 formats (FP8, INT8)
+  bool w8a8_ = false;               // quantized GEMMs run at the 8-bit peak with 8-bit activations
+  bool weight_only_ = false;        // quantized GEMMs stream packed weights and unpack them
+  double peak16_ = 0, hbm_ = 0;
+  bool eager_ = false;
+  int tp_ = 1, pp_ = 1;
+  double act_bytes_ = 2;            // activation element size
+  double hidden_ = 0, layers_ = 0, kv_layers_ = 0, gated_ = 1, inter_per_gpu_ = 0;
+  double q_width_ = 0, kv_width_ = 0, v_width_ = 0;  // per GPU
+  double absorbed_width_ = 0;       // MLA: heads × (2 × kv_lora_rank + rope dim), 0 otherwise
+  double kv_bytes_per_token_ = 0;   // all layers of this GPU's stages, per token
+  double window_layers_ = 0, window_tokens_ = 0;  // sliding-window share
+  double vocab_per_gpu_ = 0, lm_head_bytes_ = 0;
+  double link_ = 0, allreduce_latency_s_ = 0;
+  std::vector<Gemm> gemms_;
+  Experts experts_;
+  // Memoised per token count / sequence count (NaN: not computed yet).
+  mutable std::vector<double> linear_memo_, other_memo_, comm_memo_, lm_head_memo_;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_STEP_MODEL_H_
