@@ -106,14 +106,13 @@ std::string OverTime(const ChartRecorder& rec) {
 // Latency CDFs with p50/p90/p99 marked, and the table of quantiles.
 std::string Latency(const ReplaySummary& s, const ChartRecorder& rec) {
   std::string html;
-  const std::pair<const char*, const LatencySummary*> latencies[] = {
-      {"queue", &s.latency_s.queue}, {"ttft", &s.latency_s.ttft}, {"tpot", &s.latency_s.tpot}, {"e2e", &s.latency_s.e2e}};
+  const auto latencies = s.latency_s.Named();
   std::vector<Series> cdfs = {{"TTFT", "#2b6cb0", {}, rec.ttft_histogram().Cdf()},
                               {"TPOT", "#e07b39", {}, rec.tpot_histogram().Cdf()},
                               {"end-to-end", "#6b8e23", {}, rec.e2e_histogram().Cdf()}};
   std::vector<std::pair<std::string, double>> marks;
   for (const auto& [name, l] : latencies) {
-    if (l == &s.latency_s.queue) continue;
+    if (l != &s.latency_s.ttft && l != &s.latency_s.tpot && l != &s.latency_s.e2e) continue;  // the charted ones
     marks.emplace_back(std::string(name) + " p50", l->p50);
     marks.emplace_back(std::string(name) + " p90", l->p90);
     marks.emplace_back(std::string(name) + " p99", l->p99);

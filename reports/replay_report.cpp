@@ -48,8 +48,8 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["waste_saturated"]["saturated_time_fraction"] = s.saturated_time_fraction;
   j["prefix_cache"] = {{"queried_tokens", s.prefix_cache.queried_tokens}, {"hit_tokens", s.prefix_cache.hit_tokens},
                        {"hit_rate", s.prefix_cache.hit_rate}};
-  j["latency_s"] = {{"queue", LatencyJson(s.latency_s.queue)}, {"ttft", LatencyJson(s.latency_s.ttft)},
-                    {"tpot", LatencyJson(s.latency_s.tpot)}, {"e2e", LatencyJson(s.latency_s.e2e)}};
+  j["latency_s"] = nlohmann::json::object();
+  for (const auto& [name, l] : s.latency_s.Named()) j["latency_s"][name] = LatencyJson(*l);
   const auto& th = s.throughput;
   j["throughput"] = {{"requests_per_s", th.requests_per_s}, {"output_tokens_per_s", th.output_tokens_per_s},
                      {"simulated_s", th.simulated_s}, {"offered_requests_per_s", th.offered_requests_per_s}};
@@ -74,7 +74,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
                     std::to_string(c.settings.tensor_parallel_size) + ", scheduler " + NameOf(c.scheduler) +
                     ", allocator " + c.allocator + ", block size " + std::to_string(c.settings.block_size) +
                     ", max-num-seqs " + std::to_string(c.settings.max_num_seqs) + ", rate-scale " +
-                    Format("%g", c.window.rate_scale) + "\n\n";
+                    Format("%g", c.window.rate_scale) + "\n  step times: " + c.step_time_model + "\n\n";
   const auto& rq = s.requests;
   const auto& th = s.throughput;
   TextTable t({"summary", "value"}, /*align_numbers=*/false);
@@ -108,8 +108,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
   out += w.Render() + Format("(requests waited during %.1f%% of the time)\n\n", 100 * s.saturated_time_fraction);
 
   TextTable lat({"latency (s)", "mean", "p50", "p90", "p99"});
-  for (const auto& [name, l] : {std::pair<const char*, const LatencySummary*>{"queue", &s.latency_s.queue},
-                                {"ttft", &s.latency_s.ttft}, {"tpot", &s.latency_s.tpot}, {"e2e", &s.latency_s.e2e}})
+  for (const auto& [name, l] : s.latency_s.Named())
     lat.AddRow({name, Format("%.3f", l->mean), Format("%.3f", l->p50), Format("%.3f", l->p90), Format("%.3f", l->p99)});
   out += lat.Render();
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),

@@ -275,7 +275,8 @@ bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
   return !scheduled.empty();
 }
 
-void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
+int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
+  int64_t later_tokens = 0;
   // Decoders this step considered but did not schedule (the budget ran out) decode lazily again
   // from the next step on.
   if (lazy_decode_) {
@@ -296,6 +297,7 @@ void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
     }
     ++l.generated;
     if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
+    else ++later_tokens;
     if (l.generated >= l.target) {
       Finish(s.slot);
     } else if (lazy_decode_) {
@@ -303,6 +305,7 @@ void ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
     }
   }
   // Lazy requests sampled one token each this step; those that finish are due as events.
+  return later_tokens;
 }
 
 KvAccounting ReplayEngine::CorrectedAccounting() const {
@@ -314,10 +317,11 @@ KvAccounting ReplayEngine::CorrectedAccounting() const {
   return a;
 }
 
-void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns) {
+void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
   StepSample sample;
   sample.start_ns = start_ns;
   sample.duration_ns = duration_ns;
+  sample.later_tokens = later_tokens;
   sample.running = static_cast<int64_t>(running_.size());
   sample.waiting = static_cast<int64_t>(waiting_.size());
   sample.kv = CorrectedAccounting();
@@ -352,13 +356,9 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
       continue;
     }
     StepWork w;
-    for (const Scheduled& s : scheduled) {
-      w.new_tokens += s.tokens;
-      w.context_tokens += s.context;
-      w.attended += s.tokens * s.context + s.tokens * (s.tokens + 1) / 2;
-    }
+    for (const Scheduled& s : scheduled) w.Add(s.tokens, s.context);
     const int64_t lazy_context = LazyContextBeforeStep();
-    w.sequences = static_cast<int64_t>(scheduled.size()) + lazy_count_;
+    w.sequences += lazy_count_;
     w.new_tokens += lazy_count_;
     w.context_tokens += lazy_context;
     w.attended += lazy_context + lazy_count_;
@@ -366,9 +366,10 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
     const int64_t dt = timer_.StepNs(w);
     KVSIM_DCHECK(dt > 0);  // time never goes back
     now_ns_ += dt;
-    AfterStep(scheduled);
+    const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
+    const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
     ++counters_.steps;
-    RecordStep(start, dt);
+    RecordStep(start, dt, later_tokens);
     if (on_step && !on_step(now_ns_)) break;
   }
   return counters_;

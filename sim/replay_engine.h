@@ -103,7 +103,8 @@ class ReplayEngine {
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
   bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
-  void AfterStep(const std::vector<Scheduled>& scheduled);
+  // Returns the tokens sampled this step that were not a request's first (the ITL samples).
+  int64_t AfterStep(const std::vector<Scheduled>& scheduled);
   void MakeLazy(Live& l);
   void MakeExplicit(Live& l);
   void Preempt(Slot slot);
@@ -115,7 +116,7 @@ class ReplayEngine {
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
   KvAccounting CorrectedAccounting() const;
-  void RecordStep(int64_t start_ns, int64_t duration_ns);
+  void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);
   }

@@ -49,6 +49,7 @@ inline RequestLatencies LatenciesOf(const RequestRecord& r) {
 struct StepSample {
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
+  int64_t later_tokens = 0;      // tokens sampled this step after each request's first: each waited duration_ns
   int64_t running = 0;
   int64_t waiting = 0;
   int64_t used_blocks = 0;       // KvAllocator::UsedBlocks()

@@ -131,7 +131,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
   const StepModel timer(d.model, cap, d.gpu, timer_options);
   ReplayStatistics stats({r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size,
-                          r.slo_ttft_s, r.slo_tpot_s});
+                          r.slo_ttft_s, r.slo_tpot_s, timer_options.efficiency.client_ttft_ms * 1e-3,
+                          timer_options.efficiency.tokenize_us_per_token * 1e-6});
   std::vector<ReplayObserver*> observers = {&stats};
   observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
 

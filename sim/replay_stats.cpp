@@ -30,6 +30,7 @@ void ReplayStatistics::OnStep(const StepSample& s) {
     for (int i = 0; i < kNumWasteCategories; ++i)
       waste_saturated_[i] += static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
   }
+  itl_.Add(dt / 1e9, s.later_tokens);
   peak_running_ = std::max(peak_running_, s.running);
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
@@ -50,6 +51,7 @@ void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   const RequestLatencies l = LatenciesOf(r);
   queue_.Add(l.queue_s);
   ttft_.Add(l.ttft_s);
+  client_ttft_.Add(l.ttft_s + o_.client_ttft_s + o_.tokenize_s_per_token * static_cast<double>(r.prompt_tokens));
   e2e_.Add(l.e2e_s);
   if (l.has_tpot) tpot_.Add(l.tpot_s);
   if ((o_.slo_ttft_s <= 0 || l.ttft_s <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || l.tpot_s <= o_.slo_tpot_s))
@@ -72,7 +74,8 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.saturated_time_fraction = R6(Ratio(time_saturated_ns_, time_total_ns_));
   s.prefix_cache = {prefix_queried_, prefix_hit_,
                     R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_)))};
-  s.latency_s = {queue_.Summary(), ttft_.Summary(), tpot_.Summary(), e2e_.Summary()};
+  s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), tpot_.Summary(), itl_.Summary(),
+                 e2e_.Summary()};
   const double span_s = static_cast<double>(end_ns_) / 1e9;
   // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
   // deployment does not keep up and queues grow whatever the scheduler does.

@@ -1,7 +1,7 @@
 // ReplayStatistics: the observer that turns a replay's steps and requests into the summary's
 // figures: peaks and time-weighted means, the waste categories integrated over time (all time and
 // while requests wait), prefix-cache hits, throughput and offered load, goodput, and streaming
-// latency statistics. Memory: constant in the number of requests.
+// latency statistics (inter-token latency from the steps, client-side TTFT from the requests). Memory: constant in the number of requests.
 #ifndef KVSIM_SIM_REPLAY_STATS_H_
 #define KVSIM_SIM_REPLAY_STATS_H_
 
@@ -10,6 +10,7 @@
 #include <string>
 
 #include "sim/latency_stats.h"
+#include "sim/weighted_histogram.h"
 #include "sim/replay_observer.h"
 #include "sim/replay_summary.h"
 
@@ -20,6 +21,9 @@ struct ReplayStatsOptions {
   int64_t block_size = 16;
   double slo_ttft_s = 0;   // goodput thresholds per request (0: not applied)
   double slo_tpot_s = 0;
+  // What a benchmark client adds to the server's time to first token (kernel_efficiency.h).
+  double client_ttft_s = 0;
+  double tokenize_s_per_token = 0;
 };
 
 class ReplayStatistics final : public ReplayObserver {
@@ -48,7 +52,8 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t last_arrival_ns_ = 0;  // the offered load is total_ over this span
   int64_t output_tokens_ = 0;
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
-  LatencyStats queue_, ttft_, tpot_, e2e_;
+  LatencyStats queue_, ttft_, client_ttft_, tpot_, e2e_;
+  WeightedHistogram itl_;
   int64_t goodput_requests_ = 0;
 };
 

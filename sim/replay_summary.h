@@ -45,7 +45,17 @@ struct ReplaySummary {
     double hit_rate = 0;
   } prefix_cache;
   struct Latency {
-    LatencySummary queue, ttft, tpot, e2e;
+    LatencySummary queue;
+    LatencySummary ttft;         // server side: arrival at the engine to the first token sampled
+    LatencySummary client_ttft;  // as a benchmark client sees it: + API server, tokenization, streaming
+    LatencySummary tpot;         // per request: (last token - first token) / (output tokens - 1)
+    LatencySummary itl;          // per token: the wait between a request's consecutive tokens
+    LatencySummary e2e;
+    // Every distribution with its report name, in the order reports list them.
+    std::array<std::pair<const char*, const LatencySummary*>, 6> Named() const {
+      return {{{"queue", &queue}, {"ttft", &ttft}, {"client_ttft", &client_ttft}, {"tpot", &tpot}, {"itl", &itl},
+               {"e2e", &e2e}}};
+    }
   } latency_s;
   struct Throughput {
     double requests_per_s = 0, output_tokens_per_s = 0, simulated_s = 0;
@@ -69,7 +79,7 @@ struct ReplaySummary {
     std::string trace;           // the file, or the synthetic workload's description
     SchedulerKind scheduler = SchedulerKind::kVllmV1;
     std::string allocator;       // "paged", "contiguous/max/first-fit"
-    std::string step_time_model; // "roofline", "fixed 20.000000 ms"
+    std::string step_time_model; // StepModel::Describe(): which model and calibration timed the steps
     uint64_t seed = 0;
     WindowOptions window;
   } config;

@@ -48,8 +48,16 @@ struct StepModelOptions {
 struct StepWork {
   int64_t new_tokens = 0;        // prefill chunk tokens + decode tokens (the GEMMs' M)
   int64_t context_tokens = 0;    // KV tokens read (each request's computed tokens before the step)
-  int64_t attended = 0;          // Σ new_tokens_i × (context_i + (new_tokens_i + 1) / 2): attention pairs
+  int64_t attended = 0;          // Σ n_i·c_i + n_i·(n_i + 1)/2: causal (query, key) pairs
   int64_t sequences = 0;         // requests in the batch (the lm_head's rows)
+
+  // `count` requests each computing `tokens` new tokens after `context` cached ones.
+  void Add(int64_t tokens, int64_t context, int64_t count = 1) {
+    new_tokens += count * tokens;
+    context_tokens += count * context;
+    attended += count * (tokens * context + tokens * (tokens + 1) / 2);
+    sequences += count;
+  }
 };
 
 // The step's time by component, seconds.

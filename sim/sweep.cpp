@@ -101,7 +101,9 @@ double SloValue(const ReplaySummary& s, SloMetric metric, SloQuantile quantile) 
   switch (metric) {
     case SloMetric::kQueue: l = &s.latency_s.queue; break;
     case SloMetric::kTtft: l = &s.latency_s.ttft; break;
+    case SloMetric::kClientTtft: l = &s.latency_s.client_ttft; break;
     case SloMetric::kTpot: l = &s.latency_s.tpot; break;
+    case SloMetric::kItl: l = &s.latency_s.itl; break;
     case SloMetric::kE2e: l = &s.latency_s.e2e; break;
   }
   switch (quantile) {

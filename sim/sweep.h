@@ -14,11 +14,12 @@
 
 namespace kvsim {
 
-enum class SloMetric { kQueue, kTtft, kTpot, kE2e };
+enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e };
 template <>
 struct EnumNames<SloMetric> {
   static constexpr EnumEntry<SloMetric> kEntries[] = {
-      {SloMetric::kTtft, "ttft"}, {SloMetric::kTpot, "tpot"}, {SloMetric::kE2e, "e2e"}, {SloMetric::kQueue, "queue"}};
+      {SloMetric::kTtft, "ttft"}, {SloMetric::kClientTtft, "client_ttft"}, {SloMetric::kTpot, "tpot"},
+      {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"}};
 };
 
 enum class SloQuantile { kMean, kP50, kP90, kP99 };

@@ -15,6 +15,8 @@ namespace kvsim {
 int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunGpusCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

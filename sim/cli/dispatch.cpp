@@ -12,6 +12,8 @@ constexpr const char* kUsage =
     "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
     "Commands:\n"
     "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
+    "  step       the predicted time of one engine step for a batch, per operator\n"
+    "  calibrate  fit the step model's kernel efficiencies to measured GPU timings\n"
     "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
     "  compare    the same trace through two or more deployments, side by side\n"
     "  sweep      replay a grid of settings, or search the largest max_num_seqs meeting SLOs\n"
@@ -23,6 +25,8 @@ constexpr const char* kUsage =
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (command == "capacity") return RunCapacityCommand(args, out, err);
+  if (command == "step") return RunStepCommand(args, out, err);
+  if (command == "calibrate") return RunCalibrateCommand(args, out, err);
   if (command == "replay") return RunReplayCommand(args, out, err);
   if (command == "sweep") return RunSweepCommand(args, out, err);
   if (command == "compare") return RunCompareCommand(args, out, err);

@@ -1,7 +1,6 @@
 #include "sim/cli/replay_flags.h"
 
 #include "kvcache/base/text_format.h"
-#include "sim/calibration.h"
 #include "sim/cli/enum_option.h"
 
 namespace kvsim {
@@ -42,7 +41,6 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
 void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
   ReplayOptions& r = f.options;
   StepModelOptions& t = r.timer;
-  const KernelEfficiency& e = t.efficiency;
   desc.add_options()
       ("scheduler", po::value(&r.scheduler)->default_value(r.scheduler, NameOf(r.scheduler)),
        (Choices<SchedulerKind>() + " (vllm: the v1 scheduler)").c_str())
@@ -52,15 +50,9 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("placement", po::value(&r.placement)->default_value(r.placement, NameOf(r.placement)),
        ("contiguous: " + Choices<Placement>()).c_str())
       ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model")
-      ("calibration", po::value(&f.calibration), "kernel efficiencies fitted by kvsim calibrate (a JSON file)")
-      ("compute-efficiency", po::value(&f.compute_efficiency),
-       ("step model: share of the dense tensor peak a large GEMM sustains (default " + G(e.gemm_compute) + ")").c_str())
-      ("memory-efficiency", po::value(&f.memory_efficiency),
-       ("step model: share of HBM bandwidth a weight-streaming GEMM sustains (default " + G(e.gemm_memory) + ")").c_str())
-      ("step-overhead-ms", po::value(&f.step_overhead_ms),
-       ("step model: the scheduler's CPU time per step, ms (default " + G(e.step_overhead_ms) + ")").c_str())
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)");
+  AddStepModelOptions(desc, f.step_model);
 }
 
 void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
@@ -75,20 +67,6 @@ void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
 
 }  // namespace
 
-void ApplyEfficiencyFlags(const std::string& calibration, const boost::optional<double>& compute,
-                          const boost::optional<double>& memory, const boost::optional<double>& overhead_ms,
-                          StepModelOptions& timer) {
-  if (!calibration.empty()) {
-    const Calibration c = LoadCalibration(calibration);
-    timer.efficiency = c.efficiency;
-    timer.calibration = calibration;
-    timer.calibration_gpu = c.gpu_id;
-  }
-  if (compute) timer.efficiency.gemm_compute = *compute;
-  if (memory) timer.efficiency.gemm_memory = *memory;
-  if (overhead_ms) timer.efficiency.step_overhead_ms = *overhead_ms;
-}
-
 void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
   AddTraceOptions(desc, flags);
   AddEngineOptions(desc, flags);
@@ -98,7 +76,7 @@ void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {
   ReplayOptions r = std::move(flags.options);
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
-  ApplyEfficiencyFlags(flags.calibration, flags.compute_efficiency, flags.memory_efficiency, flags.step_overhead_ms, r.timer);
+  ApplyStepModelFlags(flags.step_model, r.timer);
   ValidateReplayOptions(r, data_dir);
   return r;
 }

@@ -6,9 +6,9 @@
 #include <optional>
 #include <string>
 
-#include <boost/optional.hpp>
 #include <boost/program_options.hpp>
 
+#include "sim/cli/step_model_flags.h"
 #include "sim/replay_options.h"
 
 namespace kvsim {
@@ -17,15 +17,8 @@ namespace kvsim {
 struct ReplayFlags {
   ReplayOptions options;
   std::string trace_format = "auto";
-  std::string calibration;                  // --calibration FILE
-  boost::optional<double> compute_efficiency, memory_efficiency, step_overhead_ms;  // override defaults/calibration (Boost parses boost::optional)
+  StepModelFlags step_model;
 };
-
-// Loads `calibration` (if any) into `timer`, then applies the explicit efficiency flags over it.
-// Throws kvsim::Error naming the file or flag.
-void ApplyEfficiencyFlags(const std::string& calibration, const boost::optional<double>& compute,
-                          const boost::optional<double>& memory, const boost::optional<double>& overhead_ms,
-                          StepModelOptions& timer);
 
 void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);
 

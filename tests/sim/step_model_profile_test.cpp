@@ -6,13 +6,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/model/model_catalog.h"
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
 #include "sim/kernel_profile.h"
+#include "sim/profile_fit.h"
 #include "sim/step_model.h"
+#include "tests/testutil.h"
 
 namespace kvsim {
 namespace {
@@ -38,11 +44,13 @@ RatioStats Summarize(std::vector<double> r) {
 
 const char* TokenRange(int64_t tokens) { return tokens <= 32 ? "1-32" : tokens <= 512 ? "33-512" : ">512"; }
 
-void CheckModel(const std::string& model, const std::string& profile) {
+// Predicted / measured seconds.linear of every profile row, grouped by (TP, token range).
+using RatioGroups = std::map<std::pair<int64_t, std::string>, std::vector<double>>;
+RatioGroups LinearRatios(const std::string& model, const std::string& profile, const StepModelOptions& options,
+                         std::vector<double>* all) {
   const std::vector<KernelProfileRow> rows = ReadKernelProfile(kProfiles + profile);
   std::map<int64_t, StepModel> models;
-  std::map<std::pair<int64_t, std::string>, std::vector<double>> groups;
-  std::vector<double> all;
+  RatioGroups groups;
   for (const KernelProfileRow& row : rows) {
     if (!models.count(row.tp)) {
       DeploymentOptions o;
@@ -52,15 +60,21 @@ void CheckModel(const std::string& model, const std::string& profile) {
       o.tensor_parallel_size = static_cast<int>(row.tp);
       o.max_model_len = "4096";
       const Deployment d = ResolveDeployment(o, DataDirectory());
-      models.emplace(row.tp, StepModel(d.model, PlanCapacity(d.model, d.gpu, d.config), d.gpu, StepModelOptions{}));
+      models.emplace(row.tp, StepModel(d.model, PlanCapacity(d.model, d.gpu, d.config), d.gpu, options));
     }
     const StepModel& m = models.at(row.tp);
     const StepWork decode{row.tokens, row.tokens, 2 * row.tokens, row.tokens};  // context 1
     const double measured = row.linear_s() * 32;
     const double ratio = m.Breakdown(decode).linear / measured;
     groups[{row.tp, TokenRange(row.tokens)}].push_back(ratio);
-    all.push_back(ratio);
+    all->push_back(ratio);
   }
+  return groups;
+}
+
+void CheckModel(const std::string& model, const std::string& profile) {
+  std::vector<double> all;
+  const RatioGroups groups = LinearRatios(model, profile, StepModelOptions{}, &all);
   std::printf("%s: predicted / measured seconds.linear, uncalibrated\n", model.c_str());
   std::printf("  TP  tokens   points  median  in[0.8,1.25]   min    max\n");
   for (const auto& [key, ratios] : groups) {
@@ -82,6 +96,69 @@ TEST(StepModelProfileTest, Llama2_7bLinearMatchesMeasuredKernels) {
 
 TEST(StepModelProfileTest, Llama3_8bLinearMatchesMeasuredKernels) {
   CheckModel(kProfiles + "meta-llama__Meta-Llama-3-8B.config.json", "meta-llama__Meta-Llama-3-8B.mlp.csv");
+}
+
+// Calibrated on one model's profile, the other model's seconds.linear stays within a median of
+// 0.95-1.05 (the held-out check, both ways round).
+void CheckCrossModel(const std::string& fit_profile, const std::string& model, const std::string& profile) {
+  DeploymentOptions o;
+  o.gpu = "a100-80gb";
+  const GpuSpec gpu = ResolveDeployment(o, DataDirectory()).gpu;
+  const Calibration c =
+      FitKernelProfiles({{fit_profile, ReadKernelProfile(kProfiles + fit_profile)}}, gpu, KernelEfficiency{});
+  StepModelOptions options;
+  options.efficiency = c.efficiency;
+  options.calibration = fit_profile;
+  options.calibration_gpu = c.gpu_id;
+  std::vector<double> all;
+  LinearRatios(model, profile, options, &all);
+  const RatioStats s = Summarize(all);
+  std::printf("calibrated on %s: %s median %.3f, %.1f%% within 0.8-1.25 (compute %.3f, memory %.3f, floor %.2f us)\n",
+              fit_profile.c_str(), profile.c_str(), s.median, 100 * s.within, c.efficiency.gemm_compute,
+              c.efficiency.gemm_memory, c.efficiency.gemm_floor_us);
+  EXPECT_GE(s.median, 0.95);
+  EXPECT_LE(s.median, 1.05);
+}
+
+TEST(StepModelProfileTest, CalibratedOnLlama2PredictsLlama3) {
+  CheckCrossModel("meta-llama__Llama-2-7b-hf.mlp.csv", kProfiles + "meta-llama__Meta-Llama-3-8B.config.json",
+                  "meta-llama__Meta-Llama-3-8B.mlp.csv");
+}
+
+TEST(StepModelProfileTest, CalibratedOnLlama3PredictsLlama2) {
+  CheckCrossModel("meta-llama__Meta-Llama-3-8B.mlp.csv", "meta-llama/Llama-2-7b-hf", "meta-llama__Llama-2-7b-hf.mlp.csv");
+}
+
+// A profile with a bad cell is an error naming the file, line and column.
+TEST(KernelProfileTest, BadCellNamesFileLineAndColumn) {
+  const testing::TempDir dir;
+  const std::string path = dir.File("bad_profile.csv");
+  {
+    std::ifstream in(kProfiles + "meta-llama__Llama-2-7b-hf.mlp.csv");
+    std::ofstream out(path);
+    std::string header, row;
+    std::getline(in, header);
+    out << header << "\n";
+    std::getline(in, row);
+    out << row << "\n";
+    std::getline(in, row);
+    // Replace the num_tokens cell of the second data row (file line 3).
+    std::vector<std::string> cells;
+    std::stringstream split(row);
+    for (std::string cell; std::getline(split, cell, ',');) cells.push_back(cell);
+    std::stringstream names(header);
+    size_t column = 0;
+    for (std::string name; std::getline(names, name, ',') && name != "num_tokens";) ++column;
+    ASSERT_LT(column, cells.size());
+    cells[column] = "abc";
+    out << Join(cells, ",") << "\n";
+  }
+  try {
+    ReadKernelProfile(path);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path + ":3: column num_tokens: 'abc'"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -1,0 +1,116 @@
+// kvsim step, kvsim calibrate and the latency figures they feed, run as a user runs them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::RunCli;
+
+const std::string kProfiles = std::string(KVSIM_SHARED_DIR) + "/calibration/vidur-a100/";
+
+nlohmann::json Json(const testing::CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(StepCliTest, JsonHasEveryComponentAndTheyAddUp) {
+  const nlohmann::json j = Json(RunCli({"step", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "a100-80gb",
+                                        "--decode-seqs", "16", "--decode-context", "1000", "--prefill-seqs", "1",
+                                        "--prefill-tokens", "512", "--json", "-"}));
+  const auto& s = j.at("seconds");
+  double sum = 0;
+  for (const char* key : {"linear", "attention", "other", "lm_head", "communication", "overhead"}) sum += s.at(key).get<double>();
+  EXPECT_NEAR(sum, s.at("total").get<double>(), 1e-8);
+  EXPECT_EQ(j.at("batch").at("new_tokens"), 16 + 512);
+  EXPECT_EQ(j.at("batch").at("context_tokens"), 16 * 1000);
+  EXPECT_EQ(s.at("communication").get<double>(), 0.0);  // TP 1
+  EXPECT_EQ(j.at("step_time_model"), "per-operator (default efficiencies)");
+}
+
+// A weight-streaming decode step is memory bound: halving the bandwidth doubles the linear time
+// less the fixed per-kernel floors.
+TEST(StepCliTest, BandwidthOverrideScalesMemoryBoundLinearTime) {
+  auto linear = [](const std::string& bandwidth) {
+    return Json(RunCli({"step", "--gpu", "a100-80gb", "--gpu-bandwidth", bandwidth, "--decode-seqs", "1", "--json", "-"}))
+        .at("seconds").at("linear").get<double>();
+  };
+  const double fast = linear("2TB/s"), slow = linear("1000");  // GB/s
+  const double floors = 4 * 32 * 5e-6;                        // four GEMMs per layer, 5 µs each
+  EXPECT_NEAR((slow - floors) / (fast - floors), 2.0, 0.01);
+}
+
+TEST(StepCliTest, GpuWithoutFiguresIsAnErrorNamingThem) {
+  const testing::TempDir dir;
+  const std::string gpus = dir.Write(
+      "gpus.csv",
+      "id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,bf16_dense_tflops,fp8_dense_tflops,"
+      "int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source\n"
+      "mygpu,My GPU,,48,44.5,,,,,,,pcie,hand-made\n");
+  const auto r = RunCli({"step", "--gpu-file", gpus, "--gpu", "mygpu", "--decode-seqs", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gpu-tflops"), std::string::npos) << r.err;
+  const auto ok = RunCli({"step", "--gpu-file", gpus, "--gpu", "mygpu", "--gpu-tflops", "200", "--gpu-bandwidth", "1.5TB/s",
+                          "--decode-seqs", "1", "--json", "-"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+}
+
+TEST(StepCliTest, NoBatchIsAnError) {
+  const auto r = RunCli({"step"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--decode-seqs"), std::string::npos) << r.err;
+}
+
+// Calibrate on a profile; the file then names itself in step's and replay's outputs, and a
+// calibration of another GPU is refused.
+TEST(CalibrateCliTest, ProfileCalibrationIsUsedAndNamed) {
+  const testing::TempDir dir;
+  const std::string cal = dir.File("a100.json");
+  const auto fit = RunCli({"calibrate", "--gpu", "a100-80gb", "--profile", kProfiles + "meta-llama__Llama-2-7b-hf.mlp.csv",
+                           "-o", cal});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const nlohmann::json c = nlohmann::json::parse(testing::ReadFile(cal));
+  EXPECT_EQ(c.at("gpu"), "a100-80gb");
+  EXPECT_EQ(c.at("fit").at(0).at("kind"), "gemm");
+  EXPECT_GT(c.at("fit").at(0).at("within_20_percent").get<double>(), 0.9);
+  const nlohmann::json step = Json(RunCli({"step", "--calibration", cal, "--decode-seqs", "8", "--json", "-"}));
+  EXPECT_EQ(step.at("step_time_model"), "per-operator (calibration: " + cal + ")");
+  const nlohmann::json replay = Json(RunCli({"replay", "--calibration", cal, "--synthetic", "20", "--rate", "5",
+                                             "--quiet", "--json", "-"}));
+  EXPECT_EQ(replay.at("config").at("step_time_model"), "per-operator (calibration: " + cal + ")");
+  const auto wrong = RunCli({"step", "--gpu", "h100", "--calibration", cal, "--decode-seqs", "8"});
+  EXPECT_EQ(wrong.exit_code, 2);
+  EXPECT_NE(wrong.err.find("a100-80gb"), std::string::npos) << wrong.err;
+}
+
+// Fitted to a serving benchmark, the replay of its workload reproduces its median TPOT and TTFT.
+TEST(CalibrateCliTest, BenchmarkFitReproducesTheMedians) {
+  const testing::TempDir dir;
+  const std::string cal = dir.File("serving.json");
+  const auto fit = RunCli({"calibrate", "--gpu", "a100-80gb", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--bench",
+                           std::string(KVSIM_TEST_DATA_DIR) + "/bench/llama31_8b_a100_rate4.json", "-o", cal});
+  ASSERT_EQ(fit.exit_code, 0) << fit.err;
+  const nlohmann::json c = nlohmann::json::parse(testing::ReadFile(cal));
+  for (const auto& f : c.at("fit")) EXPECT_NEAR(f.at("median_ratio").get<double>(), 1.0, 0.02) << f.dump();
+  EXPECT_GT(c.at("efficiency").at("step_overhead_ms").get<double>(), 0.0);
+}
+
+// One request, 10-token prompt, 5 output tokens, 20 ms steps: 4 inter-token gaps of 20 ms; the
+// client adds 2 ms plus 2.2 µs per prompt token to the server's TTFT.
+TEST(LatencyCliTest, ItlAndClientTtftOfOneRequest) {
+  const nlohmann::json j = Json(RunCli({"replay", "--synthetic", "1", "--rate", "1", "--prompt-len", "fixed:10",
+                                        "--output-len", "fixed:5", "--step-time-ms", "20", "--quiet", "--json", "-"}));
+  const auto& l = j.at("latency_s");
+  EXPECT_EQ(l.at("itl").at("count"), 4);
+  EXPECT_NEAR(l.at("itl").at("p50").get<double>(), 0.020, 0.020 * 0.005);
+  EXPECT_NEAR(l.at("itl").at("mean").get<double>(), 0.020, 1e-6);
+  EXPECT_NEAR(l.at("tpot").at("p50").get<double>(), 0.020, 1e-6);
+  EXPECT_NEAR(l.at("client_ttft").at("p50").get<double>() - l.at("ttft").at("p50").get<double>(), 0.002 + 10 * 2.2e-6,
+              2e-6);
+}
+
+}  // namespace
+}  // namespace kvsim
