@@ -1,23 +1,16 @@
 #include "sim/calibration.h"
 
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 
 namespace kvsim {
 
 Calibration LoadCalibration(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the calibration file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path + ": malformed JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  const nlohmann::json j = ReadJsonFile(path, "the calibration file");
   if (!j.is_object() || !j.contains("kvsim_calibration")) throw Error(path + ": not a kvsim calibration file");
   Calibration c;
   if (!j.contains("gpu") || !j["gpu"].is_string()) throw Error(path + ": gpu: expected the GPU id it was fitted on");

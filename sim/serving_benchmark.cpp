@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 #include "kvcache/base/text_format.h"
 #include "sim/replay_runner.h"
 
@@ -31,14 +31,7 @@ ReplaySummary Replay(const Deployment& d, const ReplayOptions& r) {
 }  // namespace
 
 ServingBenchmark LoadServingBenchmark(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the benchmark result");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path + ": malformed JSON (byte " + std::to_string(e.byte) + ")");
-  }
+  const nlohmann::json j = ReadJsonFile(path, "the benchmark result");
   if (!j.is_object()) throw Error(path + ": expected a JSON object");
   ServingBenchmark b;
   b.source = path;

@@ -1,12 +1,12 @@
 #include "sim/sweep_grid.h"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 
 namespace kvsim {
 
@@ -24,14 +24,7 @@ GridAxis ParseGridAxis(const std::string& text) {
 }
 
 std::vector<GridAxis> ReadGridFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the grid file");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(path + ": malformed JSON: " + e.what());
-  }
+  const nlohmann::json j = ReadJsonFile(path, "the grid file");
   if (!j.is_object()) throw Error(path + ": expected an object of option -> list of values");
   std::vector<GridAxis> axes;
   for (const auto& [key, values] : j.items()) {

@@ -1,11 +1,11 @@
 #include "kvcache/model/model_config_parser.h"
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "kvcache/model/config_field_reader.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 #include "kvcache/model/model_families.h"
 
 namespace kvsim {
@@ -170,15 +170,7 @@ ModelSpec LoadModelConfigFile(const std::string& path) {
   fs::path file(path);
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "config.json";
-  std::ifstream in(file);
-  if (!in) throw Error(file.string() + ": cannot open model config (no such file or not readable)");
-  json root;
-  try {
-    root = json::parse(in);
-  } catch (const json::parse_error& e) {
-    // nlohmann reports "... at line L, column C: ..." in what(); keep it, it locates the fault.
-    throw Error(file.string() + ": malformed JSON: " + e.what());
-  }
+  const json root = ReadJsonFile(file.string(), "model config");
   ModelSpec spec = ParseModelConfig(root, file.string());
   spec.name = path;
   return spec;
