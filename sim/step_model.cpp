@@ -62,7 +62,8 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   act_bytes_ = BytesPerElement(cap.compute_dtype);
   link_ = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
   allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
-  BuildGemms(spec, cap);
+  BuildAttentionGemms(spec, cap);
+  BuildMlpGemms(spec, cap);
   ChooseQuantizedKernels(cap, gpu);
 
   hidden_ = static_cast<double>(spec.hidden_size);
@@ -93,69 +94,71 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
 }
 
-// The GEMMs of one forward pass on one TP rank, by kind, with the layers that run each.
-void StepModel::BuildGemms(const ModelSpec& spec, const CapacityResult& cap) {
+double StepModel::WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const {
   const QuantizationSpec& q = cap.weight_quantization;
-  const double dtype_bytes = BytesPerElement(cap.compute_dtype);
-  const int64_t tp = tp_, h = spec.hidden_size;
-  auto bytes = [&](int64_t n, int64_t k, bool quantizable) {
-    return quantizable && q.method != QuantMethod::kNone ? LinearWeightBytes(q, n, k, dtype_bytes)
-                                                         : static_cast<double>(n) * static_cast<double>(k) * dtype_bytes;
-  };
-  // Appends a GEMM; `quantizable` GEMMs are stored in the checkpoint's format.
-  auto add = [&](const char* name, int64_t n, int64_t k, bool quantizable, double count) {
-    const bool quantized = quantizable && q.method != QuantMethod::kNone;
-    gemms_.push_back({name, n, k, bytes(n, k, quantizable), count, quantized});
-  };
-  const bool attn_quantized = !q.experts_only;
+  if (quantizable && q.method != QuantMethod::kNone) return LinearWeightBytes(q, n, k, act_bytes_);
+  return static_cast<double>(n) * static_cast<double>(k) * act_bytes_;
+}
+
+// Appends a GEMM run by `layers` layers; `quantizable` GEMMs are stored in the checkpoint's format.
+void StepModel::AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers,
+                        const CapacityResult& cap) {
+  const bool quantized = quantizable && cap.weight_quantization.method != QuantMethod::kNone;
+  gemms_.push_back({name, n, k, WeightBytes(n, k, quantizable, cap), layers, quantized});
+}
+
+// The attention projections of one TP rank: fused QKV and O, or MLA's down- and up-projections.
+void StepModel::BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap) {
+  const bool quantized = !cap.weight_quantization.experts_only;
   const double layers = static_cast<double>(spec.num_layers);
-  const int64_t heads = spec.num_attention_heads / tp, kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
-  if (spec.has_mla) {
-    const MlaSpec& m = spec.mla;
-    const int64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
-    if (m.q_lora_rank > 0) {
-      add("q_a_proj", m.q_lora_rank, h, attn_quantized, layers);
-      add("q_b_proj", heads * qk, m.q_lora_rank, attn_quantized, layers);
-    } else {
-      add("q_proj", heads * qk, h, attn_quantized, layers);
-    }
-    const int64_t kv_a = m.kv_lora_rank + m.qk_rope_head_dim;
-    add("kv_a_proj", kv_a, h, attn_quantized, layers);
-    const int64_t kv_b = heads * (m.qk_nope_head_dim + m.v_head_dim);
-    add("kv_b_proj", kv_b, m.kv_lora_rank, attn_quantized, layers);
-    add("o_proj", h, heads * m.v_head_dim, attn_quantized, layers);
+  const int64_t h = spec.hidden_size, heads = spec.num_attention_heads / tp_;
+  const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
+  if (!spec.has_mla) {
+    AddGemm("qkv_proj", (heads + 2 * kv_heads) * spec.head_dim, h, quantized, layers, cap);
+    AddGemm("o_proj", h, heads * spec.head_dim, quantized, layers, cap);
+    return;
+  }
+  const MlaSpec& m = spec.mla;
+  const int64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  if (m.q_lora_rank > 0) {
+    AddGemm("q_a_proj", m.q_lora_rank, h, quantized, layers, cap);
+    AddGemm("q_b_proj", heads * qk, m.q_lora_rank, quantized, layers, cap);
   } else {
-    const int64_t qkv = (heads + 2 * kv_heads) * spec.head_dim;
-    add("qkv_proj", qkv, h, attn_quantized, layers);
-    add("o_proj", h, heads * spec.head_dim, attn_quantized, layers);
+    AddGemm("q_proj", heads * qk, h, quantized, layers, cap);
   }
-  const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
-  const bool dense_quantized = !q.experts_only;
+  AddGemm("kv_a_proj", m.kv_lora_rank + m.qk_rope_head_dim, h, quantized, layers, cap);
+  AddGemm("kv_b_proj", heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, quantized, layers, cap);
+  AddGemm("o_proj", h, heads * m.v_head_dim, quantized, layers, cap);
+}
+
+// The MLPs of one TP rank: dense layers' up/down; MoE layers' router, shared experts and routed experts.
+void StepModel::BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap) {
+  const int64_t h = spec.hidden_size, up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
+  const bool dense_quantized = !cap.weight_quantization.experts_only;
   double moe_layers = 0;
-  for (bool is_moe : spec.moe.layer_is_moe) moe_layers += is_moe;
-  if (!spec.is_moe()) moe_layers = 0;
-  const double dense_layers = layers - moe_layers;
-  const int64_t dense_inter = (spec.is_moe() ? spec.moe.dense_intermediate_size : spec.intermediate_size) / tp;
+  if (spec.is_moe())
+    for (bool is_moe : spec.moe.layer_is_moe) moe_layers += is_moe;
+  const double dense_layers = static_cast<double>(spec.num_layers) - moe_layers;
+  const int64_t dense_inter = (spec.is_moe() ? spec.moe.dense_intermediate_size : spec.intermediate_size) / tp_;
   if (dense_layers > 0 && dense_inter > 0) {
-    add("mlp_up_proj", up_factor * dense_inter, h, dense_quantized, dense_layers);
-    add("mlp_down_proj", h, dense_inter, dense_quantized, dense_layers);
+    AddGemm("mlp_up_proj", up_factor * dense_inter, h, dense_quantized, dense_layers, cap);
+    AddGemm("mlp_down_proj", h, dense_inter, dense_quantized, dense_layers, cap);
   }
-  if (moe_layers > 0) {
-    const MoeSpec& m = spec.moe;
-    add("router", m.num_experts, h, false, moe_layers);
-    if (m.shared_intermediate_size > 0) {
-      const int64_t shared = m.shared_intermediate_size / tp;
-      add("shared_expert_up", up_factor * shared, h, dense_quantized, moe_layers);
-      add("shared_expert_down", h, shared, dense_quantized, moe_layers);
-    }
-    const int64_t inter = m.expert_intermediate_size / tp;
-    experts_.layers = moe_layers;
-    experts_.num_experts = static_cast<double>(m.num_experts);
-    experts_.top_k = static_cast<double>(m.experts_per_token);
-    const bool quantized = q.method != QuantMethod::kNone;
-    experts_.up = {"experts_up", up_factor * inter, h, bytes(up_factor * inter, h, true), moe_layers, quantized};
-    experts_.down = {"experts_down", h, inter, bytes(h, inter, true), moe_layers, quantized};
+  if (moe_layers <= 0) return;
+  const MoeSpec& m = spec.moe;
+  AddGemm("router", m.num_experts, h, false, moe_layers, cap);
+  if (m.shared_intermediate_size > 0) {
+    const int64_t shared = m.shared_intermediate_size / tp_;
+    AddGemm("shared_expert_up", up_factor * shared, h, dense_quantized, moe_layers, cap);
+    AddGemm("shared_expert_down", h, shared, dense_quantized, moe_layers, cap);
   }
+  const int64_t inter = m.expert_intermediate_size / tp_;
+  const bool quantized = cap.weight_quantization.method != QuantMethod::kNone;
+  experts_.layers = moe_layers;
+  experts_.num_experts = static_cast<double>(m.num_experts);
+  experts_.top_k = static_cast<double>(m.experts_per_token);
+  experts_.up = {"experts_up", up_factor * inter, h, WeightBytes(up_factor * inter, h, true, cap), moe_layers, quantized};
+  experts_.down = {"experts_down", h, inter, WeightBytes(h, inter, true, cap), moe_layers, quantized};
 }
 
 // FP8 and INT8 checkpoints (W8A8, including compressed-tensors FP8) run at the GPU's 8-bit peak with

@@ -106,7 +106,10 @@ class StepModel {
     Gemm up, down;            // one expert's
   };
 
-  void BuildGemms(const ModelSpec& spec, const CapacityResult& cap);
+  double WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const;
+  void AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers, const CapacityResult& cap);
+  void BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap);
+  void BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap);
   void ChooseQuantizedKernels(const CapacityResult& cap, const GpuSpec& gpu);
   GemmShape Shape(const Gemm& g, int64_t m) const;
   void AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
