@@ -34,12 +34,7 @@ int RunCapacityCommand(const std::vector<std::string>& args, std::ostream& out, 
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);
-  if (json_path.empty()) {
-    out << RenderCapacityText(result);
-    return kExitOk;
-  }
-  WriteOutput(json_path, CapacityToJson(result).dump(2) + "\n", out);
-  if (json_path != "-") out << RenderCapacityText(result) << "JSON written to " << json_path << "\n";
+  WriteAnswer(json_path, RenderCapacityText(result), [&] { return CapacityToJson(result); }, out);
   return kExitOk;
 }
 

@@ -90,12 +90,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   report.work = work;
   report.seconds = model.Breakdown(work);
   report.operators = model.Operators(work);
-  if (json_path.empty()) {
-    out << RenderStepText(report);
-    return kExitOk;
-  }
-  WriteOutput(json_path, StepToJson(report).dump(2) + "\n", out);
-  if (json_path != "-") out << RenderStepText(report) << "JSON written to " << json_path << "\n";
+  WriteAnswer(json_path, RenderStepText(report), [&] { return StepToJson(report); }, out);
   return kExitOk;
 }
 
