@@ -4,36 +4,30 @@
 
 #include <cmath>
 
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/quantity_parse.h"
 
 namespace kvsim {
 namespace {
 
+// Cells through the base layer's strict number parser, errors naming the file, line and column.
 class CellReader {
  public:
-  CellReader(std::string path, int64_t line) : path_(std::move(path)), line_(line) {}
-  double Positive(const std::string& cell, const char* column) const {
-    size_t used = 0;
-    double v = 0;
-    try {
-      v = std::stod(cell, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != cell.size() || !std::isfinite(v) || v < 0)
-      throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + cell + "' is not a non-negative number");
+  CellReader(const std::string& path, int64_t line) : where_(path + ":" + std::to_string(line) + ": column ") {}
+  double NonNegative(const std::string& cell, const char* column) const {
+    const double v = ParseFiniteNumber(cell, where_ + column);
+    if (v < 0) throw Error(where_ + column + ": '" + cell + "' is negative");
     return v;
   }
   int64_t Count(const std::string& cell, const char* column) const {
-    const double v = Positive(cell, column);
-    if (v != std::floor(v) || v < 1 || v > 1e9)
-      throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + cell + "' is not a positive whole number");
-    return static_cast<int64_t>(v);
+    const double v = NonNegative(cell, column);
+    if (v != std::floor(v)) throw Error(where_ + column + ": '" + cell + "' is not a whole number");
+    return RoundToInt64OrThrow(v, 1, 1000000000, where_ + column);
   }
 
  private:
-  std::string path_;
-  int64_t line_;
+  std::string where_;
 };
 
 }  // namespace
@@ -52,14 +46,14 @@ std::vector<KernelProfileRow> ReadKernelProfile(const std::string& path) {
       KernelProfileRow r;
       r.line = in.get_file_line();
       const CellReader c(path, r.line);
-      r.qkv_s = c.Positive(qkv, "time_stats.attn_pre_proj.median") * 1e-3;
-      r.o_s = c.Positive(o, "time_stats.attn_post_proj.median") * 1e-3;
-      r.up_s = c.Positive(up, "time_stats.mlp_up_proj.median") * 1e-3;
-      r.down_s = c.Positive(down, "time_stats.mlp_down_proj.median") * 1e-3;
-      r.norm_s = c.Positive(norm, "time_stats.input_layernorm.median") * 1e-3;
-      r.rope_s = c.Positive(rope, "time_stats.attn_rope.median") * 1e-3;
-      r.act_s = c.Positive(act, "time_stats.mlp_act.median") * 1e-3;
-      r.add_s = c.Positive(add, "time_stats.add.median") * 1e-3;
+      r.qkv_s = c.NonNegative(qkv, "time_stats.attn_pre_proj.median") * 1e-3;
+      r.o_s = c.NonNegative(o, "time_stats.attn_post_proj.median") * 1e-3;
+      r.up_s = c.NonNegative(up, "time_stats.mlp_up_proj.median") * 1e-3;
+      r.down_s = c.NonNegative(down, "time_stats.mlp_down_proj.median") * 1e-3;
+      r.norm_s = c.NonNegative(norm, "time_stats.input_layernorm.median") * 1e-3;
+      r.rope_s = c.NonNegative(rope, "time_stats.attn_rope.median") * 1e-3;
+      r.act_s = c.NonNegative(act, "time_stats.mlp_act.median") * 1e-3;
+      r.add_s = c.NonNegative(add, "time_stats.add.median") * 1e-3;
       r.heads = c.Count(heads, "n_head");
       r.kv_heads = c.Count(kv, "n_kv_head");
       r.hidden = c.Count(hidden, "n_embd");
