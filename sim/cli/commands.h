@@ -20,6 +20,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
 int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.

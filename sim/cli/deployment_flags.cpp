@@ -5,14 +5,19 @@
 namespace kvsim {
 namespace po = boost::program_options;
 
-void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
+void AddModelAndGpuOptions(po::options_description& desc, DeploymentOptions& o) {
   desc.add_options()
       ("model,m", po::value(&o.model)->default_value(o.model),
        "config.json path, model directory, or preset id (kvsim models)")
       ("gpu", po::value(&o.gpu)->default_value(o.gpu),
        "GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)")
       ("gpu-memory-gib", po::value(&o.gpu_memory_gib), "override the GPU's memory as CUDA reports it, GiB")
-      ("gpu-file", po::value(&o.gpu_file), "CSV of more GPUs, same columns as data/gpus.csv (looked up first)")
+      ("gpu-file", po::value(&o.gpu_file), "CSV of more GPUs, same columns as data/gpus.csv (looked up first)");
+}
+
+void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
+  AddModelAndGpuOptions(desc, o);
+  desc.add_options()
       ("gpu-tflops", po::value(&o.gpu_tflops), "override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)")
       ("gpu-bandwidth", po::value(&o.gpu_bandwidth), "override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)")
       ("interconnect", po::value(&o.interconnect)->default_value(o.interconnect),

@@ -16,6 +16,10 @@
 
 namespace kvsim {
 
+// --model, --gpu, --gpu-memory-gib, --gpu-file: the part of the deployment flags that commands other
+// than serving ones (kvsim train) share.
+void AddModelAndGpuOptions(boost::program_options::options_description& desc, DeploymentOptions& options);
+
 void AddDeploymentOptions(boost::program_options::options_description& desc, DeploymentOptions& options);
 
 // Flags that switch a default off (--no-enable-prefix-caching). Call after notify().

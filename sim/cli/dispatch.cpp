@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
     "  compare    the same trace through two or more deployments, side by side\n"
     "  sweep      replay a grid of settings, or search the largest max_num_seqs meeting SLOs\n"
+    "  train      training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit\n"
     "  models     list the model presets\n"
     "  gpus       list the GPU presets\n"
     "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
@@ -30,6 +31,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, s
   if (command == "replay") return RunReplayCommand(args, out, err);
   if (command == "sweep") return RunSweepCommand(args, out, err);
   if (command == "compare") return RunCompareCommand(args, out, err);
+  if (command == "train") return RunTrainCommand(args, out, err);
   if (command == "models") return RunModelsCommand(args, out, err);
   if (command == "gpus") return RunGpusCommand(args, out, err);
   if (command == "validate") return RunValidateCommand(args, out, err);
