@@ -140,7 +140,10 @@ StageStates StatesOnStage(const ModelSpec& spec, const std::vector<WeightTensor>
     st.trainable += trainable;
     st.layer_trainable[slot] += trainable;
     layer_weights[slot] += bytes;
+    // ZeRO-3 gathers module by module: a decoder layer, or the embedding / lm_head on their own.
+    if (t.layer < 0) st.largest_layer_weights = std::max(st.largest_layer_weights, bytes);
   }
+  layer_weights.pop_back();
   for (double w : layer_weights) st.largest_layer_weights = std::max(st.largest_layer_weights, w);
   return st;
 }
