@@ -255,6 +255,9 @@ void ShardModelStates(const TrainingSetup& s, const StageStates& st, TrainingMem
     m.optimizer_moments /= dp;
     m.optimizer_intermediates /= dp;  // each rank steps only its shard
   }
+  // PyTorch DDP (ZeRO 0) all-reduces through bucket buffers that, by default
+  // (gradient_as_bucket_view=False), are a second copy of every gradient.
+  if (s.zero == 0 && s.dp > 1) m.gradients *= 2;
   if (s.zero >= 2) m.gradients /= dp;
   if (s.zero >= 3) {
     m.weights /= dp;
@@ -400,6 +403,7 @@ void AddNotes(const TrainingSetup& s, TrainingMemory& m) {
   if (s.pp > 1)
     m.notes.push_back(Format("1F1B: stage %d holds %d micro-batches in flight", m.stage, m.microbatches_in_flight));
   if (s.zero >= 1 && s.dp == 1) m.notes.push_back("--zero with --data-parallel-size 1 shards nothing");
+  if (s.zero == 0 && s.dp > 1) m.notes.push_back("DDP: gradients counted twice (the all-reduce buckets are a copy)");
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //                  (optimizer_states.h), split by tensor parallelism (each tensor's own sharding) and
 //                  pipeline stage, sharded over the data-parallel group by ZeRO (1: optimizer and its
 //                  step temporaries, 2: + gradients, 3: + weights, with the largest layer's parameters
-//                  gathered live); --offload-optimizer moves the optimizer and its step to the CPU
+//                  gathered live); --offload-optimizer moves the optimizer and its step to the CPU;
+//                  plain DDP (ZeRO 0, D > 1) keeps its all-reduce buckets as a second gradient copy
 //   LoRA / QLoRA   frozen base (QLoRA: NF4 linears, 0.5 B + an 8-bit absmax per 64 weights + an fp32
 //                  scale per 256 absmax = 0.51587 B/param; the rest cast to fp32 as PEFT's
 //                  prepare_model_for_kbit_training does) plus rank-r adapters in fp32 that train

@@ -139,6 +139,7 @@ TEST(TrainingMemoryTest, ZeroStagesShardOverTheDataParallelGroup) {
   EXPECT_DOUBLE_EQ(z3.weights, 2 * P / 8 + 2 * layer);
   EXPECT_DOUBLE_EQ(z0.activations, z3.activations);  // ZeRO leaves activations alone
   EXPECT_DOUBLE_EQ(z1.optimizer_intermediates, 4 * P / 8);
+  EXPECT_DOUBLE_EQ(z0.gradients, 2 * 2 * P);  // DDP's bucket copy
 }
 
 TEST(TrainingMemoryTest, OffloadMovesTheOptimizerToTheCpu) {
