@@ -149,11 +149,11 @@ HeadActivations HeadSavedTensors(const ModelSpec& spec, const ActivationSettings
   const double v = static_cast<double>(CeilDiv(spec.vocab_size, s.tp));  // vocab-parallel logits
   h.saved.push_back({"final norm", NormBytes(spec, d, a)});
   if (s.lm_head_trainable) h.saved.push_back({"lm_head input", a * d});
-  h.saved.push_back({"logits (kept by the model output)", a * v});
   h.saved.push_back({"log-softmax (fp32, kept by the loss)", 4 * v});
   h.saved.push_back({"input ids and labels (int64)", 16.0 / (s.sequence_parallel ? s.tp : 1)});
-  // The loss backward: the gradient of the log-probabilities and of the fp32 logits, both V wide.
-  h.transient_bytes_per_token = 8 * v;
+  // The loss forward holds the logits (a·V) and their fp32 copy (4V, none in fp32) beside the
+  // log-softmax; its backward the gradients of the log-probabilities and of the fp32 logits (8V).
+  h.transient_bytes_per_token = std::max((a < 4 ? a + 4 : 4) * v, 8 * v);
   return h;
 }
 

@@ -19,8 +19,9 @@
 // parallelism also divides the norm-region tensors. Selective recompute drops the s² tensors (already
 // absent with FlashAttention); full recompute keeps each layer's input a·d and recomputes one layer at
 // a time in the backward pass. Dropout: none (modern decoder configs set it to 0).
-// Output head (last pipeline stage): final norm, lm_head input, the logits kept by the model output
-// a·V, the fp32 log-softmax the loss saves 4V; the loss backward briefly holds two fp32 V-wide gradients.
+// Output head (last pipeline stage): final norm, lm_head input, the fp32 log-softmax the loss saves
+// 4V; briefly the logits and their fp32 copy (HF's loss upcasts), then in the loss backward two fp32
+// V-wide gradients (8V).
 #ifndef KVSIM_KVCACHE_BUDGET_TRAINING_ACTIVATIONS_H_
 #define KVSIM_KVCACHE_BUDGET_TRAINING_ACTIVATIONS_H_
 
