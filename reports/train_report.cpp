@@ -157,7 +157,7 @@ std::string RenderTrainSvg(const TrainReport& r) {
   const auto& tl = r.memory.timeline;
   std::vector<double> x;
   std::vector<Series> series = {{"weights", "#4a6fa5", {}, {}}, {"optimizer states", "#48a868", {}, {}},
-                                {"gradients", "#e0b020", {}, {}}, {"optimizer intermediates", "#d04848", {}, {}},
+                                {"gradients", "#e0b020", {}, {}}, {"optimizer step temps", "#d04848", {}, {}},
                                 {"activations", "#f08c3c", {}, {}}};
   double top = 0;
   for (size_t i = 0; i < tl.size(); ++i) {

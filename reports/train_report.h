@@ -27,7 +27,7 @@ std::string KorthikantiVariant(const TrainingSetup& setup);
 
 std::string RenderTrainText(const TrainReport& report);
 nlohmann::json TrainToJson(const TrainReport& report);
-// Stacked areas: weights, optimizer, gradients, optimizer intermediates, activations (GiB).
+// Stacked areas: weights, optimizer states, gradients, optimizer step temporaries, activations (GiB).
 std::string RenderTrainSvg(const TrainReport& report);
 std::string RenderTrainHtml(const TrainReport& report);
 
