@@ -66,9 +66,16 @@ void AddAttention(std::vector<SavedTensor>& out, const ModelSpec& spec, const Ra
     const double k_rep = spec.has_mla ? w.k : w.q, v_rep = spec.has_mla ? w.v : w.q;
     out.push_back({"q, K and V repeated to the query heads", a * (w.q + k_rep + v_rep)});
     out.push_back({"softmax output (fp32) n*s", 4 * w.heads * seq, true});
-    if (a < 4) out.push_back({"attention probabilities n*s", a * w.heads * seq, true});
+    if (spec.attention_dropout > 0) {
+      // The dropout keeps its 1-byte mask; P·V keeps the dropped probabilities instead of the cast ones.
+      out.push_back({"attention dropout mask + output n*s", (1 + a) * w.heads * seq, true});
+    } else if (a < 4) {
+      out.push_back({"attention probabilities n*s", a * w.heads * seq, true});
+    }
     if (s.attention_trainable) out.push_back({"o_proj input", a * out_width});
   }
+  // Dropout on the attention output before the residual add keeps a 1-byte mask.
+  if (spec.hidden_dropout > 0) out.push_back({"attention-output dropout mask", w.d});
   if (s.lora_attention) {
     AddLora(out, "q/k/v_proj", full_d, 3, s);
     AddLora(out, "o_proj", out_width * s.tp, 1, s);
@@ -96,6 +103,7 @@ void AddFeedForward(std::vector<SavedTensor>& out, const ModelSpec& spec, int64_
   const MoeSpec& moe = spec.moe;
   const bool moe_layer = spec.is_moe() && moe.layer_is_moe[layer];
   if (s.mlp_trainable || moe_layer) out.push_back({"MLP input (norm output)", a * w.d});
+  if (spec.hidden_dropout > 0) out.push_back({"MLP-output dropout mask", w.d});
   if (!moe_layer) {
     const int64_t inter = spec.is_moe() ? moe.dense_intermediate_size : spec.intermediate_size;
     AddMlp(out, spec, "MLP", static_cast<double>(CeilDiv(inter, s.tp)), 1, s);

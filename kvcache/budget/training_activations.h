@@ -18,7 +18,9 @@
 // Tensor parallelism divides the attention/MLP tensors (K/V by max(1, kv_heads / T) heads); sequence
 // parallelism also divides the norm-region tensors. Selective recompute drops the s² tensors (already
 // absent with FlashAttention); full recompute keeps each layer's input a·d and recomputes one layer at
-// a time in the backward pass. Dropout: none (modern decoder configs set it to 0).
+// a time in the backward pass. Dropout, when the config sets it (attention_dropout / attn_pdrop,
+// hidden_dropout / resid_pdrop): a 1-byte mask per element, and P·V keeps the dropped probabilities;
+// FlashAttention regenerates its mask from the RNG state.
 // Output head (last pipeline stage): final norm, lm_head input, the fp32 log-softmax the loss saves
 // 4V; briefly the logits and their fp32 copy (HF's loss upcasts), then in the loss backward two fp32
 // V-wide gradients (8V).

@@ -112,6 +112,18 @@ void ReadDtypes(const FieldReader& r, const json& text, const std::string& sourc
     spec.checkpoint_quantization = ParseQuantizationConfig(*qc, source);
 }
 
+// The first of `keys` present (families name the same probability differently); 0 when none is.
+double FirstNumber(const FieldReader& r, std::initializer_list<const char*> keys) {
+  for (const char* key : keys)
+    if (r.Has(key)) return r.Number(key, 0.0);
+  return 0.0;
+}
+
+void ReadDropout(const FieldReader& r, ModelSpec& spec) {
+  spec.attention_dropout = FirstNumber(r, {"attention_dropout", "attn_pdrop", "attention_probs_dropout_prob"});
+  spec.hidden_dropout = FirstNumber(r, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"});
+}
+
 }  // namespace
 
 ModelSpec ParseModelConfig(const json& root, const std::string& source) {
@@ -146,6 +158,7 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   ReadMoe(r, type, spec);
   ReadMla(r, type, spec);
   ReadLayerAttention(r, type, spec);
+  ReadDropout(r, spec);
 
   if (spec.kv_layers() == 0)
     throw Error(source + ": model_type '" + type + "' has no attention layers; kvsim models KV caches of attention layers");

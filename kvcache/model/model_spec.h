@@ -81,6 +81,10 @@ struct ModelSpec {
   NormKind norm_kind = NormKind::kRmsNorm;
   int64_t norms_per_layer = 2;             // Gemma 2/3: 4; Phi-2 (parallel block): 1
   MlpKind mlp_kind = MlpKind::kGated;
+  // Dropout probabilities (they matter to training memory only): on the attention probabilities, and
+  // on the attention / MLP outputs before the residual adds. Modern decoder configs set both to 0.
+  double attention_dropout = 0;
+  double hidden_dropout = 0;
 
   std::vector<LayerAttention> layers;      // size num_layers
   MoeSpec moe;

@@ -178,6 +178,22 @@ TEST(TrainingMemoryTest, OneLayerTensorByTensorByHand) {
   EXPECT_DOUBLE_EQ(SumBytes(LayerSavedTensors(spec, 0, a)), tp2 - norms / 2);
 }
 
+// Dropout from the config (GPT-2 style names): 1-byte masks on the two residual branches, and the
+// attention dropout's mask beside the dropped probabilities that P·V keeps (bf16, eager).
+TEST(TrainingMemoryTest, DropoutFromTheConfigAddsItsMasks) {
+  std::string config = LlamaConfig(64, 128, 2, 4, 2, 100);
+  const ModelSpec plain = SpecFromJson(config);
+  config.insert(config.size() - 1, R"(,"attn_pdrop":0.1,"resid_pdrop":0.1)");
+  const ModelSpec dropped = SpecFromJson(config);
+  EXPECT_DOUBLE_EQ(dropped.attention_dropout, 0.1);
+  ActivationSettings a;
+  a.seq_len = 32;
+  const double extra = 2 * 64 + 1 * 4 * 32;  // two d-wide masks, the n*s attention mask
+  EXPECT_DOUBLE_EQ(SumBytes(LayerSavedTensors(dropped, 0, a)) - SumBytes(LayerSavedTensors(plain, 0, a)), extra);
+  a.flash_attention = true;  // the kernel regenerates its mask
+  EXPECT_DOUBLE_EQ(SumBytes(LayerSavedTensors(dropped, 0, a)) - SumBytes(LayerSavedTensors(plain, 0, a)), 2 * 64);
+}
+
 // 1F1B: the first of P stages holds P micro-batches of its layers; the last one holds one.
 TEST(TrainingMemoryTest, PipelineFirstStageHoldsPMicroBatches) {
   const ModelSpec spec = SpecFromJson(LlamaConfig(256, 512, 8, 4, 4, 1000));
