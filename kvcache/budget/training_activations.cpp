@@ -99,10 +99,17 @@ void AddMlp(std::vector<SavedTensor>& out, const ModelSpec& spec, const std::str
 void AddFeedForward(std::vector<SavedTensor>& out, const ModelSpec& spec, int64_t layer, const RankWidths& w,
                     const ActivationSettings& s) {
   const double a = s.compute_bytes;
-  out.push_back({"post-attention norm", NormBytes(spec, w.d, a)});
   const MoeSpec& moe = spec.moe;
   const bool moe_layer = spec.is_moe() && moe.layer_is_moe[layer];
-  if (s.mlp_trainable || moe_layer) out.push_back({"MLP input (norm output)", a * w.d});
+  if (spec.norms_per_layer == 1) {
+    // Parallel block (Phi-2): the MLP reads the same norm output as the attention.
+    if ((s.mlp_trainable || moe_layer) && !s.attention_trainable) out.push_back({"MLP input (norm output)", a * w.d});
+  } else {
+    out.push_back({"post-attention norm", NormBytes(spec, w.d, a)});
+    if (s.mlp_trainable || moe_layer) out.push_back({"MLP input (norm output)", a * w.d});
+  }
+  // Gemma 2/3 also normalise the attention and MLP outputs before the residual adds.
+  if (spec.norms_per_layer >= 4) out.push_back({"attention/MLP output norms", 2 * NormBytes(spec, w.d, a)});
   if (spec.hidden_dropout > 0) out.push_back({"MLP-output dropout mask", w.d});
   if (!moe_layer) {
     const int64_t inter = spec.is_moe() ? moe.dense_intermediate_size : spec.intermediate_size;

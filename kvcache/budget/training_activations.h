@@ -4,7 +4,8 @@
 //
 // Per decoder layer (a = compute-dtype bytes, d = hidden, q/kv = query and K/V widths on this rank,
 // I = MLP width on this rank, n = query heads on this rank, s = sequence length):
-//   RMSNorm (×2)        fp32 upcast of its input 4d + the normalised input a·d (LayerNorm: input a·d)
+//   RMSNorm (×2)        fp32 upcast of its input 4d + the normalised input a·d (LayerNorm: input a·d);
+//                       one shared norm in parallel blocks (Phi-2), two more on the outputs (Gemma 2/3)
 //   norm output         a·d, saved by the q/k/v (gate/up) projections when their weights train
 //   attention, flash    q, k, v at their real widths (GQA: K/V narrower), output, fp32 logsumexp;
 //                       no s² tensor

@@ -194,6 +194,23 @@ TEST(TrainingMemoryTest, DropoutFromTheConfigAddsItsMasks) {
   EXPECT_DOUBLE_EQ(SumBytes(LayerSavedTensors(dropped, 0, a)) - SumBytes(LayerSavedTensors(plain, 0, a)), 2 * 64);
 }
 
+// Phi-2's parallel block has one LayerNorm (input a*d) feeding attention and MLP; Gemma 2 normalises the
+// attention and MLP outputs too (two more RMSNorms, (4 + a)*d each).
+TEST(TrainingMemoryTest, NormsFollowTheBlockLayout) {
+  ActivationSettings a;
+  a.seq_len = 16;
+  auto norms = [&](const ModelSpec& spec) {
+    double sum = 0;
+    for (const auto& t : LayerSavedTensors(spec, 0, a))
+      if (t.name.find("norm") != std::string::npos) sum += t.bytes_per_token;
+    return sum;
+  };
+  const ModelSpec phi = testing::SharedModel("microsoft__phi-2.json");
+  EXPECT_DOUBLE_EQ(norms(phi), 2.0 * 2560 + 2.0 * 2560);  // the LayerNorm's input, its output (q/k/v and MLP input)
+  const ModelSpec gemma = testing::SharedModel("google__gemma-2-9b-it.json");
+  EXPECT_DOUBLE_EQ(norms(gemma), 4 * (4 + 2) * 3584.0 + 2 * 2 * 3584.0);
+}
+
 // 1F1B: the first of P stages holds P micro-batches of its layers; the last one holds one.
 TEST(TrainingMemoryTest, PipelineFirstStageHoldsPMicroBatches) {
   const ModelSpec spec = SpecFromJson(LlamaConfig(256, 512, 8, 4, 4, 1000));
