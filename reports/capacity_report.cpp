@@ -34,6 +34,10 @@ std::string RenderCapacityText(const CapacityResult& r) {
   out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
+  if (s.data_parallel_size > 1 || s.enable_expert_parallel)  // issue 16
+    out += Format("          data-parallel-size %d%s: %d GPUs in all; every figure below is per GPU of one replica\n",
+                  s.data_parallel_size, s.enable_expert_parallel ? " with expert parallelism (experts over TP x DP)" : "",
+                  s.data_parallel_size * s.tensor_parallel_size * s.pipeline_parallel_size);
   out += "parameters: " + Thousands(r.params);
   if (r.active_params != r.params) out += " (" + Thousands(r.active_params) + " active per token)";
   out += "\n\n";
@@ -58,6 +62,8 @@ std::string RenderCapacityText(const CapacityResult& r) {
   if (b.layout.groups.size() > 1) kv.AddRow({"layer groups (hybrid)", std::to_string(b.layout.groups.size())});
   kv.AddRow({"GPU blocks", Thousands(r.num_gpu_blocks)});
   kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
+  for (const auto& [tokens, requests] : r.concurrency_at)  // issue 16
+    kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(tokens)), Format("%.2fx", requests)});
   kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(s.max_model_len)),
              Format("%.2fx", r.max_concurrency)});
   out += kv.Render() + "\n";
@@ -95,6 +101,8 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
       {"block_size", s.block_size}, {"enable_prefix_caching", s.enable_prefix_caching},
       {"hybrid_kv_cache_manager", s.kv_grouping == KvGrouping::kHybrid}};
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
+  j["data_parallel_size"] = s.data_parallel_size;  // issue 16
+  j["enable_expert_parallel"] = s.enable_expert_parallel;
   return j;
 }
 
@@ -117,6 +125,9 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["num_gpu_blocks"] = r.num_gpu_blocks;
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
+  nlohmann::json at = nlohmann::json::array();  // issue 16
+  for (const auto& [tokens, requests] : r.concurrency_at) at.push_back({{"tokens", tokens}, {"requests", Round(requests, 4)}});
+  j["max_concurrency_at"] = at;
   j["baseline_1_2x_gib"] = Round(BytesToGiB(r.baseline_1_2x_bytes), 4);
   j["baseline_article003_gib"] = Round(BytesToGiB(r.baseline_article003_bytes), 4);
   j["modelled_one_request_gib"] = Round(BytesToGiB(r.modelled_one_request_bytes), 4);

@@ -47,6 +47,8 @@ int64_t EstimateVisionParams(const json& vision, int64_t text_hidden) {
 // for the types that already state the scaled length (llama3, longrope, su, mrope).
 int64_t DeriveMaxModelLen(const json& text, int64_t max_pos) {
   auto rs = text.find("rope_scaling");
+  // issue 16: transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
+  if (rs == text.end() || !rs->is_object()) rs = text.find("rope_parameters");
   if (rs == text.end() || !rs->is_object()) return max_pos;
   std::string kind = rs->value("rope_type", rs->value("type", std::string()));
   if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
