@@ -131,5 +131,26 @@ TEST(StartupRulesTest, RopeParametersSpellingStretchesTheContext) {
   EXPECT_EQ(LoadModelConfigFile(path).derived_max_model_len, 131072);
 }
 
+// Llama-4 Scout FP8 (RedHatAI FP8-dynamic: every Linear, experts included, stored in 1 byte) on two
+// H100s, as vLLM serves it: 36 chunked-local layers in 3 groups of 12 beside the 12 full layers, so
+// a 32,768-token context fits with room for several requests.
+TEST(StartupRulesTest, LlamaFourScoutFp8FitsOnTwoH100) {
+  DeploymentOptions o;
+  o.model = "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic";
+  o.gpu = "h100";
+  o.tensor_parallel_size = 2;
+  o.max_model_len = "32768";
+  const CapacityResult r = Plan(o);
+  EXPECT_TRUE(r.does_not_fit.empty()) << r.does_not_fit;
+  // 108.6e9 parameters, ~1 byte each, over 2 GPUs: well under the 71.2 GiB an H100 reserves.
+  EXPECT_LT(r.weights_bytes, GiBToBytes(60));
+  const KvCacheLayout& l = r.stages[0].layout;
+  ASSERT_EQ(l.groups.size(), 4u);
+  int chunked = 0;
+  for (const auto& g : l.groups) chunked += g.kind == AttentionKind::kChunkedLocal && g.window_tokens == 8192;
+  EXPECT_EQ(chunked, 3);
+  EXPECT_GT(r.max_concurrency, 1.0);
+}
+
 }  // namespace
 }  // namespace kvsim
