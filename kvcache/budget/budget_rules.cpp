@@ -15,7 +15,7 @@ class VllmRule final : public BudgetRule {
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
     if (c.kv_cache_memory_bytes) return *c.kv_cache_memory_bytes;
-    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes;
+    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes;
   }
 
   int64_t Blocks(double kv_bytes, const KvCacheLayout& layout) const override {

@@ -8,6 +8,7 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/budget_rules.h"
+#include "kvcache/budget/encoder_budget.h"
 #include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/weight_tensors.h"
 
@@ -160,6 +161,10 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   profile.version = f.version;
   profile.interconnect = gpu.interconnect;
   st.overhead = EstimateRuntimeOverhead(spec, profile);
+  if (stage == 0 && c.engine == Engine::kVllm)  // issue 16: the encoder runs on the first stage
+    st.overhead.encoder_profile_bytes =
+        EstimateEncoderProfile(spec, c.multimodal, s.max_num_batched_tokens, s.max_num_seqs, BytesPerElement(f.dtype), tp,
+                               st.overhead.activation_peak_bytes).extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
   if (stage == pp - 1) AddDraftKv(c, f, s, st);  // issue 16
   st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());  // issue 16
@@ -202,7 +207,8 @@ void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r)
       (2.4 * static_cast<double>(r.params) + 4.0 * static_cast<double>(s.max_model_len) * static_cast<double>(spec.num_layers) *
                                                  static_cast<double>(spec.num_attention_heads * spec.head_dim)) / gpus;
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
-  r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv;
+  r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv +
+                                 r.encoder_profile_bytes;
 }
 
 void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
@@ -260,6 +266,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.weights_bytes = std::max(r.weights_bytes, st.weights.total_bytes());
     r.activation_peak_bytes = std::max(r.activation_peak_bytes, st.overhead.activation_peak_bytes);
     r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
+    r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);  // issue 16
     r.stages.push_back(std::move(st));
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16

@@ -7,6 +7,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/model/model_families.h"
+#include "kvcache/model/vision_spec.h"
 
 namespace kvsim {
 namespace {
@@ -161,6 +162,7 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size);
+    spec.vision = ReadVisionSpec(*vc, root.value("model_type", type), spec.hidden_size);  // issue 16
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

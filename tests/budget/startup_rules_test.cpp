@@ -6,6 +6,7 @@
 #include "kvcache/base/units.h"
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "kvcache/budget/encoder_budget.h"
 #include "kvcache/model/model_catalog.h"
 #include "kvcache/model/model_config_parser.h"
 #include "tests/testutil.h"
@@ -150,6 +151,35 @@ TEST(StartupRulesTest, LlamaFourScoutFp8FitsOnTwoH100) {
   for (const auto& g : l.groups) chunked += g.kind == AttentionKind::kChunkedLocal && g.window_tokens == 8192;
   EXPECT_EQ(chunked, 3);
   EXPECT_GT(r.max_concurrency, 1.0);
+}
+
+// The encoder profile of Qwen3-VL-30B-A3B (vision_config: hidden 1152, intermediate 4304, patch 16,
+// spatial merge 2, 3 deepstack levels). The processor's largest image is 16,777,216 px = 16,384
+// merged 32x32 cells = 65,536 ViT patches; with an 8,192-token step budget the encoder budget is
+// max(8192, 16384) = 16384, so one image. Peak: 65,536 x max(6 x 1152, 2 x 1152 + 2 x 4304) x 2 B =
+// 1,430,257,664 B; outputs kept for the LM run: 16,384 x 2048 x 2 B x (1 + 3) = 268,435,456 B.
+TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
+  const ModelSpec spec = ResolveModel("Qwen/Qwen3-VL-30B-A3B-Instruct", DataDirectory());
+  MultimodalSettings mm;
+  EncoderProfile p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.tokens_per_item, 16384);
+  EXPECT_DOUBLE_EQ(p.encoder_peak_bytes, 1430257664.0);
+  EXPECT_DOUBLE_EQ(p.outputs_bytes, 268435456.0);
+  EXPECT_DOUBLE_EQ(p.extra_bytes, 1430257664.0);
+  // An LM peak of 2 GiB already covers the encoder: only the kept outputs add to it.
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, GiBToBytes(2)).extra_bytes, 268435456.0);
+  // --mm-processor-kwargs '{"max_pixels": 1003520}': 980 tokens an image, 8192 // 980 = 8 images.
+  mm.max_pixels = 1003520;
+  p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  EXPECT_EQ(p.tokens_per_item, 980);
+  EXPECT_EQ(p.items, 8);
+  // --limit-mm-per-prompt '{"image": 0, "video": 0}' and --skip-mm-profiling leave the encoder out.
+  mm.limit_per_prompt = {{"image", 0}, {"video", 0}};
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+  MultimodalSettings skip;
+  skip.skip_profiling = true;
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
 }
 
 }  // namespace
