@@ -34,6 +34,10 @@ std::string RenderCapacityText(const CapacityResult& r) {
   out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
+  if (s.data_parallel_size > 1 || s.enable_expert_parallel)  // issue 16
+    out += Format("          data-parallel-size %d%s: %d GPUs in all; every figure below is per GPU of one replica\n",
+                  s.data_parallel_size, s.enable_expert_parallel ? " with expert parallelism (experts over TP x DP)" : "",
+                  s.data_parallel_size * s.tensor_parallel_size * s.pipeline_parallel_size);
   out += "parameters: " + Thousands(r.params);
   if (r.active_params != r.params) out += " (" + Thousands(r.active_params) + " active per token)";
   out += "\n\n";
@@ -45,6 +49,8 @@ std::string RenderCapacityText(const CapacityResult& r) {
   mem.AddRow({"  weights", G(r.weights_bytes), share(r.weights_bytes)});
   mem.AddRow({"  activation peak (profile run)", G(r.activation_peak_bytes), share(r.activation_peak_bytes)});
   mem.AddRow({"  runtime overhead (non-torch)", G(r.non_torch_bytes), share(r.non_torch_bytes)});
+  if (r.encoder_profile_bytes > 0)  // issue 16: its own line, multimodal models only
+    mem.AddRow({"  encoder profile (multimodal)", G(r.encoder_profile_bytes), share(r.encoder_profile_bytes)});
   mem.AddRow({"  KV cache", G(r.kv_cache_bytes), share(r.kv_cache_bytes)});
   out += mem.Render() + "\n";
 
@@ -58,6 +64,8 @@ std::string RenderCapacityText(const CapacityResult& r) {
   if (b.layout.groups.size() > 1) kv.AddRow({"layer groups (hybrid)", std::to_string(b.layout.groups.size())});
   kv.AddRow({"GPU blocks", Thousands(r.num_gpu_blocks)});
   kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
+  for (const auto& [tokens, requests] : r.concurrency_at)  // issue 16
+    kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(tokens)), Format("%.2fx", requests)});
   kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(s.max_model_len)),
              Format("%.2fx", r.max_concurrency)});
   out += kv.Render() + "\n";
@@ -95,6 +103,8 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
       {"block_size", s.block_size}, {"enable_prefix_caching", s.enable_prefix_caching},
       {"hybrid_kv_cache_manager", s.kv_grouping == KvGrouping::kHybrid}};
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
+  j["data_parallel_size"] = s.data_parallel_size;  // issue 16
+  j["enable_expert_parallel"] = s.enable_expert_parallel;
   return j;
 }
 
@@ -108,6 +118,7 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["weights_gib"] = Round(BytesToGiB(r.weights_bytes), 4);
   j["activation_peak_gib"] = Round(BytesToGiB(r.activation_peak_bytes), 4);
   j["non_torch_gib"] = Round(BytesToGiB(r.non_torch_bytes), 4);
+  if (r.encoder_profile_bytes > 0) j["encoder_profile_gib"] = Round(BytesToGiB(r.encoder_profile_bytes), 4);
   j["kv_cache_gib"] = Round(BytesToGiB(r.kv_cache_bytes), 4);
   j["reserved_gib"] = Round(BytesToGiB(r.reserved_bytes), 4);
   j["kv_bytes_per_token"] = r.kv_bytes_per_token;
@@ -117,6 +128,9 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["num_gpu_blocks"] = r.num_gpu_blocks;
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
+  nlohmann::json at = nlohmann::json::array();  // issue 16
+  for (const auto& [tokens, requests] : r.concurrency_at) at.push_back({{"tokens", tokens}, {"requests", Round(requests, 4)}});
+  j["max_concurrency_at"] = at;
   j["baseline_1_2x_gib"] = Round(BytesToGiB(r.baseline_1_2x_bytes), 4);
   j["baseline_article003_gib"] = Round(BytesToGiB(r.baseline_article003_bytes), 4);
   j["modelled_one_request_gib"] = Round(BytesToGiB(r.modelled_one_request_bytes), 4);

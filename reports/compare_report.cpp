@@ -53,7 +53,7 @@ const std::vector<Metric>& Metrics() {
 
 std::string RenderCompareTable(const std::vector<ComparedDeployment>& ds) {
   std::vector<std::string> header = {"metric"};
-  for (const auto& d : ds) header.push_back(d.label.substr(0, 40));
+  for (const auto& d : ds) header.push_back(d.label);  // full labels (issue 16)
   const bool pair = ds.size() == 2;
   if (pair) header.push_back("b - a");
   TextTable t(header);

@@ -15,7 +15,7 @@ class VllmRule final : public BudgetRule {
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
     if (c.kv_cache_memory_bytes) return *c.kv_cache_memory_bytes;
-    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes;
+    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes;
   }
 
   int64_t Blocks(double kv_bytes, const KvCacheLayout& layout) const override {
@@ -38,7 +38,10 @@ class VllmRule final : public BudgetRule {
     return blocks / static_cast<int64_t>(layout.groups.size()) * layout.block_size;
   }
 
-  bool RequiresOneFullRequest(const DeploymentConfig& c) const override { return !c.kv_cache_memory_bytes; }
+  // kv_cache_utils.check_enough_kv_cache_memory runs whether the pool is profiled or given with
+  // --kv-cache-memory-bytes: no blocks, or no room for one max_model_len request, and vLLM refuses to
+  // start (issue 16; vllm/v1/core/kv_cache_utils.py, v0.11).
+  bool RequiresOneFullRequest(const DeploymentConfig&) const override { return true; }
 
  protected:
   int64_t DefaultBlockSize() const override { return 16; }

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/budget_rules.h"
+#include "kvcache/budget/encoder_budget.h"
+#include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/weight_tensors.h"
 
 namespace kvsim {
@@ -81,6 +84,8 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.tensor_parallel_size = c.tensor_parallel_size;
   s.pipeline_parallel_size = c.pipeline_parallel_size;
   s.enable_prefix_caching = c.enable_prefix_caching;
+  s.data_parallel_size = c.data_parallel_size;          // issue 16
+  s.enable_expert_parallel = c.enable_expert_parallel;
   if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
   s.max_model_len = c.max_model_len.value_or(spec.derived_max_model_len);
   if (s.max_model_len > spec.derived_max_model_len)
@@ -96,6 +101,46 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   return s;
 }
 
+// --- issue 16: speculative decoding (vLLM v1 loads the drafter on the last pipeline stage, with the
+// target's TP, and registers its attention layers in the same KV pool) ---
+void AddSpeculativeDraft(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const DeploymentConfig& c,
+                         const Formats& f, const EffectiveSettings& s, int stage, StageCapacity& st) {
+  const int pp = s.pipeline_parallel_size;
+  if (stage != pp - 1 || c.speculative.method.empty() || c.speculative.method == "ngram") return;
+  WeightMemory extra;
+  if (c.speculative.draft) {
+    const ModelSpec& d = *c.speculative.draft;
+    extra = WeightsOnGpu(d, EnumerateWeights(d), d.checkpoint_quantization, f.dtype, s.tensor_parallel_size, 1, 0);
+  } else {
+    // MTP: the checkpoint's next-token layer, about one decoder layer plus its own head.
+    const int64_t n = spec.num_layers;
+    extra = WeightsOnGpu(spec, tensors, f.quant, f.dtype, s.tensor_parallel_size, static_cast<int>(n), static_cast<int>(n - 1));
+    extra.rope_cache_bytes = 0;
+  }
+  st.weights.quantized_bytes += extra.quantized_bytes;
+  st.weights.full_width_bytes += extra.full_width_bytes;
+}
+
+void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSettings& s,
+                StageCapacity& st) {
+  if (c.speculative.method.empty() || c.speculative.method == "ngram") return;
+  KvCacheLayout draft;
+  if (c.speculative.draft) {
+    const ModelSpec& d = *c.speculative.draft;
+    if (d.kv_layers() == 0) return;
+    draft = BuildKvCacheLayout(d, ParseKvCacheFormat(c.kv_cache_dtype, d, f.dtype), s.tensor_parallel_size, 0,
+                               d.num_layers, s.block_size, KvGrouping::kSingleGroup);
+  } else {
+    draft = st.layout;  // MTP: one more layer of the target's own shape
+    draft.num_attention_layers = 1;
+    draft.bytes_per_token = st.layout.bytes_per_token_per_layer;
+  }
+  // When the pages differ (a drafter of another shape) vLLM pads them to one size; kvsim then leaves the
+  // drafter's KV out of the pool (AddDraftKvLayers returns false).
+  AddDraftKvLayers(st.layout, draft);
+}
+// --- end issue 16 ---
+
 StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const GpuSpec& gpu,
                         const DeploymentConfig& c, const Formats& f, const EffectiveSettings& s,
                         const BudgetRule& rule, int stage, std::pair<int64_t, int64_t> layers) {
@@ -104,7 +149,8 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   st.stage = stage;
   st.first_layer = layers.first;
   st.end_layer = layers.second;
-  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage);
+  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c));
+  AddSpeculativeDraft(spec, tensors, c, f, s, stage, st);  // issue 16
   ProfileSettings profile;
   profile.max_num_batched_tokens = s.max_num_batched_tokens;
   profile.max_num_seqs = s.max_num_seqs;
@@ -115,7 +161,13 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   profile.version = f.version;
   profile.interconnect = gpu.interconnect;
   st.overhead = EstimateRuntimeOverhead(spec, profile);
+  if (stage == 0 && c.engine == Engine::kVllm)  // issue 16: the encoder runs on the first stage
+    st.overhead.encoder_profile_bytes =
+        EstimateEncoderProfile(spec, c.multimodal, s.max_num_batched_tokens, s.max_num_seqs, BytesPerElement(f.dtype), tp,
+                               st.overhead.activation_peak_bytes).extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
+  if (stage == pp - 1) AddDraftKv(c, f, s, st);  // issue 16
+  st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());  // issue 16
   st.kv_cache_bytes = rule.KvCacheBytes(c, GiBToBytes(s.gpu_total_gib), s.gpu_memory_utilization,
                                         st.weights.total_bytes(), st.overhead);
   return st;
@@ -143,6 +195,10 @@ void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r)
   r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
   r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
   r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
+  for (const int64_t tokens : {int64_t{1024}, int64_t{4096}, int64_t{16384}})  // issue 16
+    if (tokens < s.max_model_len)
+      r.concurrency_at.emplace_back(tokens, rule.MaxConcurrency(r.num_gpu_blocks, b.layout.PagesPerRequest(tokens, s.max_num_batched_tokens),
+                                                                b.layout, tokens));
 
   // Baselines: the rule of thumb and article 003's formula, per GPU.
   const int gpus = s.tensor_parallel_size * s.pipeline_parallel_size;
@@ -151,7 +207,8 @@ void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r)
       (2.4 * static_cast<double>(r.params) + 4.0 * static_cast<double>(s.max_model_len) * static_cast<double>(spec.num_layers) *
                                                  static_cast<double>(spec.num_attention_heads * spec.head_dim)) / gpus;
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
-  r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv;
+  r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv +
+                                 r.encoder_profile_bytes;
 }
 
 void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
@@ -165,9 +222,19 @@ void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, 
                    "); vLLM refuses to start: lower --max-model-len or add memory";
 }
 
+// issue 16: --max-model-len auto, vLLM's estimate_max_model_len over the bottleneck stage's pool.
+void ChooseMaxModelLen(const ModelSpec& spec, CapacityResult& r) {
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  const int64_t len = EstimateMaxModelLen(b.layout, b.num_blocks, r.settings.max_num_batched_tokens, spec.derived_max_model_len);
+  r.settings.max_model_len = std::max<int64_t>(len, 1);
+  r.notes.push_back("--max-model-len auto: " + std::to_string(len) +
+                    " tokens, the longest request the KV cache holds (vLLM's estimate_max_model_len)");
+}
+
 }  // namespace
 
-CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& c) {
+CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const DeploymentConfig& c) {
+  const ModelSpec spec = ApplyServeModelOverrides(model, c);  // issue 16: --disable-sliding-window
   Validate(spec, c);
   const Formats formats = ResolveFormats(spec, c);
   const std::unique_ptr<BudgetRule> rule = MakeBudgetRule(c.engine, formats.version);
@@ -188,6 +255,10 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
     if (st.kv_cache_bytes <= 0 && r.does_not_fit.empty()) r.does_not_fit = StageDoesNotFit(gpu, r, st);
     st.kv_cache_bytes = std::max(st.kv_cache_bytes, 0.0);
     st.num_blocks = rule->Blocks(st.kv_cache_bytes, st.layout);
+    if (c.num_gpu_blocks_override && c.engine == Engine::kVllm) {  // issue 16: kv_cache_utils.get_num_blocks
+      st.num_blocks = *c.num_gpu_blocks_override;
+      st.kv_cache_bytes = static_cast<double>(st.num_blocks) * static_cast<double>(st.layout.block_bytes);
+    }
     if (st.num_blocks < min_blocks) {
       min_blocks = st.num_blocks;
       r.bottleneck_stage = stage;
@@ -195,18 +266,27 @@ CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const Dep
     r.weights_bytes = std::max(r.weights_bytes, st.weights.total_bytes());
     r.activation_peak_bytes = std::max(r.activation_peak_bytes, st.overhead.activation_peak_bytes);
     r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
+    r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);  // issue 16
     r.stages.push_back(std::move(st));
   }
+  if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16
   Summarize(spec, *rule, r);
   CheckOneFullRequestFits(c, *rule, r);
 
-  r.notes = spec.notes;
+  r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
   const KvCacheLayout& layout = r.stages[r.bottleneck_stage].layout;
   if (layout.padding_layers > 0)
     r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
                       " padding layer(s) added to equalise groups, as vLLM does");
   if (!rule->Note().empty()) r.notes.push_back(rule->Note());
   return r;
+}
+
+double ConcurrencyAt(const CapacityResult& r, int64_t tokens) {
+  KVSIM_CHECK(!r.stages.empty(), "ConcurrencyAt needs a planned result");
+  const StageCapacity& b = r.stages[r.bottleneck_stage];
+  const int64_t pages = b.layout.PagesPerRequest(std::max<int64_t>(tokens, 1), r.settings.max_num_batched_tokens);
+  return pages > 0 ? static_cast<double>(r.num_gpu_blocks) / static_cast<double>(pages) : 0.0;
 }
 
 }  // namespace kvsim

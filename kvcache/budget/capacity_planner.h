@@ -62,6 +62,8 @@ struct EffectiveSettings {
   bool enable_prefix_caching = true;
   KvGrouping kv_grouping = KvGrouping::kHybrid;  // effective: only vLLM v1 has the hybrid manager
   std::optional<double> kv_cache_memory_gib;
+  int data_parallel_size = 1;            // issue 16: replicas, each with its own KV cache
+  bool enable_expert_parallel = false;   // issue 16: experts over TP x DP ranks
 };
 
 struct CapacityResult {
@@ -78,12 +80,17 @@ struct CapacityResult {
   double weights_bytes = 0;
   double activation_peak_bytes = 0;
   double non_torch_bytes = 0;
+  double encoder_profile_bytes = 0;     // issue 16: multimodal encoder profile, beyond the LM's activation peak
   double kv_cache_bytes = 0;
   double kv_bytes_per_token = 0;
   int64_t num_gpu_blocks = 0;
   int64_t gpu_kv_cache_tokens = 0;      // as vLLM's "GPU KV cache size" log line
   double max_concurrency = 0;           // requests of max_model_len tokens
   int64_t pages_per_max_len_request = 0;
+  // issue 16: requests the KV cache holds at shorter lengths (1k, 4k, 16k below max_model_len, and
+  // any length a caller adds with ConcurrencyAt), as vLLM's get_max_concurrency_for_kv_cache_config
+  // would report them for that max_model_len.
+  std::vector<std::pair<int64_t, double>> concurrency_at;
 
   // Baselines, per GPU.
   double baseline_1_2x_bytes = 0;        // EleutherAI: 1.2 × weights
@@ -102,6 +109,9 @@ struct CapacityResult {
 // --max-model-len above the model's limit, ...). A model that does not fit is not an exception
 // here: see CapacityResult::does_not_fit.
 CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& config);
+
+// Requests of `tokens` tokens each that the planned KV cache holds at once (issue 16).
+double ConcurrencyAt(const CapacityResult& result, int64_t tokens);
 
 }  // namespace kvsim
 

@@ -4,6 +4,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/budget/serve_settings.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
@@ -27,7 +28,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.tensor_parallel_size = o.tensor_parallel_size;
   c.pipeline_parallel_size = o.pipeline_parallel_size;
   c.gpu_memory_utilization = OptionalNumber(o.gpu_memory_utilization, "--gpu-memory-utilization");
-  c.max_model_len = OptionalCount(o.max_model_len, "--max-model-len");
+  c.max_model_len = IsAutoMaxModelLen(o.max_model_len) ? std::nullopt : OptionalCount(o.max_model_len, "--max-model-len");
   c.max_num_seqs = OptionalCount(o.max_num_seqs, "--max-num-seqs");
   c.max_num_batched_tokens = OptionalCount(o.max_num_batched_tokens, "--max-num-batched-tokens");
   c.block_size = OptionalCount(o.block_size, "--block-size");
@@ -39,6 +40,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.vllm_version = o.vllm_version;
   ParseVllmVersion(o.vllm_version);  // validate early, with the option's name
   c.engine = ParseEnum<Engine>(o.engine, "--engine");
+  ReadServeSettings(o, c);  // issue 16
   return c;
 }
 
@@ -83,7 +85,8 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
 }  // namespace
 
 Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data_dir, ResolveCache* cache) {
-  const DeploymentConfig c = ConfigFromOptions(o);
+  DeploymentConfig c = ConfigFromOptions(o);
+  ResolveDraftModel(c, data_dir);  // issue 16
   ResolveCache local;
   ResolveCache& store = cache ? *cache : local;
   if (!store.gpus) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,26 @@ namespace kvsim {
 
 inline constexpr const char* kDefaultModel = "meta-llama/Llama-3.1-8B-Instruct";
 inline constexpr const char* kDefaultGpu = "a100-80gb";
+
+// --- issue 16 ---
+// --speculative-config: {"method": ..., "model": ..., "num_speculative_tokens": N}. A draft model
+// (method "draft_model", "eagle", "eagle3", "medusa", or a "model" given) brings its weights and,
+// for attention drafts, its own KV layers into the same pool; "ngram" needs neither; "mtp"/
+// "deepseek_mtp" reuse the target's next-token layers (num_nextn_predict_layers).
+struct SpeculativeSettings {
+  std::string method;            // empty: no speculative decoding
+  std::string draft_model;       // preset id or config.json path; empty for ngram / mtp
+  int64_t num_speculative_tokens = 0;
+  std::shared_ptr<const ModelSpec> draft;  // resolved draft config, when there is one
+};
+
+// What vLLM's multimodal profile run may feed the encoder.
+struct MultimodalSettings {
+  std::map<std::string, int64_t> limit_per_prompt;  // --limit-mm-per-prompt {"image": 2, "video": 0}
+  std::optional<int64_t> max_pixels;                // --mm-processor-kwargs {"max_pixels": ...}
+  bool skip_profiling = false;                      // --skip-mm-profiling
+};
+// --- end issue 16 ---
 
 // Server settings, typed. Unset optionals take the engine's defaults.
 struct DeploymentConfig {
@@ -38,6 +59,16 @@ struct DeploymentConfig {
   std::optional<double> gpu_memory_gib;          // overrides the GPU preset's CUDA total
   std::string vllm_version = kDefaultVllmVersion;
   Engine engine = Engine::kVllm;
+  // --- issue 16: the rest of vLLM's serve flags that change memory ---
+  bool max_model_len_auto = false;               // --max-model-len auto / -1: the largest that fits
+  std::optional<int64_t> num_gpu_blocks_override;
+  double cpu_offload_bytes = 0;                  // --cpu-offload-gb, per GPU
+  int data_parallel_size = 1;                    // -dp: replicas, each with its own KV cache
+  bool enable_expert_parallel = false;           // experts sharded over TP x DP ranks
+  bool disable_sliding_window = false;           // every layer keeps the full context
+  SpeculativeSettings speculative;               // --speculative-config
+  MultimodalSettings multimodal;                 // --limit-mm-per-prompt, --mm-processor-kwargs, --skip-mm-profiling
+  // --- end issue 16 ---
 };
 
 struct Deployment {
@@ -71,6 +102,17 @@ struct DeploymentOptions {
   bool disable_hybrid_kv_cache_manager = false;
   std::string vllm_version = kDefaultVllmVersion;
   std::string engine = "vllm";
+  // --- issue 16: the rest of vLLM's serve flags that change memory ---
+  std::string num_gpu_blocks_override;
+  std::string cpu_offload_gb;
+  int data_parallel_size = 1;
+  bool enable_expert_parallel = false;
+  bool disable_sliding_window = false;
+  std::string speculative_config;   // JSON
+  std::string limit_mm_per_prompt;  // JSON
+  std::string mm_processor_kwargs;  // JSON
+  bool skip_mm_profiling = false;
+  // --- end issue 16 ---
 };
 
 // What resolving reads from disk (model configs, the GPU table), kept for reuse when many

@@ -60,6 +60,12 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
     layout.bytes_per_token_per_layer = format.fp8_ds_mla
         ? 656.0
         : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
+    // issue 16: DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
+    // the same blocks (vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an
+    // MLAAttentionSpec of head_size index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys
+    // plus one fp32 scale per 128 values: 132 B per token and layer for index_head_dim 128).
+    if (spec.mla.indexer_head_dim > 0)
+      layout.bytes_per_token_per_layer += static_cast<double>(spec.mla.indexer_head_dim + spec.mla.indexer_head_dim / 128 * 4);
   } else {
     const int64_t heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
     layout.bytes_per_token_per_layer = 2.0 * static_cast<double>(heads * spec.head_dim) * format.bytes_per_element;

@@ -4,7 +4,7 @@
 //
 // Per layer and token: 2 × max(1, kv_heads / TP) × head_dim × kv_bytes (K and V; heads replicated
 // when TP > kv_heads); MLA stores one latent of kv_lora_rank + qk_rope_head_dim (no ×2, not split
-// by TP); DeepSeek-V3.2's fp8_ds_mla stores 656 bytes. A page is block_size tokens of one layer.
+// by TP); DeepSeek-V3.2's fp8_ds_mla stores 656 bytes, plus 132 bytes of its indexer's fp8 key cache. A page is block_size tokens of one layer.
 // Layers with the same attention kind form groups of `group_size` layers; one block id addresses
 // one page in each of group_size tensors, so a block costs page_bytes × group_size.
 // (reference/serving-memory-facts.md §1.4, §1.5, §8.)

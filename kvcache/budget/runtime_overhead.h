@@ -42,6 +42,7 @@ struct RuntimeOverhead {
   double sampler_peak_bytes = 0;
   double activation_peak_bytes = 0;  // max of the two
   double non_torch_bytes = 0;
+  double encoder_profile_bytes = 0;  // issue 16: what a multimodal encoder adds to the peak (encoder_budget.h)
 };
 
 RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& settings);

@@ -60,7 +60,8 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
 }
 
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
-                          const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage) {
+                          const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
+                          int expert_shards) {
   const auto ranges = PipelineStageLayers(spec.num_layers, pp);
   const auto [first, end] = ranges[stage];
   const double width = BytesPerElement(dtype);
@@ -70,7 +71,7 @@ WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>
                       : t.on_last_stage ? stage == pp - 1
                                         : stage == 0;
     if (!here) continue;
-    auto [rows, cols] = ShardShape(t, spec, tp);
+    auto [rows, cols] = ShardShape(t, spec, t.role == WeightRole::kExpert && expert_shards > 0 ? expert_shards : tp);
     if (quant.method == QuantMethod::kMxfp4 && t.role == WeightRole::kExpert)
       std::tie(rows, cols) = PadForMxfp4(t, {rows, cols});
     if (IsQuantized(t, quant)) {

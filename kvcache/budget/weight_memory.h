@@ -19,16 +19,19 @@ struct WeightMemory {
   double quantized_bytes = 0;    // linear layers stored in the quantized format
   double full_width_bytes = 0;   // embeddings, lm_head, norms, biases, routers, unquantized linears
   double rope_cache_bytes = 0;   // cos/sin cache buffer
-  double total_bytes() const { return quantized_bytes + full_width_bytes + rope_cache_bytes; }
+  double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward (issue 16)
+  double total_bytes() const { return quantized_bytes + full_width_bytes + rope_cache_bytes - cpu_offloaded_bytes; }
 };
 
 // [first_layer, end_layer) of each pipeline stage, as vLLM's get_pp_indices splits them: equal
 // shares, the remainder going to the stages just before the last one.
 std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp);
 
-// REQUIRES: tp >= 1, pp >= 1, 0 <= stage < pp.
+// REQUIRES: tp >= 1, pp >= 1, 0 <= stage < pp, expert_shards >= 1. Routed experts are split over
+// `expert_shards` ranks: tp by default, tp x dp with --enable-expert-parallel (vLLM's EP group).
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
-                          const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage);
+                          const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
+                          int expert_shards = 0);
 
 }  // namespace kvsim
 

@@ -53,8 +53,16 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
   }
   std::string hint;
   for (const auto& m : ClosestMatches(name_or_path, presets)) hint += (hint.empty() ? "" : ", ") + m;
+  // issue 16: say how to get the config of a Hugging Face id kvsim has no preset for.
+  const bool looks_like_id = name_or_path.find('/') != std::string::npos && name_or_path[0] != '/' &&
+                             name_or_path[0] != '.' && name_or_path.find(".json") == std::string::npos;
+  const std::string fetch = looks_like_id
+      ? "; fetch its config with: curl -LO https://huggingface.co/" + name_or_path +
+            "/resolve/main/config.json (gated models: -H \"Authorization: Bearer $HF_TOKEN\") and pass "
+            "--model ./config.json"
+      : std::string();
   throw Error("--model: '" + name_or_path + "' is neither a config.json path nor a preset" +
-              (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)");
+              (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)" + fetch);
 }
 
 }  // namespace kvsim

@@ -7,6 +7,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/model/model_families.h"
+#include "kvcache/model/vision_spec.h"
 
 namespace kvsim {
 namespace {
@@ -47,6 +48,8 @@ int64_t EstimateVisionParams(const json& vision, int64_t text_hidden) {
 // for the types that already state the scaled length (llama3, longrope, su, mrope).
 int64_t DeriveMaxModelLen(const json& text, int64_t max_pos) {
   auto rs = text.find("rope_scaling");
+  // issue 16: transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
+  if (rs == text.end() || !rs->is_object()) rs = text.find("rope_parameters");
   if (rs == text.end() || !rs->is_object()) return max_pos;
   std::string kind = rs->value("rope_type", rs->value("type", std::string()));
   if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
@@ -172,6 +175,7 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size);
+    spec.vision = ReadVisionSpec(*vc, root.value("model_type", type), spec.hidden_size);  // issue 16
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

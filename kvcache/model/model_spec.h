@@ -10,6 +10,7 @@
 
 #include "kvcache/model/numeric_format.h"
 #include "kvcache/model/quantization.h"
+#include "kvcache/model/vision_spec.h"
 
 namespace kvsim {
 
@@ -98,6 +99,7 @@ struct ModelSpec {
   QuantizationSpec checkpoint_quantization;         // from quantization_config
 
   int64_t vision_params = 0;   // multimodal encoder + projector, estimated from vision_config
+  VisionSpec vision;           // issue 16: what sizes vLLM's encoder profile run
   std::vector<std::string> notes;  // assumptions taken while reading the config
 
   bool is_moe() const { return moe.num_experts > 0; }

@@ -9,12 +9,26 @@
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
+#include "sim/cli/vllm_command_line.h"
 #include "sim/sweep.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
+namespace {
 
-int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+// "does not fit: ... short by 3.60 GiB ..." -> "does not fit: needs 3.60 GiB more (...)".
+std::string NeedsMore(const std::string& reason) {
+  const size_t at = reason.find("short by ");
+  if (at == std::string::npos) return reason;
+  const size_t end = reason.find(" GiB", at);
+  const std::string gib = reason.substr(at + 9, end == std::string::npos ? std::string::npos : end - at - 9);
+  return "does not fit: needs " + gib + " GiB more (" + reason.substr(std::string("does not fit: ").size()) + ")";
+}
+
+}  // namespace
+
+int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> args = ExpandServeCommand(given, err, "compare");
   constexpr const char* kNames[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
   std::vector<std::string> variant_args(std::size(kNames));
   std::string json_path, report_path;
@@ -23,7 +37,9 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
       "kvsim compare: replay the same trace through two or more deployments and print them side by side.\n"
       "Every other option is a kvsim replay option shared by all deployments; --a, --b, ... add or\n"
       "override options for one deployment.\n\n"
-      "Usage: kvsim compare --a \"OPTIONS\" --b \"OPTIONS\" [--c ...] [shared replay options]\n\nCompare options",
+      "Usage: kvsim compare --a \"OPTIONS\" --b \"OPTIONS\" [--c ...] [shared replay options] [-- vllm serve MODEL ...]\n"
+      "A deployment's OPTIONS may be a whole server command line: --a \"vllm serve MODEL -tp 2\".\n"
+      "A deployment that does not fit is reported as such; the others are still compared.\n\nCompare options",
       110, 60);
   own.add_options()("help,h", "show this help");
   for (size_t i = 0; i < std::size(kNames); ++i)
@@ -55,11 +71,19 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
     return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
   });
   std::vector<ComparedDeployment> compared;
+  std::vector<std::string> not_fitting;  // issue 16: reported, not fatal
   for (size_t i = 0; i < variants.size(); ++i) {
-    if (!runs[i].result) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
+    if (!runs[i].result) {
+      if (runs[i].error.rfind("does not fit", 0) != 0) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
+      not_fitting.push_back("deployment " + variants[i].label + ": " + NeedsMore(runs[i].error));
+      continue;
+    }
     compared.push_back({variants[i].label, &runs[i].result->summary, &charts[i]});
   }
-  out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
+  if (!compared.empty())
+    out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
+  for (const auto& line : not_fitting) out << line << "\n";
+  if (compared.empty()) return kExitOk;
   if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared).dump(2) + "\n", out);
   if (!report_path.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
   return kExitOk;

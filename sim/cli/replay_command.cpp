@@ -15,17 +15,19 @@
 #include "sim/cli/output.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/replay_flags.h"
+#include "sim/cli/vllm_command_line.h"
 #include "sim/replay_runner.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
 
-int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
   DeploymentOptions dep;
   ReplayFlags flags;
   po::options_description desc(
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
-      "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options]\n"
+      "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
       "With no --trace: the bundled Azure LLM inference conversation trace (2023, 19,366 requests).\n"
       "Ctrl-C stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
@@ -34,7 +36,9 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   AddReplayOptions(desc, flags);
   AddDeploymentOptions(desc, dep);
   po::variables_map vm;
-  po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
+  const po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
+  RejectPositionalArguments(parsed);
+  po::store(parsed, vm);
   po::notify(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";

@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/replay_flags.h"
+#include "sim/cli/vllm_command_line.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -44,8 +45,13 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   AddReplayOptions(desc, replay);
   AddDeploymentOptions(desc, dep);
   std::vector<std::string> args = base_args;
-  args.insert(args.end(), overrides.begin(), overrides.end());
+  // issue 16: a deployment may be a pasted server command line ("vllm serve MODEL -tp 2 ...").
+  const bool pasted = !overrides.empty() && (overrides[0] == "vllm" || overrides[0].rfind("python", 0) == 0 ||
+                                             overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
+  const std::vector<std::string> own = pasted ? TranslateServeCommand(overrides).kvsim_args : overrides;
+  args.insert(args.end(), own.begin(), own.end());
   po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
+  RejectPositionalArguments(parsed);
   // Last occurrence wins: keep only each option's final value.
   std::map<std::string, size_t> last;
   for (size_t i = 0; i < parsed.options.size(); ++i) last[parsed.options[i].string_key] = i;

@@ -61,8 +61,11 @@ TEST(KvCacheLayoutTest, MlaLatentIsNotSplitByTensorParallelism) {
     "qk_nope_head_dim":128,"qk_rope_head_dim":64,"v_head_dim":128,"vocab_size":129280,
     "max_position_embeddings":163840,"topk_method":"noaux_tc","torch_dtype":"bfloat16"})");
   EXPECT_DOUBLE_EQ(Layout(v3).bytes_per_token, 70272);
-  // DeepSeek-V3.2 defaults to vLLM's fp8_ds_mla layout: 656 bytes per token and layer.
-  EXPECT_DOUBLE_EQ(Layout(SharedModel("deepseek-ai__DeepSeek-V3.2-Exp-16L64E.json")).bytes_per_token, 16 * 656);
+  // DeepSeek-V3.2 defaults to vLLM's fp8_ds_mla layout: 656 bytes per token and layer (512 fp8 latent,
+  // 4 fp32 scales, 64 bf16 RoPE values), plus its indexer's key cache: DeepseekV32IndexerCache registers
+  // head_size index_head_dim + index_head_dim // 128 * 4 = 128 + 4 bytes (vllm/model_executor/models/
+  // deepseek_v2.py, v0.11).
+  EXPECT_DOUBLE_EQ(Layout(SharedModel("deepseek-ai__DeepSeek-V3.2-Exp-16L64E.json")).bytes_per_token, 16 * (656 + 132));
 }
 
 // vLLM groups layers by attention type: gpt-oss 12 sliding + 12 full -> 2 groups of 12;

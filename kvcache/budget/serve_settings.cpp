@@ -1,0 +1,90 @@
+#include "kvcache/budget/serve_settings.h"
+
+#include <nlohmann/json.hpp>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/units.h"
+#include "kvcache/model/model_catalog.h"
+
+namespace kvsim {
+namespace {
+
+nlohmann::json ParseJsonFlag(const std::string& text, const std::string& flag) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw Error(flag + ": '" + text + "' is not a JSON object");
+  return j;
+}
+
+int64_t JsonCount(const nlohmann::json& j, const std::string& key, const std::string& flag) {
+  if (j.is_number_integer() && j.get<int64_t>() >= 0) return j.get<int64_t>();
+  if (j.is_string()) return ParseTokenCount(j.get<std::string>(), flag + " " + key);
+  throw Error(flag + ": '" + key + "' must be a non-negative integer");
+}
+
+SpeculativeSettings ReadSpeculative(const std::string& text) {
+  SpeculativeSettings s;
+  if (text.empty()) return s;
+  const nlohmann::json j = ParseJsonFlag(text, "--speculative-config");
+  s.draft_model = j.value("model", std::string());
+  s.method = j.value("method", s.draft_model.empty() ? std::string() : std::string("draft_model"));
+  if (s.method.empty()) throw Error("--speculative-config: give \"method\" (ngram, eagle, eagle3, mtp, ...) or \"model\"");
+  if (j.contains("num_speculative_tokens"))
+    s.num_speculative_tokens = JsonCount(j["num_speculative_tokens"], "num_speculative_tokens", "--speculative-config");
+  if (s.num_speculative_tokens > 64) throw Error("--speculative-config: num_speculative_tokens must be at most 64");
+  return s;
+}
+
+MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
+  MultimodalSettings m;
+  m.skip_profiling = o.skip_mm_profiling;
+  if (!o.limit_mm_per_prompt.empty()) {
+    const nlohmann::json limits = ParseJsonFlag(o.limit_mm_per_prompt, "--limit-mm-per-prompt");
+    for (auto it = limits.begin(); it != limits.end(); ++it) {
+      // vLLM also takes {"image": {"count": 2, "width": ..., "height": ...}}.
+      const nlohmann::json& v = it.value();
+      const bool nested = v.is_object() && v.contains("count");
+      m.limit_per_prompt[it.key()] = JsonCount(nested ? v["count"] : v, it.key(), "--limit-mm-per-prompt");
+    }
+  }
+  if (!o.mm_processor_kwargs.empty()) {
+    const nlohmann::json j = ParseJsonFlag(o.mm_processor_kwargs, "--mm-processor-kwargs");
+    if (j.contains("max_pixels")) m.max_pixels = JsonCount(j["max_pixels"], "max_pixels", "--mm-processor-kwargs");
+  }
+  return m;
+}
+
+}  // namespace
+
+bool IsAutoMaxModelLen(const std::string& text) { return text == "auto" || text == "-1"; }
+
+void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
+  c.max_model_len_auto = IsAutoMaxModelLen(o.max_model_len);
+  if (!o.num_gpu_blocks_override.empty()) {
+    c.num_gpu_blocks_override = ParseTokenCount(o.num_gpu_blocks_override, "--num-gpu-blocks-override");
+    if (*c.num_gpu_blocks_override < 1) throw Error("--num-gpu-blocks-override: must be at least 1");
+  }
+  if (!o.cpu_offload_gb.empty()) {
+    const double gib = ParseFiniteNumber(o.cpu_offload_gb, "--cpu-offload-gb");
+    if (!(gib >= 0 && gib < 1e6)) throw Error("--cpu-offload-gb: must be a non-negative number of GiB");
+    c.cpu_offload_bytes = GiBToBytes(gib);
+  }
+  if (o.data_parallel_size < 1 || o.data_parallel_size > 1024)
+    throw Error("--data-parallel-size: " + std::to_string(o.data_parallel_size) + " must be between 1 and 1024");
+  c.data_parallel_size = o.data_parallel_size;
+  c.enable_expert_parallel = o.enable_expert_parallel;
+  c.disable_sliding_window = o.disable_sliding_window;
+  c.speculative = ReadSpeculative(o.speculative_config);
+  c.multimodal = ReadMultimodal(o);
+}
+
+void ResolveDraftModel(DeploymentConfig& c, const std::string& data_dir) {
+  if (c.speculative.draft_model.empty() || c.speculative.draft) return;
+  try {
+    c.speculative.draft = std::make_shared<const ModelSpec>(ResolveModel(c.speculative.draft_model, data_dir));
+  } catch (const Error& e) {
+    throw Error(std::string("--speculative-config: draft ") + e.what());
+  }
+}
+
+}  // namespace kvsim

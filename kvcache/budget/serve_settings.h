@@ -1,0 +1,25 @@
+// The vLLM serve settings beyond the basic budget (issue 16): --max-model-len auto,
+// --num-gpu-blocks-override, --cpu-offload-gb, data and expert parallelism, --disable-sliding-window,
+// --speculative-config and the multimodal limits, read from their text (JSON for the config flags,
+// as vLLM takes them) into DeploymentConfig.
+#ifndef KVSIM_KVCACHE_BUDGET_SERVE_SETTINGS_H_
+#define KVSIM_KVCACHE_BUDGET_SERVE_SETTINGS_H_
+
+#include <string>
+
+#include "kvcache/budget/deployment.h"
+
+namespace kvsim {
+
+// True for vLLM's spellings of "the largest length that fits": auto, -1.
+bool IsAutoMaxModelLen(const std::string& text);
+
+// Throws kvsim::Error naming the flag for a value that does not parse.
+void ReadServeSettings(const DeploymentOptions& options, DeploymentConfig& config);
+
+// Loads the draft model a --speculative-config names (preset id or config.json path).
+void ResolveDraftModel(DeploymentConfig& config, const std::string& data_dir);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_SERVE_SETTINGS_H_

@@ -1,0 +1,41 @@
+// vLLM start-up rules beyond the basic budget (issue 16), each after vLLM's own code
+// (vllm-project/vllm, the v0.11 line: vllm/v1/core/kv_cache_utils.py, vllm/config/model.py):
+//
+//  - --disable-sliding-window: every layer attends to the whole context, and the context is capped
+//    at the sliding window (ModelConfig._get_and_verify_max_len: "max_model_len should be less
+//    than the sliding window length" when the window is disabled).
+//  - --max-model-len auto / -1: the largest length one request of which fits the KV pool
+//    (kv_cache_utils.estimate_max_model_len, a binary search over max_memory_usage_bytes).
+//  - --num-gpu-blocks-override: the pool has exactly that many blocks (kv_cache_utils.get_num_blocks).
+//  - the pool must hold at least one block and one request of max_model_len, --kv-cache-memory or
+//    not (kv_cache_utils.check_enough_kv_cache_memory).
+//  - --speculative-config: a draft model's weights and its attention layers in the same KV pool.
+#ifndef KVSIM_KVCACHE_BUDGET_STARTUP_RULES_H_
+#define KVSIM_KVCACHE_BUDGET_STARTUP_RULES_H_
+
+#include <cstdint>
+#include <string>
+
+#include "kvcache/budget/deployment.h"
+#include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/model/model_spec.h"
+
+namespace kvsim {
+
+// The model as the server sees it after --disable-sliding-window.
+ModelSpec ApplyServeModelOverrides(const ModelSpec& spec, const DeploymentConfig& config);
+
+// Ranks the routed experts are split over: TP, or TP x DP with --enable-expert-parallel.
+int ExpertShards(const DeploymentConfig& config);
+
+// The largest max_model_len in [1, upper] whose pages fit `num_blocks`; 0 when not even one token fits.
+int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int64_t max_num_batched_tokens,
+                            int64_t upper);
+
+// The draft model's attention layers join the pool's full-attention group when their page matches
+// (EAGLE/draft models of the same family); returns false (layout unchanged) otherwise.
+bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BUDGET_STARTUP_RULES_H_

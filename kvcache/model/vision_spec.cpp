@@ -1,0 +1,60 @@
+#include "kvcache/model/vision_spec.h"
+
+#include <algorithm>
+
+#include "kvcache/model/config_field_reader.h"
+
+namespace kvsim {
+namespace {
+
+bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+VisionSpec ReadVisionSpec(const nlohmann::json& vc, const std::string& model_type, int64_t text_hidden) {
+  VisionSpec v;
+  FieldReader r(vc, "", "vision_config.");
+  v.hidden_size = r.Optional({"hidden_size", "embed_dim", "width"}, 0);
+  v.depth = r.Optional({"depth", "num_hidden_layers", "layers"}, 0);
+  v.intermediate_size = r.Optional({"intermediate_size", "mlp_dim"}, 4 * v.hidden_size);
+  v.patch_size = r.Optional({"patch_size"}, 14);
+  v.out_hidden_size = r.Optional({"out_hidden_size"}, text_hidden);
+  if (StartsWith(model_type, "qwen2_vl") || StartsWith(model_type, "qwen2_5_vl") || StartsWith(model_type, "qwen3_vl")) {
+    v.merge_size = r.Optional({"spatial_merge_size"}, 2);
+    const bool qwen3 = StartsWith(model_type, "qwen3_vl");
+    const int64_t cell = v.patch_size * v.merge_size;
+    const int64_t max_pixels = qwen3 ? 16777216 : 12845056;
+    v.max_tokens_per_image = max_pixels / (cell * cell);
+    v.max_patches_per_image = v.max_tokens_per_image * v.merge_size * v.merge_size;
+    if (auto d = vc.find("deepstack_visual_indexes"); d != vc.end() && d->is_array())
+      v.deepstack_levels = static_cast<int64_t>(d->size());
+    v.pixels_capped = true;
+  } else if (StartsWith(model_type, "llama4")) {
+    const int64_t image = r.Optional({"image_size"}, 336);
+    const int64_t per_tile = (image / v.patch_size) * (image / v.patch_size);
+    v.max_patches_per_image = 17 * per_tile;         // 16 tiles + the global view
+    v.max_tokens_per_image = 17 * per_tile / 4;      // pixel shuffle 0.5 on each side
+    v.out_hidden_size = text_hidden;
+  } else if (StartsWith(model_type, "gemma3")) {
+    const int64_t image = r.Optional({"image_size"}, 896);
+    v.max_patches_per_image = (image / v.patch_size) * (image / v.patch_size);
+    v.max_tokens_per_image = 256;                    // mm_tokens_per_image
+    v.out_hidden_size = text_hidden;
+  } else {
+    const int64_t image = r.Optional({"image_size"}, 336);
+    v.max_patches_per_image = (image / v.patch_size) * (image / v.patch_size);
+    v.max_tokens_per_image = v.max_patches_per_image;
+    v.out_hidden_size = text_hidden;
+  }
+  return v;
+}
+
+VisionSpec WithMaxPixels(VisionSpec v, int64_t max_pixels) {
+  if (!v.pixels_capped || max_pixels <= 0) return v;
+  const int64_t cell = v.patch_size * v.merge_size;
+  v.max_tokens_per_image = std::max<int64_t>(1, max_pixels / (cell * cell));
+  v.max_patches_per_image = v.max_tokens_per_image * v.merge_size * v.merge_size;
+  return v;
+}
+
+}  // namespace kvsim

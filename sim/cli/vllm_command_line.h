@@ -1,0 +1,44 @@
+// A server command line pasted as it is run: `vllm serve MODEL [flags]`,
+// `python -m vllm.entrypoints.openai.api_server [flags]` or `python -m sglang.launch_server [flags]`,
+// given after `--` or as `--vllm-cmd "..."`, turned into kvsim's deployment flags.
+//
+// Every flag of vLLM's serve parser is recognised (the table in vllm_command_line.cpp, built from
+// vllm/engine/arg_utils.py and vllm/entrypoints/openai/cli_args.py); the ones that change memory
+// or scheduling become kvsim flags, the others are reported once as "accepted, no effect on
+// memory", and a few that do change memory but that kvsim does not model are reported as such.
+// A flag vLLM does not know is an error, as it is for vLLM.
+#ifndef KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_
+#define KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_
+
+#include <boost/program_options/parsers.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kvsim {
+
+struct ServeCommandLine {
+  std::vector<std::string> kvsim_args;          // kvsim deployment flags, in order
+  std::vector<std::string> accepted_no_effect;  // flags recognised, with no effect on memory
+  std::vector<std::string> not_modelled;        // flags that change memory in ways kvsim ignores
+  bool sglang = false;                          // an SGLang launch_server command line
+};
+
+// `tokens`: the command line split as a shell would (backslash line continuations and leading
+// VAR=value assignments are skipped). Throws kvsim::Error naming the token for anything vLLM
+// (or SGLang) would refuse: an unknown flag, a missing value, a second model.
+ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens);
+
+// A command's own arguments and, appended, the flags of a server command line given after `--`
+// or with --vllm-cmd "..."; notes about accepted flags go to `err`. Without a server command line
+// the arguments come back unchanged.
+std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
+                                            const std::string& command);
+
+// kvsim's commands take options only: a stray word (a model id typed without --model, a server
+// command line without `--`) is an error naming it, never silently ignored.
+void RejectPositionalArguments(const boost::program_options::parsed_options& parsed);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_

@@ -1,0 +1,186 @@
+// vLLM start-up rules kvsim reproduces (issue 16), each against vLLM's own rule (vllm-project/vllm,
+// v0.11 line) with figures derived by hand from the model configs.
+#include <gtest/gtest.h>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/units.h"
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/budget/deployment.h"
+#include "kvcache/budget/encoder_budget.h"
+#include "kvcache/model/model_catalog.h"
+#include "kvcache/model/model_config_parser.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+CapacityResult Plan(DeploymentOptions o) {
+  const Deployment d = ResolveDeployment(o, DataDirectory());
+  return PlanCapacity(d.model, d.gpu, d.config);
+}
+
+DeploymentOptions Llama8b() {
+  DeploymentOptions o;
+  o.model = "meta-llama/Llama-3.1-8B-Instruct";
+  o.gpu = "a100-80gb";
+  return o;
+}
+
+// kv_cache_utils.get_num_blocks: the override replaces the profiled number.
+TEST(StartupRulesTest, NumGpuBlocksOverrideSetsThePool) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "100";
+  o.max_model_len = "1600";  // 100 blocks x 16 tokens: exactly one request
+  const CapacityResult r = Plan(o);
+  EXPECT_TRUE(r.does_not_fit.empty()) << r.does_not_fit;
+  EXPECT_EQ(r.num_gpu_blocks, 100);
+  EXPECT_EQ(r.gpu_kv_cache_tokens, 1600);
+  EXPECT_DOUBLE_EQ(r.max_concurrency, 1.0);
+  o.max_model_len = "1601";  // one token more needs a 101st block: vLLM refuses to start
+  EXPECT_FALSE(Plan(o).does_not_fit.empty());
+}
+
+// kv_cache_utils.estimate_max_model_len: the largest length whose blocks fit (binary search).
+TEST(StartupRulesTest, MaxModelLenAutoIsTheLongestRequestThatFits) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "100";
+  o.max_model_len = "auto";
+  const CapacityResult r = Plan(o);
+  EXPECT_EQ(r.settings.max_model_len, 1600);  // ceil(L / 16) <= 100
+  o.max_model_len = "-1";
+  EXPECT_EQ(Plan(o).settings.max_model_len, 1600);
+}
+
+// kv_cache_utils.check_enough_kv_cache_memory runs with --kv-cache-memory too: a 1,000-byte pool
+// holds 0 blocks (a page of Llama-3.1-8B is 16 x 2 x 8 x 128 x 2 B = 65,536 B per layer).
+TEST(StartupRulesTest, TinyKvCacheMemoryDoesNotStart) {
+  DeploymentOptions o = Llama8b();
+  o.kv_cache_memory = "1000";
+  const CapacityResult r = Plan(o);
+  EXPECT_EQ(r.num_gpu_blocks, 0);
+  EXPECT_FALSE(r.does_not_fit.empty());
+  const auto cli = testing::RunCli({"capacity", "--kv-cache-memory", "1000"});
+  EXPECT_EQ(cli.exit_code, 2) << cli.out;
+}
+
+// --cpu-offload-gb is per GPU (CacheConfig.cpu_offload_gb): the weights on the GPU shrink by it and
+// the KV cache grows by the same bytes.
+TEST(StartupRulesTest, CpuOffloadMovesWeightBytesToTheKvCache) {
+  DeploymentOptions o = Llama8b();
+  o.max_model_len = "8192";
+  const CapacityResult base = Plan(o);
+  o.cpu_offload_gb = "10";
+  const CapacityResult off = Plan(o);
+  EXPECT_NEAR(base.weights_bytes - off.weights_bytes, GiBToBytes(10), 1.0);
+  EXPECT_NEAR(off.kv_cache_bytes - base.kv_cache_bytes, GiBToBytes(10), 1.0);
+}
+
+// Expert parallelism shards the routed experts over TP x DP ranks. Qwen3-30B-A3B: 48 layers x 128
+// experts x 3 x 768 x 2048 = 28,991,029,248 expert weights, 2 bytes each in bf16; EP over 2 ranks
+// keeps half of them: 28,991,029,248 bytes fewer per GPU.
+TEST(StartupRulesTest, ExpertParallelHalvesExpertWeightsOverTwoRanks) {
+  DeploymentOptions o;
+  o.model = "Qwen/Qwen3-30B-A3B";
+  o.gpu = "h100";
+  o.max_model_len = "8192";
+  const CapacityResult one = Plan(o);
+  o.data_parallel_size = 2;
+  const CapacityResult dp = Plan(o);
+  EXPECT_DOUBLE_EQ(dp.weights_bytes, one.weights_bytes);  // DP alone replicates the model
+  o.enable_expert_parallel = true;
+  const CapacityResult ep = Plan(o);
+  EXPECT_DOUBLE_EQ(one.weights_bytes - ep.weights_bytes, 28991029248.0);
+}
+
+// --disable-sliding-window: Gemma-2-9B (sliding_window 4096, max_position_embeddings 8192) runs all
+// layers at full length and vLLM caps max_model_len at the window (ModelConfig._get_and_verify_max_len).
+TEST(StartupRulesTest, DisableSlidingWindowCapsContextAtTheWindow) {
+  DeploymentOptions o;
+  o.model = "google/gemma-2-9b-it";
+  o.gpu = "h100";
+  const CapacityResult hybrid = Plan(o);
+  EXPECT_EQ(hybrid.settings.max_model_len, 8192);
+  o.disable_sliding_window = true;
+  const CapacityResult full = Plan(o);
+  EXPECT_EQ(full.settings.max_model_len, 4096);
+  ASSERT_EQ(full.stages[0].layout.groups.size(), 1u);
+  EXPECT_EQ(full.stages[0].layout.groups[0].kind, AttentionKind::kFull);
+}
+
+// A draft model of the same shape adds its weights and its layers to the same KV pool: Llama-3.1-8B
+// drafting for itself doubles the per-token KV (32 + 32 layers x 2 x 8 x 128 x 2 B = 262,144 B).
+TEST(StartupRulesTest, SpeculativeDraftAddsWeightsAndKvLayers) {
+  DeploymentOptions o = Llama8b();
+  o.max_model_len = "8192";
+  const CapacityResult base = Plan(o);
+  o.speculative_config = R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 3})";
+  const CapacityResult spec = Plan(o);
+  EXPECT_DOUBLE_EQ(spec.kv_bytes_per_token, 262144.0);
+  EXPECT_NEAR(spec.weights_bytes, 2 * base.weights_bytes - base.stages[0].weights.rope_cache_bytes, 1.0);
+  o.speculative_config = R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})";
+  EXPECT_DOUBLE_EQ(Plan(o).kv_bytes_per_token, 131072.0);  // n-gram drafting needs no weights, no KV
+}
+
+// Newer Hugging Face configs spell RoPE scaling `rope_parameters`; vLLM reads both. YaRN x4 over
+// 32,768 original positions gives 131,072.
+TEST(StartupRulesTest, RopeParametersSpellingStretchesTheContext) {
+  const testing::TempDir dir;
+  const std::string path = dir.Write("config.json", R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3",
+    "hidden_size": 1024, "num_hidden_layers": 2, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+    "intermediate_size": 3072, "vocab_size": 151936, "max_position_embeddings": 40960, "torch_dtype": "bfloat16",
+    "rope_parameters": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768, "rope_theta": 1000000}})");
+  EXPECT_EQ(LoadModelConfigFile(path).derived_max_model_len, 131072);
+}
+
+// Llama-4 Scout FP8 (RedHatAI FP8-dynamic: every Linear, experts included, stored in 1 byte) on two
+// H100s, as vLLM serves it: 36 chunked-local layers in 3 groups of 12 beside the 12 full layers, so
+// a 32,768-token context fits with room for several requests.
+TEST(StartupRulesTest, LlamaFourScoutFp8FitsOnTwoH100) {
+  DeploymentOptions o;
+  o.model = "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic";
+  o.gpu = "h100";
+  o.tensor_parallel_size = 2;
+  o.max_model_len = "32768";
+  const CapacityResult r = Plan(o);
+  EXPECT_TRUE(r.does_not_fit.empty()) << r.does_not_fit;
+  // 108.6e9 parameters, ~1 byte each, over 2 GPUs: well under the 71.2 GiB an H100 reserves.
+  EXPECT_LT(r.weights_bytes, GiBToBytes(60));
+  const KvCacheLayout& l = r.stages[0].layout;
+  ASSERT_EQ(l.groups.size(), 4u);
+  int chunked = 0;
+  for (const auto& g : l.groups) chunked += g.kind == AttentionKind::kChunkedLocal && g.window_tokens == 8192;
+  EXPECT_EQ(chunked, 3);
+  EXPECT_GT(r.max_concurrency, 1.0);
+}
+
+// The encoder profile of Qwen3-VL-30B-A3B (vision_config: hidden 1152, intermediate 4304, patch 16,
+// spatial merge 2, 3 deepstack levels). The processor's largest image is 16,777,216 px = 16,384
+// merged 32x32 cells = 65,536 ViT patches; with an 8,192-token step budget the encoder budget is
+// max(8192, 16384) = 16384, so one image. Peak: 65,536 x max(6 x 1152, 2 x 1152 + 2 x 4304) x 2 B =
+// 1,430,257,664 B; outputs kept for the LM run: 16,384 x 2048 x 2 B x (1 + 3) = 268,435,456 B.
+TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
+  const ModelSpec spec = ResolveModel("Qwen/Qwen3-VL-30B-A3B-Instruct", DataDirectory());
+  MultimodalSettings mm;
+  EncoderProfile p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.tokens_per_item, 16384);
+  EXPECT_DOUBLE_EQ(p.encoder_peak_bytes, 1430257664.0);
+  EXPECT_DOUBLE_EQ(p.outputs_bytes, 268435456.0);
+  EXPECT_DOUBLE_EQ(p.extra_bytes, 1430257664.0);
+  // An LM peak of 2 GiB already covers the encoder: only the kept outputs add to it.
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, GiBToBytes(2)).extra_bytes, 268435456.0);
+  // --mm-processor-kwargs '{"max_pixels": 1003520}': 980 tokens an image, 8192 // 980 = 8 images.
+  mm.max_pixels = 1003520;
+  p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  EXPECT_EQ(p.tokens_per_item, 980);
+  EXPECT_EQ(p.items, 8);
+  // --limit-mm-per-prompt '{"image": 0, "video": 0}' and --skip-mm-profiling leave the encoder out.
+  mm.limit_per_prompt = {{"image", 0}, {"video", 0}};
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+  MultimodalSettings skip;
+  skip.skip_profiling = true;
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+}
+
+}  // namespace
+}  // namespace kvsim

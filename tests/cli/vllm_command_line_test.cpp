@@ -1,0 +1,164 @@
+// Real `vllm serve` command lines, pasted as published, get a capacity answer (issue 16). Each
+// line is quoted verbatim from its source (cited beside it); kvsim flags before `--` say which GPU,
+// and, where the pasted command names a local path or a checkpoint without a preset, which config
+// to read (kvsim's --model names the config of the pasted model).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::RunCli;
+
+struct PastedCommand {
+  const char* source;
+  std::vector<std::string> kvsim_flags;  // before `--`
+  const char* command;                   // as published (backslash continuations joined)
+  bool fits = true;                      // false: the answer is "does not fit ... short by X GiB"
+};
+
+const PastedCommand kCommands[] = {
+    {"vllm-project/vllm PR #16104 (Llama 4 support), 8xH100", {"--gpu", "h100"},
+     "vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct --tensor-parallel-size 8 --max-model-len 1280000"},
+    {"vllm-project/vllm PR #16104, 8xH200", {"--gpu", "h200"},
+     "vllm serve meta-llama/Llama-4-Scout-17B-16E-Instruct --tensor-parallel-size 8 --max-model-len 3600000"},
+    {"vllm-project/recipes Qwen/Qwen3.md (FP8, MI300X)", {"--gpu", "mi300x"},
+     "HIP_VISIBLE_DEVICES=\"4,5,6,7\" VLLM_USE_V1=1 VLLM_ROCM_USE_AITER=1 VLLM_ROCM_USE_AITER_MHA=0 "
+     "VLLM_V1_USE_PREFILL_DECODE_ATTENTION=1 VLLM_USE_TRITON_FLASH_ATTN=0 SAFETENSORS_FAST_GPU=1 "
+     "vllm serve Qwen/Qwen3-235B-A22B-FP8 --trust-remote-code -tp 4 --disable-log-requests --swap-space 16 "
+     "--distributed-executor-backend mp --max-num-batched-tokens 32768 --max-model-len 32768 "
+     "--no-enable-prefix-caching --gpu-memory-utilization 0.8"},
+    {"vllm-project/recipes OpenAI/GPT-OSS.md (A100)", {"--gpu", "a100-80gb"}, "vllm serve openai/gpt-oss-20b"},
+    {"vllm-project/recipes OpenAI/GPT-OSS.md (A100)", {"--gpu", "a100-80gb"}, "vllm serve openai/gpt-oss-120b"},
+    {"vllm-project/recipes OpenAI/GPT-OSS.md (A100)", {"--gpu", "a100-80gb"},
+     "vllm serve openai/gpt-oss-120b --tensor-parallel-size 2"},
+    {"vllm-project/recipes OpenAI/GPT-OSS.md (A100)", {"--gpu", "a100-80gb"},
+     "vllm serve openai/gpt-oss-120b --tensor-parallel-size 4"},
+    {"vllm-project/vllm issue #6689 (Llama 3.1 FAQ), 2xH100; the path is a local Llama-3.1-70B-Instruct",
+     {"--gpu", "h100", "--model", "meta-llama/Llama-3.1-70B-Instruct"},
+     "python -m vllm.entrypoints.openai.api_server --model "
+     "/NS/llm-1/nobackup/shared/huggingface_cache/hub/models--meta-llama--Meta-Llama-3.1-70B-Instruct "
+     "--tensor-parallel-size 2  --max-seq-len-to-capture 32000 --max-model-len 32000",
+     // 2 x 65.7 GiB of bf16 weights leave ~3.5 GiB per GPU; one 32000-token request needs 32000 x 80 layers x
+     // 2 (K,V) x 4 heads x 128 x 2 B = 4.9 GiB per GPU, so vLLM refuses to start (the user got no further).
+     false},
+    {"vllm-project/recipes Llama/Llama4-Scout.md (launch_server.sh, B200, FP8 checkpoint)",
+     {"--gpu", "b200", "--model", "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic"},
+     "vllm serve nvidia/Llama-4-Scout-Instruct-FP8 --config Llama4_Hopper.yaml --tensor-parallel-size 1 "
+     "--max-num-seqs 512 --max-model-len 10240"},
+    {"vllm-project/recipes Llama/Llama3.3-70B.md (launch_server.sh, B200, FP8 checkpoint)",
+     {"--gpu", "b200", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--quantization", "fp8"},
+     "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --config Llama3.3_Hopper.yaml --tensor-parallel-size 1 "
+     "--max-num-seqs 512 --max-model-len 10240"},
+    {"vllm-project/recipes Qwen/Qwen3-VL.md flags (A100/H100 image inference) on the 30B-A3B preset, 1xH100",
+     {"--gpu", "h100"},
+     "vllm serve Qwen/Qwen3-VL-30B-A3B-Instruct --limit-mm-per-prompt.video 0 --mm-encoder-tp-mode data "
+     "--mm-processor-cache-type shm --async-scheduling --gpu-memory-utilization 0.95 --max-model-len 128000"},
+};
+
+TEST(VllmCommandLineTest, TenRealServeCommandsGetACapacityAnswer) {
+  ASSERT_GE(std::size(kCommands), 10u);
+  for (const PastedCommand& c : kCommands) {
+    std::vector<std::string> args = {"capacity"};
+    args.insert(args.end(), c.kvsim_flags.begin(), c.kvsim_flags.end());
+    args.push_back("--");
+    // Split as a shell would (the sources quote nothing kvsim needs to keep together).
+    std::string word;
+    for (const char ch : std::string(c.command) + " ") {
+      if (ch == ' ') {
+        if (!word.empty()) args.push_back(word);
+        word.clear();
+      } else if (ch != '"') {
+        word += ch;
+      }
+    }
+    const auto r = RunCli(args);
+    if (!c.fits) {
+      EXPECT_EQ(r.exit_code, 2) << c.source;
+      EXPECT_NE(r.err.find("does not fit: "), std::string::npos) << c.source << "\n" << r.err;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 0) << c.source << "\n" << r.err;
+    EXPECT_NE(r.out.find("GPU KV cache size (tokens)"), std::string::npos) << c.source << "\n" << r.out;
+  }
+}
+
+TEST(VllmCommandLineTest, VllmCmdStringAndDashDashAgree) {
+  const auto a = RunCli({"capacity", "--gpu", "h100", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "4",
+                         "--max-model-len", "32768"});
+  const auto b = RunCli({"capacity", "--gpu", "h100", "--vllm-cmd",
+                         "vllm serve meta-llama/Llama-3.1-70B-Instruct --tensor_parallel_size=4 --max-model-len 32768"});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out.find("Llama-3.1-70B-Instruct"), std::string::npos);
+  EXPECT_NE(a.out.find("TP 4"), std::string::npos);
+}
+
+TEST(VllmCommandLineTest, NoEffectFlagsAreListedOnce) {
+  const auto r = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--host", "0.0.0.0",
+                         "--port", "8000", "--served-model-name", "a", "b", "--enable-chunked-prefill", "--swap-space", "4",
+                         "--max-num-partial-prefills", "2", "--port", "8001"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("accepted, no effect on memory: --host, --port, --served-model-name, --enable-chunked-prefill, "
+                       "--swap-space, --max-num-partial-prefills\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(VllmCommandLineTest, UnusedPositionalArgumentsAreAnError) {
+  const auto r = RunCli({"capacity", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unexpected argument 'meta-llama/Llama-3.1-70B-Instruct'"), std::string::npos) << r.err;
+  const auto replay = RunCli({"replay", "stray"});
+  EXPECT_EQ(replay.exit_code, 2);
+}
+
+TEST(VllmCommandLineTest, UnknownServeFlagIsAnErrorNamingIt) {
+  const auto r = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-modle-len", "4096"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'--max-modle-len' is not a flag of vllm serve"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--max-model-len"), std::string::npos) << r.err;
+}
+
+TEST(VllmCommandLineTest, SglangLaunchServerSelectsTheSglangRule) {
+  const auto r = RunCli({"capacity", "--gpu", "h100", "--", "python3", "-m", "sglang.launch_server", "--model-path",
+                         "meta-llama/Llama-3.1-8B-Instruct", "--tp", "1", "--mem-fraction-static", "0.8", "--context-length",
+                         "8192", "--host", "0.0.0.0", "--port", "30000"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("engine sglang"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max-model-len 8192"), std::string::npos) << r.out;
+}
+
+TEST(VllmCommandLineTest, UnknownModelIdSaysHowToFetchItsConfig) {
+  const auto r = RunCli({"capacity", "--", "vllm", "serve", "someorg/NoSuchModel-7B"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("huggingface.co/someorg/NoSuchModel-7B/resolve/main/config.json"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace kvsim
+
+namespace kvsim {
+namespace {
+
+TEST(CompareCliTest, ADeploymentThatDoesNotFitIsReportedAndTheRestCompared) {
+  // 70B in bf16 is ~131 GiB of weights: it cannot start on one 24 GiB L4.
+  const auto r = testing::RunCli({"compare", "--synthetic", "20", "--rate", "5", "--quiet",
+                                  "--a", "--gpu l4 --model meta-llama/Llama-3.1-70B-Instruct",
+                                  "--b", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --port 8000",
+                                  "--c", "--gpu h100 --max-model-len 16384"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("deployment a: --gpu l4 --model meta-llama/Llama-3.1-70B-Instruct: does not fit: needs "),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("GiB more"), std::string::npos) << r.out;
+  // Full labels, not cut at 40 characters.
+  EXPECT_NE(r.out.find("b: vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --port 8000"), std::string::npos)
+      << r.out;
+}
+
+}  // namespace
+}  // namespace kvsim
