@@ -16,6 +16,8 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
     throw Error("--step-time-ms/--step-overhead-ms: must not be negative");
   if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
   if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
+  if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
+  if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
 }
 
 bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {

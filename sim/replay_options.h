@@ -11,6 +11,7 @@
 #include "kvcache/base/enum_names.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/region_placer.h"
+#include "sim/router.h"
 #include "sim/step_model.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
@@ -70,6 +71,13 @@ struct ReplayOptions {
   bool omit_wall_time = false;
   bool quiet = false;
   double slo_ttft_s = 0, slo_tpot_s = 0;  // per-request goodput thresholds (0: none)
+
+  // Fleet (sim/fleet.h): independent replicas of the deployment behind a router. 1: one engine,
+  // exactly today's replay; `fleet_report` forces the fleet section for one replica too.
+  int64_t replicas = 1;
+  RouterKind router = RouterKind::kRoundRobin;
+  bool fleet_report = false;
+  double gpu_hourly_cost = 0;  // USD per GPU-hour (> 0: the summary gets a cost section)
 };
 
 // Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error

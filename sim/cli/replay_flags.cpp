@@ -53,6 +53,11 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)");
   AddStepModelOptions(desc, f.step_model);
+  desc.add_options()
+      ("replicas", po::value(&r.replicas)->default_value(r.replicas), "independent replicas of the deployment behind a router")
+      ("router", po::value(&r.router)->default_value(r.router, NameOf(r.router)),
+       ("--replicas > 1: " + Choices<RouterKind>()).c_str())
+      ("gpu-hourly-cost", po::value(&r.gpu_hourly_cost), "USD per GPU-hour: report GPU-hours, USD per million output tokens, tokens/s per GPU");
 }
 
 void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
