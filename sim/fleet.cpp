@@ -27,11 +27,15 @@ struct Replica {
   std::unique_ptr<ReplayStatistics> stats;
   std::unique_ptr<ReplayEngine> engine;
   int64_t usable_blocks = 0;  // paged pools; 0: KV use from the accounting
+  int64_t block_size = 16;
   ReplicaLoad Load() const {
     ReplicaLoad l;
     l.requests = engine->running() + engine->waiting();
+    // KV use counts what the waiting requests' prompts will take: a router that saw only used
+    // blocks would send every request of a burst to the replica that has not admitted them yet.
     if (usable_blocks > 0) {
-      l.kv_used_fraction = static_cast<double>(allocator->UsedBlocks()) / static_cast<double>(usable_blocks);
+      const int64_t pending = (engine->waiting_tokens() + block_size - 1) / block_size;
+      l.kv_used_fraction = static_cast<double>(allocator->UsedBlocks() + pending) / static_cast<double>(usable_blocks);
     } else {
       const KvAccounting a = allocator->Accounting();
       l.kv_used_fraction = a.capacity_slots > 0 ? static_cast<double>(a.used_slots()) / static_cast<double>(a.capacity_slots) : 0;
@@ -92,6 +96,7 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
   for (Replica& rep : replicas) {
     rep.allocator = MakeAllocator(d, r, cap);
     rep.stats = std::make_unique<ReplayStatistics>(StatsOptions(r, cap, timer_options));
+    rep.block_size = cap.settings.block_size;
     rep.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.num_gpu_blocks - 1) : 0;
     std::vector<ReplayObserver*> observers = {rep.stats.get(), &fleet_stats, &load_check};
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());

@@ -65,6 +65,7 @@ void ReplayEngine::Arrive(TraceRequest r) {
     return;
   }
   waiting_.push_back(slot);
+  waiting_tokens_ += l.req.prompt_tokens;
 }
 
 void ReplayEngine::PullArrivals() {
@@ -145,6 +146,7 @@ void ReplayEngine::Preempt(Slot slot) {
   }
   l.order = -1;
   waiting_.push_front(slot);
+  waiting_tokens_ += l.req.prompt_tokens + l.generated;
   preempted_this_step_ = true;
 }
 
@@ -171,6 +173,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
     if (!plan) break;
     waiting_.pop_front();
+    waiting_tokens_ -= q.prompt_tokens;
     l.order = next_order_++;
     running_.emplace(l.order, slot);
     l.prefilling = true;
@@ -361,6 +364,7 @@ bool ReplayEngine::StepOnce() {
     // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
     const Slot slot = waiting_.front();
     waiting_.pop_front();
+    waiting_tokens_ -= slots_[slot].req.prompt_tokens + slots_[slot].generated;
     slots_[slot].in_use = false;
     free_slots_.push_back(slot);
     --step_;

@@ -80,6 +80,7 @@ class ReplayEngine {
   const EngineCounters& counters() const { return counters_; }
   int64_t running() const { return static_cast<int64_t>(running_.size()); }
   int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
   const KvAllocator& allocator() const { return alloc_; }
 
  private:
@@ -153,6 +154,7 @@ class ReplayEngine {
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
   std::vector<Scheduled> scheduled_;
+  int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
   // worth of steps), a heap for anything further.
   // Calendar entries are 8 bytes: the bucket says the step, the order is looked up, and the low

@@ -34,7 +34,8 @@ struct LoadCheck {
   double served_ratio = 0;   // finished_rps / offered_rps
   double waiting_before = 0, waiting_end = 0;
   bool queue_growing = false;
-  bool served = true;        // served_ratio >= 0.99 and the queue not growing (true when not applicable)
+  bool served = true;        // served_ratio >= 0.99 and the queue not growing (true when not applicable);
+                             // growing: waiting_end > 1.05 x waiting_before + 1
 };
 
 // --gpu-hourly-cost: what the replayed span costs.

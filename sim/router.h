@@ -4,7 +4,8 @@
 //
 //   round-robin     replica (k mod N) for the k-th request
 //   least-requests  fewest requests in the replica (running + waiting); lowest index on ties
-//   least-kv        lowest KV-cache use (used blocks / usable blocks), then fewest requests
+//   least-kv        lowest KV-cache use, counting the blocks the waiting prompts will take
+//                   ((used + pending) / usable blocks), then fewest requests
 //   prefix-affinity consistent hashing (64 virtual nodes per replica) of the request's first
 //                   prefix blocks, so requests that share a prompt prefix meet the same cache; a
 //                   replica holding more than 1.25 x the mean load + 4 requests counts as
@@ -39,7 +40,7 @@ struct EnumNames<RouterKind> {
 // What a router sees of one replica.
 struct ReplicaLoad {
   int64_t requests = 0;         // running + waiting
-  double kv_used_fraction = 0;  // used blocks / usable blocks
+  double kv_used_fraction = 0;  // (used + blocks of waiting prompts) / usable blocks
 };
 
 class Router {
