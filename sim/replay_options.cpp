@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "kvcache/base/error.h"
+#include "workloads/prefix_overlay.h"
 
 namespace kvsim {
 
@@ -18,6 +19,7 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
   if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
   if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
+  (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
 }
 
 bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
@@ -28,7 +30,8 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
          a.synthetic == b.synthetic && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
          a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
          a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
-         a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat;
+         a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat &&
+         a.shared_prefix == b.shared_prefix && a.conversations == b.conversations;
 }
 
 }  // namespace kvsim

@@ -57,6 +57,8 @@ struct ReplayOptions {
   std::string prompt_len = "lognormal:1000:0.8", output_len = "lognormal:200:0.8";
   uint64_t seed = 1;
   WindowOptions window;
+  // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
+  std::string shared_prefix, conversations;
 
   SchedulerKind scheduler = SchedulerKind::kVllmV1;
   AllocatorKind allocator = AllocatorKind::kPaged;

@@ -14,6 +14,7 @@
 #include "sim/replay_engine.h"
 #include "sim/replay_setup.h"
 #include "sim/replay_stats.h"
+#include "workloads/prefix_overlay.h"
 #include "workloads/trace_window.h"
 
 namespace kvsim {
@@ -44,7 +45,7 @@ class PreloadedSource final : public RequestSource {
 
 TraceFormat FormatOf(const ReplayOptions& r) { return r.trace_format ? *r.trace_format : DetectTraceFormat(r.trace); }
 
-SourceFactory MakeSourceFactory(const ReplayOptions& r) {
+SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   if (r.synthetic > 0) {
     return [r] {
       return MakeSyntheticSource(r.synthetic, ArrivalGenerator(r.arrival, r.rate, r.cv, r.seed),
@@ -65,7 +66,17 @@ SourceFactory MakeSourceFactory(const ReplayOptions& r) {
   };
 }
 
-bool TraceHasBlockIds(const ReplayOptions& r) { return r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake; }
+// The trace or synthetic workload, with --shared-prefix / --conversations laid over it.
+SourceFactory MakeSourceFactory(const ReplayOptions& r) {
+  SourceFactory base = MakeTraceSourceFactory(r);
+  const PrefixOverlayOptions overlay = ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);
+  if (!overlay.active()) return base;
+  return [base, overlay] { return ApplyPrefixOverlay(base(), overlay); };
+}
+
+bool TraceHasBlockIds(const ReplayOptions& r) {
+  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || !r.shared_prefix.empty() || !r.conversations.empty();
+}
 
 }  // namespace
 

@@ -35,7 +35,9 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("start", po::value(&r.window.start_s), "skip arrivals before this many seconds")
       ("duration", po::value(&r.window.duration_s), "keep this many seconds of arrivals")
       ("rate-scale", po::value(&r.window.rate_scale)->default_value(1.0), "divide arrival times by S (S > 1: more load)")
-      ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back");
+      ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back")
+      ("shared-prefix", po::value(&r.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
+      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)");
 }
 
 void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
