@@ -43,7 +43,7 @@ nlohmann::json LoadCheckToJson(const LoadCheck& c) {
   return {{"applicable", c.applicable},         {"offered_requests_per_s", c.offered_rps},
           {"finished_requests_per_s", c.finished_rps}, {"served_ratio", c.served_ratio},
           {"waiting_before_end", c.waiting_before}, {"waiting_at_end", c.waiting_end},
-          {"queue_growing", c.queue_growing},    {"served", c.served}};
+          {"queue_growing", c.queue_growing},    {"backlog_fraction", c.backlog_fraction}, {"served", c.served}};
 }
 
 void AddFleetAndCostJson(const ReplaySummary& s, nlohmann::json& j) {

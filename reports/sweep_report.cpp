@@ -54,6 +54,10 @@ std::string RenderBestPoint(const std::vector<PointOutcome>& points, const Sweep
   const PointOutcome& b = points[static_cast<size_t>(best)];
   std::string out = "best (" + std::string(NameOf(criteria.objective)) + "): " + b.label + Format(" at %.3f ", b.objective) +
                     ObjectiveUnit(criteria.objective) + "\n";
+  if (criteria.objective == Objective::kCost && b.summary && b.summary->cost)
+    out += Format("  = $%.3f per million output tokens on %lld GPUs ($%.2f per GPU-hour, %.1f output tok/s per GPU)\n",
+                  b.summary->cost->usd_per_million_output_tokens, static_cast<long long>(b.summary->cost->gpus),
+                  b.summary->cost->gpu_hourly_usd, b.summary->cost->output_tokens_per_s_per_gpu);
   for (const auto& p : points)
     if (&p != &b) out += "  " + p.label + ": " + WhyNotBest(p, b, criteria) + "\n";
   return out;

@@ -8,9 +8,11 @@ namespace kvsim {
 
 std::string LoadCheckViolation(const LoadCheck& c) {
   if (c.served) return "";
-  std::string v = Format("offered load not served: %.3g of %.3g req/s finished over the second half of the arrivals (%.1f%% < 99%%)",
-                         c.finished_rps, c.offered_rps, 100 * c.served_ratio);
+  std::string v = Format("offered load not served: %.3g of %.3g req/s finished over the second half of the arrivals (%.1f%%%s)",
+                         c.finished_rps, c.offered_rps, 100 * c.served_ratio, c.served_ratio < 0.99 ? " < 99%" : "");
   if (c.queue_growing) v += Format(", waiting queue growing (mean %.1f -> %.1f at the end)", c.waiting_before, c.waiting_end);
+  if (c.backlog_fraction > 0.01)
+    v += Format(", %.0f requests still waiting at the end (%.1f%% of the arrivals > 1%%)", c.waiting_end, 100 * c.backlog_fraction);
   return v;
 }
 

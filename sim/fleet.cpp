@@ -147,7 +147,7 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
   s.load_check = load_check.Result();
   s.partial = partial;
   s.fleet = SummarizeReplicas(replicas, routed, cap, r, timer);
-  FinishSummary(r, *source, replicas.front().allocator->name(), s);
+  FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
   return result;
 }
 

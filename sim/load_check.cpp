@@ -63,7 +63,9 @@ LoadCheck LoadCheckObserver::Result() const {
   c.waiting_end = std::round(Sum(waiting_ns_, 0.9 * end, end) / (0.1 * end) * 1e3) / 1e3;
   // A queue growing linearly in time has its last-tenth mean 12% above the one before (0.95 / 0.85).
   c.queue_growing = c.waiting_end > 1.05 * c.waiting_before + 1;
-  c.served = !c.applicable || (c.served_ratio >= 0.99 && !c.queue_growing);
+  // A backlog that no longer grows but was never worked off is not served either.
+  c.backlog_fraction = std::round(c.waiting_end / static_cast<double>(std::max<int64_t>(1, arrivals_total_)) * 1e6) / 1e6;
+  c.served = !c.applicable || (c.served_ratio >= 0.99 && !c.queue_growing && c.backlog_fraction <= 0.01);
   return c;
 }
 

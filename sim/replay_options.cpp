@@ -22,6 +22,40 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
 }
 
+double GpuHourlyCost(const ReplayOptions& r, const std::string& gpu_id) {
+  if (r.gpu_hourly_costs.empty()) return r.gpu_hourly_cost;
+  auto it = r.gpu_hourly_costs.find(gpu_id);
+  if (it == r.gpu_hourly_costs.end()) throw Error("--gpu-hourly-cost: no price for GPU '" + gpu_id + "' (give " + gpu_id + "=USD)");
+  return it->second;
+}
+
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
+  auto number = [&](const std::string& v) {
+    size_t used = 0;
+    double x = -1;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size() || !(x >= 0)) throw Error("--gpu-hourly-cost: '" + v + "' is not a non-negative USD amount per GPU-hour");
+    return x;
+  };
+  if (text.find('=') == std::string::npos) {
+    r.gpu_hourly_cost = number(text);
+    return;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string piece = text.substr(start, comma - start);
+    const size_t eq = piece.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--gpu-hourly-cost: '" + piece + "' is not GPU=USD (e.g. h100=3.2)");
+    r.gpu_hourly_costs[piece.substr(0, eq)] = number(piece.substr(eq + 1));
+    start = comma + 1;
+  }
+}
+
 bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
   return a.trace == b.trace && a.trace_format == b.trace_format && a.reader.path == b.reader.path &&
          a.reader.model_filter == b.reader.model_filter && a.reader.skip_bad_rows == b.reader.skip_bad_rows &&

@@ -5,6 +5,7 @@
 #define KVSIM_SIM_REPLAY_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -80,7 +81,14 @@ struct ReplayOptions {
   RouterKind router = RouterKind::kRoundRobin;
   bool fleet_report = false;
   double gpu_hourly_cost = 0;  // USD per GPU-hour (> 0: the summary gets a cost section)
+  std::map<std::string, double> gpu_hourly_costs;  // by GPU id ("a100-80gb=1.8,h100=3.2"), for grids over GPUs
 };
+
+// The hourly price of one GPU of `gpu_id` under these options (0: no price given). Throws
+// kvsim::Error when a price table lacks the GPU.
+double GpuHourlyCost(const ReplayOptions& options, const std::string& gpu_id);
+// Parses --gpu-hourly-cost: "USD" or "GPU=USD,GPU=USD" into the options. Throws kvsim::Error.
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& options);
 
 // Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error
 // naming the option.

@@ -151,12 +151,13 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
 }
 
 void FinishSummary(const ReplayOptions& r, const RequestSource& source, const std::string& allocator_name,
-                   ReplaySummary& s) {
+                   const std::string& gpu_id, ReplaySummary& s) {
   s.config.trace = source.Describe();
   s.config.allocator = r.allocator == AllocatorKind::kPaged ? "paged" : allocator_name;
   s.trace_skipped_rows = source.skipped_rows();
   s.warnings = source.warnings();
-  if (r.gpu_hourly_cost > 0) s.cost = ComputeCost(s, r.gpu_hourly_cost, r.replicas);
+  const double price = GpuHourlyCost(r, gpu_id);
+  if (price > 0) s.cost = ComputeCost(s, price, r.replicas);
 }
 
 std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
@@ -205,7 +206,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   FillRunSections(cap, r, counters, wall_s, stats.peak_used_blocks(), timer, s);
   s.load_check = load_check.Result();
   s.partial = partial;
-  FinishSummary(r, *source, allocator->name(), s);
+  FinishSummary(r, *source, allocator->name(), d.gpu.id, s);
   return result;
 }
 

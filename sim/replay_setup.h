@@ -29,7 +29,7 @@ void FillRunSections(const CapacityResult& capacity, const ReplayOptions& option
                      double wall_s, int64_t peak_used_blocks, const StepModel& timer, ReplaySummary& summary);
 // The trace's description and skipped rows, the allocator's name and the cost (with --gpu-hourly-cost).
 void FinishSummary(const ReplayOptions& options, const RequestSource& source, const std::string& allocator_name,
-                   ReplaySummary& summary);
+                   const std::string& gpu_id, ReplaySummary& summary);
 
 }  // namespace kvsim
 

@@ -27,15 +27,16 @@ struct FleetSummary;  // below: per-replica summaries of a fleet replay
 
 // Was the offered load served? (sim/load_check.h). Measured over the second half of the arrival
 // window [T/2, T] (T: the last arrival): requests finished there against requests that arrived
-// there, and the mean waiting queue over [0.8T, 0.9T] against [0.9T, T].
+// there, the mean waiting queue over [0.8T, 0.9T] against [0.9T, T], and the backlog left waiting.
 struct LoadCheck {
   bool applicable = false;   // at least 20 arrivals and 1 s in the window
   double offered_rps = 0, finished_rps = 0;
   double served_ratio = 0;   // finished_rps / offered_rps
   double waiting_before = 0, waiting_end = 0;
   bool queue_growing = false;
-  bool served = true;        // served_ratio >= 0.99 and the queue not growing (true when not applicable);
-                             // growing: waiting_end > 1.05 x waiting_before + 1
+  double backlog_fraction = 0;  // waiting_end / every arrival
+  bool served = true;        // served_ratio >= 0.99, the queue not growing and backlog_fraction <= 1% (true
+                             // when not applicable); growing: waiting_end > 1.05 x waiting_before + 1
 };
 
 // --gpu-hourly-cost: what the replayed span costs.

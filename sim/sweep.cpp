@@ -72,7 +72,8 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
   // Honest answers: latency SLOs hold only on requests that got through, so the load must be served.
   if (!s.load_check.served) {
     p.violations.push_back(LoadCheckViolation(s.load_check));
-    p.distance = std::max(p.distance, s.load_check.served_ratio > 0 ? 1.0 / s.load_check.served_ratio : 1e9);
+    const LoadCheck& l = s.load_check;
+    p.distance = std::max({p.distance, l.served_ratio > 0 ? 1.0 / l.served_ratio : 1e9, l.backlog_fraction / 0.01});
   }
   if (finished == 0) p.distance = std::max(p.distance, 1e9);
   p.feasible = p.violations.empty();

@@ -14,7 +14,7 @@ std::string NearestPoint(const std::vector<PointOutcome>& points) {
     if (p.error.empty() && p.summary && (!nearest || p.distance < nearest->distance)) nearest = &p;
   if (!nearest) return points.empty() ? "nothing was run" : "no point ran: " + Join(points.front().violations, "; ");
   const std::string ratio = nearest->distance >= 1e9 ? "no request finished" : Format("largest violated ratio %.3g", nearest->distance);
-  return "nearest: " + nearest->label + " (" + ratio + "; ratio = value / limit, offered / finished for the load check)\n  " +
+  return "nearest: " + nearest->label + " (" + ratio + "; ratio = value / limit; load check: offered / finished, backlog / 1%)\n  " +
          "violates: " + Join(nearest->violations, "; ") + "\n  binds: " + nearest->binding;
 }
 

@@ -27,7 +27,8 @@ struct SearchResult {
 };
 
 // Why a search found nothing: the probe nearest to meeting the SLOs by the stated distance (the
-// largest violated ratio, value / limit, the offered-load check counting offered / finished) with
+// largest violated ratio, value / limit; the offered-load check counts offered / finished and the
+// backlog over its 1% limit) with
 // its violations and what binds there (sim/binding.h).
 std::string ExplainNoFeasibleProbe(const SearchResult& result, const SweepCriteria& criteria);
 // The same for any list of points: "nearest: LABEL (largest violated ratio 1.35) ...".

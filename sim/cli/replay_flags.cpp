@@ -59,7 +59,8 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("replicas", po::value(&r.replicas)->default_value(r.replicas), "independent replicas of the deployment behind a router")
       ("router", po::value(&r.router)->default_value(r.router, NameOf(r.router)),
        ("--replicas > 1: " + Choices<RouterKind>()).c_str())
-      ("gpu-hourly-cost", po::value(&r.gpu_hourly_cost), "USD per GPU-hour: report GPU-hours, USD per million output tokens, tokens/s per GPU");
+      ("gpu-hourly-cost", po::value(&f.gpu_hourly_cost),
+       "USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per million output tokens, tokens/s per GPU");
 }
 
 void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
@@ -84,6 +85,7 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
   ReplayOptions r = std::move(flags.options);
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
   ApplyStepModelFlags(flags.step_model, r.timer);
+  if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
   ValidateReplayOptions(r, data_dir);
   return r;
 }

@@ -95,7 +95,8 @@ TEST(HonestSearchTest, NoFeasibleProbeNamesTheNearestByTheLargestViolatedRatio) 
   for (const auto& [value, p] : r.probes) {
     const ReplaySummary& s = *p.summary;
     double ratio = s.latency_s.tpot.p99 / 0.001;
-    if (!s.load_check.served) ratio = std::max(ratio, 1 / s.load_check.served_ratio);
+    if (!s.load_check.served)
+      ratio = std::max({ratio, 1 / s.load_check.served_ratio, s.load_check.backlog_fraction / 0.01});
     if (ratio < nearest_ratio) nearest_ratio = ratio, nearest = &p;
     if (!fastest || s.throughput.requests_per_s > fastest->summary->throughput.requests_per_s) fastest = &p;
   }
