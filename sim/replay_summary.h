@@ -129,6 +129,10 @@ struct FleetSummary {
   };
   // Imbalance: requests routed, peak KV use and prefix hit rate across replicas.
   Spread load, kv_peak_used_fraction, prefix_hit_rate;
+  // Load over time: requests in each replica (running + waiting) as the router saw them at each
+  // arrival, the maximum per interval; at most 512 intervals (their width doubles as the run grows).
+  double load_interval_s = 0;
+  std::vector<std::vector<int64_t>> load_over_time;  // [replica][interval]
 };
 
 }  // namespace kvsim
