@@ -70,7 +70,10 @@ struct ReplaySummary {
   double saturated_time_fraction = 0;
   struct PrefixCache {
     int64_t queried_tokens = 0, hit_tokens = 0;
-    double hit_rate = 0;
+    double hit_rate = 0;  // first admissions
+    // Re-admissions of preempted requests (their own cached prompt blocks; in JSON only when any hit).
+    int64_t readmission_queried_tokens = 0, readmission_hit_tokens = 0;
+    double readmission_hit_rate = 0;
   } prefix_cache;
   struct Latency {
     LatencySummary queue;
