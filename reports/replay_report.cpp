@@ -2,6 +2,7 @@
 
 #include "kvcache/base/text_format.h"
 #include "reports/capacity_report.h"
+#include "reports/fleet_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
@@ -48,6 +49,10 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["waste_saturated"]["saturated_time_fraction"] = s.saturated_time_fraction;
   j["prefix_cache"] = {{"queried_tokens", s.prefix_cache.queried_tokens}, {"hit_tokens", s.prefix_cache.hit_tokens},
                        {"hit_rate", s.prefix_cache.hit_rate}};
+  if (s.prefix_cache.readmission_hit_tokens > 0)  // re-admissions that found their own blocks (absent otherwise)
+    j["prefix_cache"]["readmissions"] = {{"queried_tokens", s.prefix_cache.readmission_queried_tokens},
+                                         {"hit_tokens", s.prefix_cache.readmission_hit_tokens},
+                                         {"hit_rate", s.prefix_cache.readmission_hit_rate}};
   j["latency_s"] = nlohmann::json::object();
   for (const auto& [name, l] : s.latency_s.Named()) j["latency_s"][name] = LatencyJson(*l);
   const auto& th = s.throughput;
@@ -65,6 +70,7 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
   j["warnings"] = s.warnings;
+  AddFleetAndCostJson(s, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
 
@@ -113,6 +119,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
   out += lat.Render();
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);
+  out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }
 

@@ -14,28 +14,33 @@
 
 namespace kvsim {
 
-enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e };
+// kGoodput: the fraction of finished requests within the per-request TTFT/TPOT limits, as
+// "goodput-min=0.95" (at least); every other metric is a latency at most its limit.
+enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e, kGoodput };
 template <>
 struct EnumNames<SloMetric> {
   static constexpr EnumEntry<SloMetric> kEntries[] = {
       {SloMetric::kTtft, "ttft"}, {SloMetric::kClientTtft, "client_ttft"}, {SloMetric::kTpot, "tpot"},
-      {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"}};
+      {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"},
+      {SloMetric::kGoodput, "goodput"}};
 };
 
-enum class SloQuantile { kMean, kP50, kP90, kP99 };
+enum class SloQuantile { kMean, kP50, kP90, kP99, kP999, kMin };
 template <>
 struct EnumNames<SloQuantile> {
-  static constexpr EnumEntry<SloQuantile> kEntries[] = {
-      {SloQuantile::kP50, "p50"}, {SloQuantile::kP90, "p90"}, {SloQuantile::kP99, "p99"}, {SloQuantile::kMean, "mean"}};
+  static constexpr EnumEntry<SloQuantile> kEntries[] = {{SloQuantile::kP50, "p50"},   {SloQuantile::kP90, "p90"},
+                                                        {SloQuantile::kP99, "p99"},   {SloQuantile::kP999, "p99.9"},
+                                                        {SloQuantile::kMean, "mean"}, {SloQuantile::kMin, "min"}};
 };
 
 enum class Objective {
   kThroughput,  // finished requests per second
   kGoodput,     // finished requests per second within the per-request SLOs
+  kCost,        // million output tokens per USD (--gpu-hourly-cost): the cheapest deployment
 };
 template <>
 struct EnumNames<Objective> {
-  static constexpr EnumEntry<Objective> kEntries[] = {{Objective::kThroughput, "throughput"}, {Objective::kGoodput, "goodput"}};
+  static constexpr EnumEntry<Objective> kEntries[] = {{Objective::kThroughput, "throughput"}, {Objective::kGoodput, "goodput"}, {Objective::kCost, "cost"}};
 };
 
 // "ttft-p99=2s": the p99 of time to first token must be at most 2 seconds.
@@ -65,6 +70,8 @@ struct PointOutcome {
   double objective = 0;                  // requests/s, or goodput requests/s
   bool feasible = false;
   std::vector<std::string> violations;   // "ttft-p99 3.10 s > 2 s (by 1.10 s)"
+  double distance = 0;                   // largest violated ratio (value / limit); <= 1 when the SLOs hold
+  std::string binding;                   // what binds (sim/binding.h), for infeasible points
   std::string error;                     // the deployment failed to run (e.g. does not fit)
 };
 
@@ -87,6 +94,9 @@ PointOutcome EvaluateOne(Variant& variant, const SweepCriteria& criteria, std::s
 
 // Index of the best feasible point (highest objective, first on ties), or -1.
 int BestPoint(const std::vector<PointOutcome>& points);
+
+// The objective's unit as printed ("req/s", "goodput req/s", "M output tokens/USD").
+const char* ObjectiveUnit(Objective objective);
 
 // Why a point is not the best: its violations, or how far its objective falls short.
 std::string WhyNotBest(const PointOutcome& point, const PointOutcome& best, const SweepCriteria& criteria);
