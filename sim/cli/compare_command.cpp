@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/compare_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupt.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -14,7 +15,7 @@
 namespace kvsim {
 namespace po = boost::program_options;
 
-int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kNames[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
   std::vector<std::string> variant_args(std::size(kNames));
   std::string json_path, report_path;
@@ -41,6 +42,7 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
     return kExitOk;
   }
   ValidateJobs(jobs);
+  CheckCommandOutputs(args, {{"--json", json_path}, {"--report", report_path}});
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const std::string data_dir = DataDirectory();
   std::vector<Variant> variants;
@@ -53,15 +55,21 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   std::vector<ChartRecorder> charts(variants.size());
   const std::vector<VariantRun> runs = RunVariants(variants, jobs, [&](size_t i) {
     return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
-  });
+  }, &StopFlag());
+  // Interrupted: the deployments that finished are written, the others listed with the reason.
   std::vector<ComparedDeployment> compared;
+  std::vector<UnfinishedPoint> unfinished;
   for (size_t i = 0; i < variants.size(); ++i) {
-    if (!runs[i].result) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
-    compared.push_back({variants[i].label, &runs[i].result->summary, &charts[i]});
+    if (runs[i].interrupted) unfinished.push_back({variants[i].label, StopReason()});
+    else if (!runs[i].result) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
+    else compared.push_back({variants[i].label, &runs[i].result->summary, &charts[i]});
   }
-  out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
-  if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared).dump(2) + "\n", out);
-  if (!report_path.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
+  if (!compared.empty()) out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
+  if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared, unfinished).dump(2) + "\n", out);
+  if (!report_path.empty() && !compared.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
+  if (!unfinished.empty())
+    err << "kvsim compare: " << StopReason() << "; " << compared.size() << " of " << variants.size()
+        << " deployments finished and were written (marked partial)\n";
   return kExitOk;
 }
 
