@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
+#include "kvcache/checked_allocator.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "sim/replay_engine.h"
@@ -144,7 +145,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
   eo.stepping = r.stepping;
   eo.scheduler = r.scheduler;
-  ReplayEngine engine(eo, *allocator, timer, std::move(observers), *source);
+  std::unique_ptr<CheckedAllocator> checked;
+  if (hooks.check_invariants) checked = std::make_unique<CheckedAllocator>(*allocator);
+  ReplayEngine engine(eo, checked ? static_cast<KvAllocator&>(*checked) : *allocator, timer, std::move(observers), *source);
 
   bool partial = false;
   int64_t steps = 0;

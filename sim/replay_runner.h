@@ -41,6 +41,7 @@ struct ReplayHooks {
   std::vector<ReplayObserver*> observers;               // see every step and request after the statistics
   std::function<void(double progress, int64_t now_ns)> progress;  // every 4,096 steps
   const std::atomic<bool>* stop = nullptr;  // polled every step; true ends the run, marked partial
+  bool check_invariants = false;  // run the allocator inside CheckedAllocator (tests: O(pool) per operation)
 };
 
 // Throws kvsim::Error for bad settings or input, including a deployment that does not fit.
