@@ -89,7 +89,9 @@ nlohmann::json RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const
   GridOutcome grid = EvaluateGrid(std::move(variants), criteria, f.jobs, &StopFlag());
   for (auto& u : grid.unfinished) u.reason = StopReason();
   const std::string partial = PartialReason(grid.unfinished, grid.points.size());
-  out << RenderPointsTable(grid.points, "point") << RenderBestPoint(grid.points, criteria);
+  out << RenderPointsTable(grid.points, "point")
+      << (grid.partial && grid.points.empty() ? "no point finished before the interruption\n"
+                                              : RenderBestPoint(grid.points, criteria));
   if (!partial.empty()) err << "kvsim sweep: " << partial << "; the finished points were written (marked partial)\n";
   if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(grid.points, partial), out);
   return GridToJson(grid.points, criteria, f.slo, grid.unfinished);
