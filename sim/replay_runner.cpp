@@ -105,12 +105,18 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
 
 }  // namespace
 
-std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
+std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r, const std::atomic<bool>* stop) {
   auto trace = std::make_shared<PreloadedTrace>();
   WindowOptions unscaled = r.window;
   unscaled.rate_scale = 1.0;  // each run scales arrivals itself (ApplyWindow scales last as well)
   auto source = ApplyWindow(MakeSourceFactory(r), unscaled);
-  while (auto req = source->Next()) trace->requests.push_back(std::move(*req));
+  while (auto req = source->Next()) {
+    trace->requests.push_back(std::move(*req));
+    if (stop && (trace->requests.size() & 4095) == 0 && stop->load(std::memory_order_relaxed)) {
+      trace->partial = true;
+      break;
+    }
+  }
   trace->skipped_rows = source->skipped_rows();
   trace->description = r.synthetic > 0 ? source->Describe() : r.trace;
   return trace;
@@ -124,6 +130,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   std::unique_ptr<KvAllocator> allocator = MakeAllocator(d, r, cap);
 
   const auto& preloaded = hooks.preloaded;
+  if (preloaded && preloaded->partial) throw InternalError("a partially read trace cannot be replayed");
   if (preloaded && r.window.max_requests > 0 && static_cast<int64_t>(preloaded->requests.size()) > r.window.max_requests)
     throw InternalError("a preloaded trace must be windowed like the run");
   std::unique_ptr<RequestSource> source =

@@ -25,10 +25,12 @@ struct PreloadedTrace {
   std::vector<TraceRequest> requests;
   int64_t skipped_rows = 0;
   std::string description;
+  bool partial = false;  // the read was stopped (`stop`): not to be replayed
 };
 // Reads the trace (or generates the synthetic workload) the options describe, windowed but not
-// rate-scaled: RunReplay applies each run's --rate-scale to a preloaded trace.
-std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& options);
+// rate-scaled: RunReplay applies each run's --rate-scale to a preloaded trace. `*stop` is polled
+// every 4,096 requests; once true the read ends, marked partial.
+std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& options, const std::atomic<bool>* stop = nullptr);
 
 struct ReplayResult {
   CapacityResult capacity;

@@ -77,7 +77,7 @@ VariantRun RunOneVariant(Variant& v, ReplayHooks hooks) {
   VariantRun run;
   v.replay.quiet = true;
   v.replay.omit_wall_time = true;  // runs are compared, not timed: keep them deterministic
-  if (hooks.stop && hooks.stop->load()) {
+  if ((hooks.stop && hooks.stop->load()) || (hooks.preloaded && hooks.preloaded->partial)) {
     run.interrupted = true;
     return run;
   }
@@ -141,7 +141,7 @@ std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs,
   for (size_t i = 0; i < variants.size(); ++i) {
     for (size_t j = 0; j < i && !preloads[i]; ++j)
       if (SameTraceInput(variants[i].replay, variants[j].replay)) preloads[i] = preloads[j];
-    if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay);
+    if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay, stop);
   }
   std::vector<VariantRun> out(variants.size());
   std::atomic<size_t> next{0};

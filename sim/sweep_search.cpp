@@ -35,7 +35,8 @@ struct SearchStopped {
 PointOutcome Probe(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace>& preload,
                    const std::atomic<bool>* stop) {
   if (stop && stop->load()) throw SearchStopped{v.label};
-  if (!preload) preload = PreloadTrace(v.replay);
+  if (!preload) preload = PreloadTrace(v.replay, stop);
+  if (preload->partial) throw SearchStopped{v.label};
   PointOutcome p = EvaluateOne(v, c, preload, stop);
   if (p.interrupted) throw SearchStopped{v.label};
   return p;

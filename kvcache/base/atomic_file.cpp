@@ -91,14 +91,15 @@ int CheckedFdBuffer::sync() { return Drain() ? 0 : -1; }
 AtomicOutputFile::AtomicOutputFile(std::string path) : path_(std::move(path)), out_(&buffer_) {
   if (path_.empty()) throw Error("an output path is empty");
   struct stat st {};
-  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) throw Error(path_ + ": is a directory, not a file to write");
-  if (::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+  const bool exists = ::stat(path_.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw Error(path_ + ": is a directory, not a file to write");
+  if (exists && !S_ISREG(st.st_mode)) {
     // A device or a FIFO: nothing can be renamed over it; write to it directly.
     do fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
     while (fd_ < 0 && errno == EINTR);
     if (fd_ < 0) throw Error(path_ + ": cannot write (" + Reason(errno) + ")");
   } else {
-    if (::stat(path_.c_str(), &st) == 0) keep_mode_ = static_cast<int>(st.st_mode & 07777);
+    if (exists) keep_mode_ = static_cast<int>(st.st_mode & 07777);
     target_ = ResolveLink(path_);
     fd_ = CreateTemporary(target_, tmp_);
     if (fd_ < 0) {
