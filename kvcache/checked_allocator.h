@@ -1,7 +1,8 @@
 // CheckedAllocator: a KvAllocator that forwards every call to another one and runs its
 // CheckInvariants() after each operation that changes it, plus checks of the interface contract
 // itself (a failed call holds no more memory than before; accounting conserves the pool; Grow
-// agrees with CanGrow). Property tests and
+// agrees with CanGrow and never fails or takes memory within GrowRoom; Admit does what PlanAdmit
+// planned). Property tests and
 // debug runs wrap an allocator in it; it costs O(pool size) per operation.
 #ifndef KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
@@ -23,7 +24,11 @@ class CheckedAllocator final : public KvAllocator {
   }
   std::optional<AdmitPlan> Admit(const AdmitRequest& request, int64_t token_budget) override {
     const KvAccounting before = inner_.Accounting();
+    const AdmitPlan planned = inner_.PlanAdmit(request, token_budget);
     auto plan = inner_.Admit(request, token_budget);
+    KVSIM_CHECK(planned.feasible == plan.has_value(), "Admit disagrees with PlanAdmit");
+    KVSIM_CHECK(!plan || (plan->cached_tokens == planned.cached_tokens && plan->new_tokens == planned.new_tokens),
+                "Admit computed other tokens than PlanAdmit planned");
     if (!plan) CheckUnchanged(before, "a failed Admit");
     KVSIM_CHECK(!plan || inner_.IsLive(request.id), "Admit succeeded but the request is not live");
     Check("Admit");
@@ -36,8 +41,12 @@ class CheckedAllocator final : public KvAllocator {
     const KvAccounting before = inner_.Accounting();
     const int64_t computed = inner_.ComputedTokens(id);
     const bool expected = inner_.CanGrow(id, tokens);
+    const int64_t room = inner_.GrowRoom(id);
     const bool grown = inner_.Grow(id, tokens);
     KVSIM_CHECK(grown == expected, "Grow disagrees with CanGrow");
+    KVSIM_CHECK(grown || tokens > room, "Grow within GrowRoom failed");
+    // Within the room no slot may be taken: the memory held stays the same.
+    if (grown && tokens <= room) CheckHeldSlots(before, "a Grow within GrowRoom");
     if (!grown) CheckUnchanged(before, "a failed Grow");
     KVSIM_CHECK(inner_.ComputedTokens(id) == computed + (grown ? tokens : 0), "Grow miscounted the computed tokens");
     Check("Grow");
@@ -71,6 +80,13 @@ class CheckedAllocator final : public KvAllocator {
     for (WasteCategory c : {WasteCategory::kTokenStates, WasteCategory::kReserved, WasteCategory::kInternalFragmentation,
                             WasteCategory::kCached})
       KVSIM_CHECK(before.slots(c) == after.slots(c), std::string(what) + " changed the " + NameOf(c) + " slots");
+  }
+
+  // Slots held by requests (or the prefix cache): everything but free memory and its fragmentation.
+  void CheckHeldSlots(const KvAccounting& before, const char* what) const {
+    const KvAccounting after = inner_.Accounting();
+    auto held = [](const KvAccounting& a) { return a.capacity_slots - a.free_slots - a.external_fragmentation_slots; };
+    KVSIM_CHECK(held(before) == held(after), std::string(what) + " took or released memory");
   }
 
   KvAllocator& inner_;

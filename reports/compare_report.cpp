@@ -69,10 +69,13 @@ std::string RenderCompareTable(const std::vector<ComparedDeployment>& ds) {
   return t.Render();
 }
 
-nlohmann::json CompareToJson(const std::vector<ComparedDeployment>& ds) {
+nlohmann::json CompareToJson(const std::vector<ComparedDeployment>& ds, const std::vector<UnfinishedPoint>& unfinished) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& d : ds) j.push_back({{"deployment", d.label}, {"summary", ReplaySummaryToJson(*d.summary)}});
-  return j;
+  if (unfinished.empty()) return j;
+  nlohmann::json u = nlohmann::json::array();
+  for (const auto& x : unfinished) u.push_back({{"deployment", x.label}, {"reason", x.reason}});
+  return {{"partial", true}, {"deployments", j}, {"unfinished", u}};
 }
 
 std::string RenderCompareHtml(const std::vector<ComparedDeployment>& ds) {

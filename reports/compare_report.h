@@ -10,6 +10,7 @@
 
 #include "reports/chart_recorder.h"
 #include "sim/replay_summary.h"
+#include "sim/sweep.h"
 
 namespace kvsim {
 
@@ -21,8 +22,11 @@ struct ComparedDeployment {
 
 std::string RenderCompareTable(const std::vector<ComparedDeployment>& deployments);
 
-// [{"deployment": label, "summary": {...}}, ...]
-nlohmann::json CompareToJson(const std::vector<ComparedDeployment>& deployments);
+// [{"deployment": label, "summary": {...}}, ...]. When some deployments did not finish (a signal), an
+// object instead: {"partial": true, "deployments": [the finished ones as above],
+// "unfinished": [{"deployment": label, "reason": ...}]}.
+nlohmann::json CompareToJson(const std::vector<ComparedDeployment>& deployments,
+                             const std::vector<UnfinishedPoint>& unfinished = {});
 
 // REQUIRES: every deployment has charts.
 std::string RenderCompareHtml(const std::vector<ComparedDeployment>& deployments);

@@ -3,8 +3,21 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "kvcache/base/checked_math.h"
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+
 namespace kvsim {
 namespace {
+
+// 0 (every step) or 1 ns .. 10^9 s: the clock counts whole nanoseconds, so a smaller interval would
+// truncate to 0 (every step, not what was asked), and a larger one does not fit in 64 bits.
+int64_t IntervalNs(double s) {
+  if (s == 0) return 0;
+  if (!(s >= 1e-9 && s <= 1e9))
+    throw Error(Format("--sample-interval: %g s is outside [1e-09, 1e+09] s (or 0 for every step); the clock counts whole ns", s));
+  return RoundToInt64OrThrow(s * 1e9, 1, 1000000000LL * 1000000000LL, "--sample-interval");
+}
 
 std::string Seconds(int64_t ns) {
   if (ns < 0) return "";
@@ -15,8 +28,14 @@ std::string Seconds(int64_t ns) {
 
 }  // namespace
 
+void CommitCsv(AtomicOutputFile& file, const std::string& partial_reason) {
+  if (!partial_reason.empty()) file.stream() << "# partial: " << partial_reason << "\n";
+  file.Commit();
+}
+
 TimeSeriesCsv::TimeSeriesCsv(const std::string& path, double sample_interval_s)
-    : file_(path), interval_ns_(static_cast<int64_t>(sample_interval_s * 1e9)) {
+    : file_(path),
+      interval_ns_(IntervalNs(sample_interval_s)) {
   file_.stream() << "time_s,running,waiting,used_blocks,token_states,reserved,internal_fragmentation,"
                     "external_fragmentation,cached,free,preemptions\n";
 }

@@ -4,6 +4,7 @@
 //                step, or per --sample-interval (the first step at or after each multiple)
 //   requests     id,arrival_s,admitted_s,first_token_s,finished_s,prompt_tokens,output_tokens,
 //                cached_tokens,preemptions,status ("finished" or "rejected: <reason>")
+// An interrupted replay's files keep the rows written so far and end with "# partial: <reason>".
 #ifndef KVSIM_REPORTS_CSV_OUTPUTS_H_
 #define KVSIM_REPORTS_CSV_OUTPUTS_H_
 
@@ -15,12 +16,16 @@
 
 namespace kvsim {
 
+// Appends the partial marker line (when `partial_reason` is not empty) and commits.
+void CommitCsv(AtomicOutputFile& file, const std::string& partial_reason);
+
 class TimeSeriesCsv final : public ReplayObserver {
  public:
   // Throws kvsim::Error naming `path` when it cannot be created. `sample_interval_s` 0: every step.
   TimeSeriesCsv(const std::string& path, double sample_interval_s);
   void OnStep(const StepSample& s) override;
-  void Commit() { file_.Commit(); }
+  // `partial_reason` non-empty: the replay was cut short; the file ends with "# partial: <reason>".
+  void Commit(const std::string& partial_reason = {}) { CommitCsv(file_, partial_reason); }
 
  private:
   void WriteRow(const StepSample& s);
@@ -34,7 +39,7 @@ class RequestsCsv final : public ReplayObserver {
  public:
   explicit RequestsCsv(const std::string& path);
   void OnRequestDone(const RequestRecord& r) override;
-  void Commit() { file_.Commit(); }
+  void Commit(const std::string& partial_reason = {}) { CommitCsv(file_, partial_reason); }
 
  private:
   AtomicOutputFile file_;

@@ -30,7 +30,7 @@ std::string RenderPointsTable(const std::vector<PointOutcome>& points, const std
   return t.Render();
 }
 
-std::string RenderPointsCsv(const std::vector<PointOutcome>& points) {
+std::string RenderPointsCsv(const std::vector<PointOutcome>& points, const std::string& partial_reason) {
   std::string csv = "point,requests_per_s,goodput_per_s,ttft_p99_s,tpot_p99_s,preemptions_per_request,peak_running,meets_slos\n";
   for (const auto& p : points) {
     auto cells = Cells(p);
@@ -38,6 +38,7 @@ std::string RenderPointsCsv(const std::vector<PointOutcome>& points) {
     for (size_t i = 0; i < cells.size(); ++i) csv += (i ? "," : "") + (i == 0 ? "\"" + cells[i] + "\"" : cells[i]);
     csv += "\n";
   }
+  if (!partial_reason.empty()) csv += "# partial: " + partial_reason + "\n";
   return csv;
 }
 
@@ -63,14 +64,28 @@ std::string RenderBestPoint(const std::vector<PointOutcome>& points, const Sweep
   return out;
 }
 
-nlohmann::json GridToJson(const std::vector<PointOutcome>& points, const SweepCriteria& criteria, const std::string& slo_text) {
+nlohmann::json UnfinishedToJson(const std::vector<UnfinishedPoint>& unfinished, const char* label_key) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& u : unfinished) j.push_back({{label_key, u.label}, {"reason", u.reason}});
+  return j;
+}
+
+nlohmann::json GridToJson(const std::vector<PointOutcome>& points, const SweepCriteria& criteria, const std::string& slo_text,
+                          const std::vector<UnfinishedPoint>& unfinished) {
   nlohmann::json report = {{"objective", NameOf(criteria.objective)}, {"slo", slo_text}, {"points", nlohmann::json::array()}};
   for (const auto& p : points) report["points"].push_back(PointToJson(p));
   if (const int best = BestPoint(points); best >= 0) report["best"] = points[static_cast<size_t>(best)].label;
+  if (!unfinished.empty()) {
+    report["partial"] = true;
+    report["unfinished"] = UnfinishedToJson(unfinished, "point");
+  }
   return report;
 }
 
 std::string RenderSearchAnswer(const std::string& knob, const SearchResult& r, const SweepCriteria& criteria) {
+  if (r.partial)
+    return "interrupted: no answer; " + std::to_string(r.probes.size()) + " probe(s) finished (above), " +
+           (r.unfinished.empty() ? std::string("none running") : r.unfinished.front().label + " was running") + "\n";
   if (!r.found) return "no " + knob + " meets the SLOs; " + ExplainNoFeasibleProbe(r, criteria) + "\n";
   std::string out = "answer: " + knob + " = " + Format("%.6g", r.value) + " meets the SLOs (" + r.precision + ")\n";
   if (r.has_next)
@@ -94,6 +109,10 @@ nlohmann::json SearchToJson(const std::string& knob, const SearchResult& r) {
   if (r.found && knob == "max-num-seqs") report["smallest_value"] = r.smallest_value;
   for (const auto& [value, p] : r.probes) report["probes"].push_back(PointToJson(p));
   if (r.has_next) report["next_value"] = r.next_value;
+  if (r.partial) {
+    report["partial"] = true;
+    report["unfinished"] = UnfinishedToJson(r.unfinished, "point");
+  }
   return report;
 }
 

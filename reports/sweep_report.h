@@ -15,13 +15,17 @@ namespace kvsim {
 
 // `first_column`: "point" for a grid, "probe" for a search.
 std::string RenderPointsTable(const std::vector<PointOutcome>& points, const std::string& first_column);
-std::string RenderPointsCsv(const std::vector<PointOutcome>& points);
+// `partial_reason` non-empty: the sweep was cut short; the CSV ends with "# partial: <reason>".
+std::string RenderPointsCsv(const std::vector<PointOutcome>& points, const std::string& partial_reason = {});
 // {"point", "feasible", "objective", "violations", "summary"}
 nlohmann::json PointToJson(const PointOutcome& point);
 
 // The grid's answer: the best point, or that none meets the constraints, and why each other lost.
 std::string RenderBestPoint(const std::vector<PointOutcome>& points, const SweepCriteria& criteria);
-nlohmann::json GridToJson(const std::vector<PointOutcome>& points, const SweepCriteria& criteria, const std::string& slo_text);
+// With unfinished points: "partial": true and "unfinished": [{"point", "reason"}] (absent otherwise).
+nlohmann::json GridToJson(const std::vector<PointOutcome>& points, const SweepCriteria& criteria, const std::string& slo_text,
+                          const std::vector<UnfinishedPoint>& unfinished = {});
+nlohmann::json UnfinishedToJson(const std::vector<UnfinishedPoint>& unfinished, const char* label_key);
 
 // A search's answer. `knob` is what was searched: "max-num-seqs" or "rate-scale".
 std::string RenderSearchAnswer(const std::string& knob, const SearchResult& result, const SweepCriteria& criteria);

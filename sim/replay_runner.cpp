@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
+#include "kvcache/checked_allocator.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "sim/cost.h"
@@ -121,6 +122,7 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
 
 std::unique_ptr<RequestSource> OpenRequestSource(const ReplayOptions& r, const ReplayHooks& hooks) {
   const auto& preloaded = hooks.preloaded;
+  if (preloaded && preloaded->partial) throw InternalError("a partially read trace cannot be replayed");
   if (preloaded && r.window.max_requests > 0 && static_cast<int64_t>(preloaded->requests.size()) > r.window.max_requests)
     throw InternalError("a preloaded trace must be windowed like the run");
   if (preloaded) return std::make_unique<PreloadedSource>(preloaded, r.window.rate_scale);
@@ -160,12 +162,18 @@ void FinishSummary(const ReplayOptions& r, const RequestSource& source, const st
   if (price > 0) s.cost = ComputeCost(s, price, r.replicas);
 }
 
-std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
+std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r, const std::atomic<bool>* stop) {
   auto trace = std::make_shared<PreloadedTrace>();
   WindowOptions unscaled = r.window;
   unscaled.rate_scale = 1.0;  // each run scales arrivals itself (ApplyWindow scales last as well)
   auto source = ApplyWindow(MakeSourceFactory(r), unscaled);
-  while (auto req = source->Next()) trace->requests.push_back(std::move(*req));
+  while (auto req = source->Next()) {
+    trace->requests.push_back(std::move(*req));
+    if (stop && (trace->requests.size() & 4095) == 0 && stop->load(std::memory_order_relaxed)) {
+      trace->partial = true;
+      break;
+    }
+  }
   trace->skipped_rows = source->skipped_rows();
   trace->description = r.synthetic > 0 ? source->Describe() : r.trace;
   return trace;
@@ -185,7 +193,10 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   LoadCheckObserver load_check;
   std::vector<ReplayObserver*> observers = {&stats, &load_check};
   observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
-  ReplayEngine engine(MakeEngineOptions(d, r, cap), *allocator, timer, std::move(observers), *source);
+  std::unique_ptr<CheckedAllocator> checked;
+  if (hooks.check_invariants) checked = std::make_unique<CheckedAllocator>(*allocator);
+  ReplayEngine engine(MakeEngineOptions(d, r, cap), checked ? static_cast<KvAllocator&>(*checked) : *allocator, timer,
+                      std::move(observers), *source);
 
   bool partial = false;
   int64_t steps = 0;

@@ -25,10 +25,12 @@ struct PreloadedTrace {
   std::vector<TraceRequest> requests;
   int64_t skipped_rows = 0;
   std::string description;
+  bool partial = false;  // the read was stopped (`stop`): not to be replayed
 };
 // Reads the trace (or generates the synthetic workload) the options describe, windowed but not
-// rate-scaled: RunReplay applies each run's --rate-scale to a preloaded trace.
-std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& options);
+// rate-scaled: RunReplay applies each run's --rate-scale to a preloaded trace. `*stop` is polled
+// every 4,096 requests; once true the read ends, marked partial.
+std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& options, const std::atomic<bool>* stop = nullptr);
 
 struct ReplayResult {
   CapacityResult capacity;
@@ -41,6 +43,7 @@ struct ReplayHooks {
   std::vector<ReplayObserver*> observers;               // see every step and request after the statistics
   std::function<void(double progress, int64_t now_ns)> progress;  // every 4,096 steps
   const std::atomic<bool>* stop = nullptr;  // polled every step; true ends the run, marked partial
+  bool check_invariants = false;  // run the allocator inside CheckedAllocator (tests: O(pool) per operation)
 };
 
 // Throws kvsim::Error for bad settings or input, including a deployment that does not fit.

@@ -100,8 +100,13 @@ VariantRun RunOneVariant(Variant& v, ReplayHooks hooks) {
   VariantRun run;
   v.replay.quiet = true;
   v.replay.omit_wall_time = true;  // runs are compared, not timed: keep them deterministic
+  if ((hooks.stop && hooks.stop->load()) || (hooks.preloaded && hooks.preloaded->partial)) {
+    run.interrupted = true;
+    return run;
+  }
   try {
     run.result = RunReplay(v.deployment, v.replay, hooks);
+    run.interrupted = run.result->summary.partial;
   } catch (const Error& e) {
     run.error = e.what();
   }
@@ -112,6 +117,8 @@ PointOutcome Outcome(const std::string& label, const VariantRun& run, const Swee
   PointOutcome p;
   p.label = label;
   p.error = run.error;
+  p.interrupted = run.interrupted;
+  if (run.interrupted) return p;  // a replay cut short is not judged
   if (run.result) p.summary = run.result->summary;
   Judge(p, c);
   return p;
@@ -154,13 +161,14 @@ SweepCriteria ParseCriteria(const std::string& objective, const std::string& slo
 }
 
 std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs,
-                                    const std::function<std::vector<ReplayObserver*>(size_t)>& observers_for) {
+                                    const std::function<std::vector<ReplayObserver*>(size_t)>& observers_for,
+                                    const std::atomic<bool>* stop) {
   // One preload per distinct trace input (usually one for the whole set).
   std::vector<std::shared_ptr<const PreloadedTrace>> preloads(variants.size());
   for (size_t i = 0; i < variants.size(); ++i) {
     for (size_t j = 0; j < i && !preloads[i]; ++j)
       if (SameTraceInput(variants[i].replay, variants[j].replay)) preloads[i] = preloads[j];
-    if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay);
+    if (!preloads[i]) preloads[i] = PreloadTrace(variants[i].replay, stop);
   }
   std::vector<VariantRun> out(variants.size());
   std::atomic<size_t> next{0};
@@ -168,6 +176,7 @@ std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs,
     for (size_t i; (i = next.fetch_add(1)) < variants.size();) {
       ReplayHooks hooks;
       hooks.preloaded = preloads[i];
+      hooks.stop = stop;
       if (observers_for) hooks.observers = observers_for(i);
       out[i] = RunOneVariant(variants[i], hooks);
     }
@@ -188,10 +197,25 @@ std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const Sw
   return out;
 }
 
-PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded) {
+GridOutcome EvaluateGrid(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs,
+                         const std::atomic<bool>* stop) {
+  for (Variant& v : variants) ApplyGoodputThresholds(v.replay, criteria);
+  const std::vector<VariantRun> runs = RunVariants(variants, jobs, {}, stop);
+  GridOutcome out;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    if (runs[i].interrupted) out.unfinished.push_back({variants[i].label, "interrupted"});
+    else out.points.push_back(Outcome(variants[i].label, runs[i], criteria));
+  }
+  out.partial = !out.unfinished.empty();
+  return out;
+}
+
+PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded,
+                         const std::atomic<bool>* stop) {
   ApplyGoodputThresholds(v.replay, c);
   ReplayHooks hooks;
   hooks.preloaded = std::move(preloaded);
+  hooks.stop = stop;
   return Outcome(v.label, RunOneVariant(v, hooks), c);
 }
 

@@ -4,6 +4,7 @@
 #ifndef KVSIM_SIM_SWEEP_H_
 #define KVSIM_SIM_SWEEP_H_
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,24 +74,44 @@ struct PointOutcome {
   double distance = 0;                   // largest violated ratio (value / limit); <= 1 when the SLOs hold
   std::string binding;                   // what binds (sim/binding.h), for infeasible points
   std::string error;                     // the deployment failed to run (e.g. does not fit)
+  bool interrupted = false;              // stopped before its replay finished: not judged
+};
+
+// A point or deployment that did not finish, and why ("interrupted").
+struct UnfinishedPoint {
+  std::string label;
+  std::string reason;
 };
 
 struct VariantRun {
-  std::optional<ReplayResult> result;
+  std::optional<ReplayResult> result;  // when interrupted: the replay so far (summary.partial), or none
   std::string error;  // set when the variant could not run (bad settings, does not fit)
+  bool interrupted = false;  // `stop` was raised before or while it ran
 };
 // Replays every variant, up to `jobs` at once, in input order; variants that read the same trace
 // the same way share one preloaded copy. `observers_for(i)` (optional) gives variant i's extra
-// observers (chart recorders for a report).
+// observers (chart recorders for a report). Once `*stop` is true (a signal), running replays end
+// early and no new one starts; those variants come back `interrupted`.
 std::vector<VariantRun> RunVariants(std::vector<Variant>& variants, int jobs,
-                                    const std::function<std::vector<ReplayObserver*>(size_t)>& observers_for = {});
+                                    const std::function<std::vector<ReplayObserver*>(size_t)>& observers_for = {},
+                                    const std::atomic<bool>* stop = nullptr);
+
+// A grid's judged points, in input order, without the ones a stop left unfinished.
+struct GridOutcome {
+  std::vector<PointOutcome> points;
+  bool partial = false;
+  std::vector<UnfinishedPoint> unfinished;
+};
+GridOutcome EvaluateGrid(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs,
+                         const std::atomic<bool>* stop);
 
 // Runs every variant (up to `jobs` at once) and judges it. Results are in input order whatever
 // the thread count; a variant that cannot run becomes an infeasible point with `error` set.
 std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs);
 
 // One variant, judged (searches run their probes one at a time through this).
-PointOutcome EvaluateOne(Variant& variant, const SweepCriteria& criteria, std::shared_ptr<const PreloadedTrace> preloaded);
+PointOutcome EvaluateOne(Variant& variant, const SweepCriteria& criteria, std::shared_ptr<const PreloadedTrace> preloaded,
+                         const std::atomic<bool>* stop = nullptr);
 
 // Index of the best feasible point (highest objective, first on ties), or -1.
 int BestPoint(const std::vector<PointOutcome>& points);

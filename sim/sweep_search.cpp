@@ -25,47 +25,38 @@ std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c
   return NearestPoint(probes);
 }
 
-SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {
+namespace {
+
+// Thrown by a probe that a stop cut short; the search ends there (see Interruptible).
+struct SearchStopped {
+  std::string label;
+};
+
+PointOutcome Probe(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace>& preload,
+                   const std::atomic<bool>* stop) {
+  if (stop && stop->load()) throw SearchStopped{v.label};
+  if (!preload) preload = PreloadTrace(v.replay, stop);
+  if (preload->partial) throw SearchStopped{v.label};
+  PointOutcome p = EvaluateOne(v, c, preload, stop);
+  if (p.interrupted) throw SearchStopped{v.label};
+  return p;
+}
+
+template <typename Search>
+SearchResult Interruptible(Search&& search) {
   SearchResult r;
-  r.precision = "exact (integer replicas; doubling, then bisection)";
-  std::map<int64_t, PointOutcome> seen;
-  std::shared_ptr<const PreloadedTrace> preload;
-  auto eval = [&](int64_t n) -> const PointOutcome& {
-    auto it = seen.find(n);
-    if (it != seen.end()) return it->second;
-    Variant v = make(n);
-    if (!preload) preload = PreloadTrace(v.replay);
-    PointOutcome p = EvaluateOne(v, c, preload);
-    r.probes.emplace_back(static_cast<double>(n), p);
-    return seen.emplace(n, std::move(p)).first->second;
-  };
-  int64_t lo = 0, hi = -1;  // lo fails (0: none tried), hi meets
-  for (int64_t n = 1;; n = std::min(upper, n * 2)) {
-    if (eval(n).feasible) {
-      hi = n;
-      break;
-    }
-    lo = n;
-    if (n == upper) return r;
-  }
-  while (hi - lo > 1) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    if (eval(mid).feasible) hi = mid;
-    else lo = mid;
-  }
-  r.found = true;
-  r.value = r.smallest_value = static_cast<double>(hi);
-  r.at_value = seen.at(hi);
-  if (hi > 1) {
-    r.has_next = true;
-    r.next_value = static_cast<double>(hi - 1);
-    r.at_next = eval(hi - 1);
+  try {
+    search(r);
+  } catch (const SearchStopped& s) {
+    r.found = r.has_next = false;
+    r.partial = true;
+    r.unfinished.push_back({s.label, "interrupted"});
   }
   return r;
 }
 
-SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {
-  SearchResult r;
+void BatchCapSearch(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
+                    const std::atomic<bool>* stop, SearchResult& r) {
   r.precision = "exact (integer max_num_seqs; powers of two probed, then bisection)";
   std::map<int64_t, PointOutcome> seen;
   std::shared_ptr<const PreloadedTrace> preload;
@@ -73,8 +64,7 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
     auto it = seen.find(cap);
     if (it != seen.end()) return it->second;
     Variant v = make(cap);
-    if (!preload) preload = PreloadTrace(v.replay);
-    PointOutcome p = EvaluateOne(v, c, preload);
+    PointOutcome p = Probe(v, c, preload, stop);
     r.probes.emplace_back(static_cast<double>(cap), p);
     return seen.emplace(cap, std::move(p)).first->second;
   };
@@ -90,7 +80,7 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
       lo = cap;
       if (first < 0) first = cap;
     }
-  if (lo < 0) return r;
+  if (lo < 0) return;
   for (int64_t cap : grid)
     if (cap > lo) {
       hi = cap;
@@ -117,17 +107,15 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
     r.next_value = static_cast<double>(lo + 1);
     r.at_next = eval(lo + 1);
   }
-  return r;
 }
 
-SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision) {
-  SearchResult r;
+void RateScaleSearch(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
+                     const std::atomic<bool>* stop, SearchResult& r) {
   r.precision = "within " + Format("%g", 100 * precision) + "% (bisection on the arrival-rate multiplier)";
   std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](double scale) {
     Variant v = make(scale);
-    if (!preload) preload = PreloadTrace(v.replay);
-    PointOutcome p = EvaluateOne(v, c, preload);
+    PointOutcome p = Probe(v, c, preload, stop);
     r.probes.emplace_back(scale, p);
     return p;
   };
@@ -149,7 +137,7 @@ SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, co
       r.found = true;
       r.value = lo;
       r.at_value = at_lo;
-      return r;  // feasible up to the 1024x cap
+      return;  // feasible up to the 1024x cap
     }
   } else {
     hi = 1.0, at_hi = first;
@@ -161,7 +149,7 @@ SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, co
       }
       hi = s, at_hi = p;
     }
-    if (lo == 0) return r;
+    if (lo == 0) return;
   }
   while (hi / lo - 1 > precision) {
     const double mid = std::sqrt(lo * hi);  // geometric midpoint: the bracket shrinks in ratio
@@ -175,7 +163,60 @@ SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, co
   r.has_next = true;
   r.next_value = hi;
   r.at_next = at_hi;
-  return r;
+}
+
+void ReplicaSearch(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
+                   const std::atomic<bool>* stop, SearchResult& r) {
+  r.precision = "exact (integer replicas; doubling, then bisection)";
+  std::map<int64_t, PointOutcome> seen;
+  std::shared_ptr<const PreloadedTrace> preload;
+  auto eval = [&](int64_t n) -> const PointOutcome& {
+    auto it = seen.find(n);
+    if (it != seen.end()) return it->second;
+    Variant v = make(n);
+    PointOutcome p = Probe(v, c, preload, stop);
+    r.probes.emplace_back(static_cast<double>(n), p);
+    return seen.emplace(n, std::move(p)).first->second;
+  };
+  int64_t lo = 0, hi = -1;  // lo fails (0: none tried), hi meets
+  for (int64_t n = 1;; n = std::min(upper, n * 2)) {
+    if (eval(n).feasible) {
+      hi = n;
+      break;
+    }
+    lo = n;
+    if (n == upper) return;
+  }
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (eval(mid).feasible) hi = mid;
+    else lo = mid;
+  }
+  r.found = true;
+  r.value = r.smallest_value = static_cast<double>(hi);
+  r.at_value = seen.at(hi);
+  if (hi > 1) {
+    r.has_next = true;
+    r.next_value = static_cast<double>(hi - 1);
+    r.at_next = eval(hi - 1);
+  }
+}
+
+}  // namespace
+
+SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
+                                  const std::atomic<bool>* stop) {
+  return Interruptible([&](SearchResult& r) { ReplicaSearch(make, c, upper, stop, r); });
+}
+
+SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
+                                 const std::atomic<bool>* stop) {
+  return Interruptible([&](SearchResult& r) { BatchCapSearch(make, c, upper, stop, r); });
+}
+
+SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
+                                  const std::atomic<bool>* stop) {
+  return Interruptible([&](SearchResult& r) { RateScaleSearch(make, c, precision, stop, r); });
 }
 
 }  // namespace kvsim

@@ -24,6 +24,8 @@ struct SearchResult {
   PointOutcome at_next;
   std::vector<std::pair<double, PointOutcome>> probes;  // every replay, in the order run
   std::string precision;
+  bool partial = false;                          // stopped by a signal: `probes` are those finished
+  std::vector<UnfinishedPoint> unfinished;       // the probe that was running, and why
 };
 
 // Why a search found nothing: the probe nearest to meeting the SLOs by the stated distance (the
@@ -38,17 +40,18 @@ std::string NearestPoint(const std::vector<PointOutcome>& points);
 // (exact to 1); N - 1 is always probed and reported as the violating neighbour. Assumes more
 // replicas never make the SLOs worse.
 SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
-                                  int64_t upper);
+                                  int64_t upper, const std::atomic<bool>* stop = nullptr);
 
 // Largest integer max_num_seqs in [1, upper] meeting the criteria, and the smallest: every power
 // of two is probed, then bisection on each edge of the feasible range (exact to 1). Assumes the
 // caps that meet the SLOs form one range. `make` builds the variant for a value.
+// Once `*stop` is true the search ends with `partial` set and no answer (found = false).
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
-                                 int64_t upper);
+                                 int64_t upper, const std::atomic<bool>* stop = nullptr);
 // Highest arrival-rate multiplier meeting the criteria, by doubling/halving then bisection until
 // the bracket is within `relative_precision` (e.g. 0.01 = 1%).
 SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& criteria,
-                                  double relative_precision);
+                                  double relative_precision, const std::atomic<bool>* stop = nullptr);
 
 }  // namespace kvsim
 

@@ -45,10 +45,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   ApplyDeploymentSwitches(vm, opts);
   if (profiles.empty() && benches.empty()) throw Error("nothing to fit: give --profile FILE.csv and/or --bench FILE.json");
   if (output_path.empty()) throw Error("-o/--output: where to write the calibration JSON");
-  for (const auto& input : profiles)
-    if (input == output_path) throw Error("-o " + output_path + ": is an input; refusing to write over it");
-  for (const auto& input : benches)
-    if (input == output_path) throw Error("-o " + output_path + ": is an input; refusing to write over it");
+  CheckCommandOutputs(args, {{"-o/--output", output_path}});
   const std::string data_dir = DataDirectory();
   const Deployment d = ResolveDeployment(opts, data_dir);
 

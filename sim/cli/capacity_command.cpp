@@ -36,6 +36,7 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
     return kExitOk;
   }
   ApplyDeploymentSwitches(vm, opts);
+  CheckCommandOutputs(args, {{"--json", json_path}});
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);

@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/compare_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupt.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -57,6 +58,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
     return kExitOk;
   }
   ValidateJobs(jobs);
+  CheckCommandOutputs(args, {{"--json", json_path}, {"--report", report_path}});
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const std::string data_dir = DataDirectory();
   std::vector<Variant> variants;
@@ -69,23 +71,30 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   std::vector<ChartRecorder> charts(variants.size());
   const std::vector<VariantRun> runs = RunVariants(variants, jobs, [&](size_t i) {
     return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
-  });
+  }, &StopFlag());
+  // Interrupted: the deployments that finished are written, the others listed with the reason.
   std::vector<ComparedDeployment> compared;
   std::vector<std::string> not_fitting;  // issue 16: reported, not fatal
+  std::vector<UnfinishedPoint> unfinished;
   for (size_t i = 0; i < variants.size(); ++i) {
-    if (!runs[i].result) {
+    if (runs[i].interrupted) {
+      unfinished.push_back({variants[i].label, StopReason()});
+    } else if (!runs[i].result) {
       if (runs[i].error.rfind("does not fit", 0) != 0) throw Error("deployment " + variants[i].label + ": " + runs[i].error);
       not_fitting.push_back("deployment " + variants[i].label + ": " + NeedsMore(runs[i].error));
-      continue;
+    } else {
+      compared.push_back({variants[i].label, &runs[i].result->summary, &charts[i]});
     }
-    compared.push_back({variants[i].label, &runs[i].result->summary, &charts[i]});
   }
   if (!compared.empty())
     out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
   for (const auto& line : not_fitting) out << line << "\n";
-  if (compared.empty()) return kExitOk;
-  if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared).dump(2) + "\n", out);
-  if (!report_path.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
+  if (compared.empty() && unfinished.empty()) return kExitOk;
+  if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared, unfinished).dump(2) + "\n", out);
+  if (!report_path.empty() && !compared.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
+  if (!unfinished.empty())
+    err << "kvsim compare: " << StopReason() << "; " << compared.size() << " of " << variants.size()
+        << " deployments finished and were written (marked partial)\n";
   return kExitOk;
 }
 

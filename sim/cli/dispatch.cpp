@@ -1,8 +1,11 @@
 #include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
 #include <new>
 
 #include "kvcache/base/error.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupt.h"
 
 namespace kvsim {
 namespace {
@@ -39,19 +42,8 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, s
   return kExitBadInput;
 }
 
-}  // namespace
-
-int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
-    (argv.size() < 2 ? err : out) << kUsage;
-    return argv.size() < 2 ? kExitBadInput : kExitOk;
-  }
-  if (argv[1] == "--version") {
-    out << "kvsim " << KVSIM_VERSION << "\n";
-    return kExitOk;
-  }
-  const std::string command = argv[1];
-  const std::vector<std::string> args(argv.begin() + 2, argv.end());
+// Runs the command and maps every error to its exit code and one line on `err`.
+int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string prefix = "kvsim " + command + ": ";
   try {
     return Dispatch(command, args, out, err);
@@ -66,6 +58,41 @@ int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     return kExitInternalError;
   }
   return kExitBadInput;
+}
+
+// Standard output is an output too: a full disk or a closed pipe behind it is an error, not exit 0.
+int CheckStdoutWritten(const std::string& prefix, std::ostream& out, std::ostream& err, int code) {
+  errno = 0;
+  out.flush();
+  if (out) return code;
+  const int e = errno;
+  err << prefix << "error: standard output: write failed" << (e != 0 ? std::string(" (") + std::strerror(e) + ")" : "")
+      << "\n";
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
+    (argv.size() < 2 ? err : out) << kUsage;
+    return argv.size() < 2 ? kExitBadInput : kExitOk;
+  }
+  if (argv[1] == "--version") {
+    out << "kvsim " << KVSIM_VERSION << "\n";
+    return kExitOk;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv.begin() + 2, argv.end());
+  const std::string prefix = "kvsim " + command + ": ";
+  const SignalScope signals;
+  int code = RunCaught(command, args, out, err);
+  if (code == kExitOk || code == kExitThresholdMissed) code = CheckStdoutWritten(prefix, out, err, code);
+  if (StopSignal() != 0 && code != kExitBadInput && code != kExitInternalError) {
+    err << prefix << StopReason() << "\n";
+    return 128 + StopSignal();
+  }
+  return code;
 }
 
 }  // namespace kvsim

@@ -1,14 +1,29 @@
-// Where a command's outputs go: a file (written atomically, kvsim/base/atomic_file.h) or standard
-// output for "-".
+// Where a command's outputs go: a file (written atomically, kvcache/base/atomic_file.h) or standard
+// output for "-"; and the one check every command runs before it writes anything: no output is
+// the same file as an input or as another output (kvcache/base/output_paths.h).
 #ifndef KVSIM_SIM_CLI_OUTPUT_H_
 #define KVSIM_SIM_CLI_OUTPUT_H_
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "kvcache/base/atomic_file.h"
+#include "kvcache/base/output_paths.h"
 
 namespace kvsim {
+
+// Every string of the command line that may name an input file: each argument, the value of
+// "--opt=VALUE", the words of a quoted option string (compare's --a "..."), and the pieces of
+// "kind:FILE:COLUMN" or "OPTION=V1,V2" values. Over-approximating is safe: only strings that name
+// the same file as an output matter.
+std::vector<std::string> InputCandidates(const std::vector<std::string>& args);
+
+// Refuses (kvsim::Error) outputs that collide with each other or with an input: the command's
+// arguments and any `more_inputs` the command reads without naming them (the default trace).
+// Outputs with an empty path are not written and are skipped.
+void CheckCommandOutputs(const std::vector<std::string>& args, const std::vector<OutputPath>& outputs,
+                         const std::vector<std::string>& more_inputs = {});
 
 inline void WriteOutput(const std::string& path, const std::string& text, std::ostream& out) {
   if (path == "-") out << text;

@@ -4,14 +4,6 @@
 #include <string>
 
 namespace kvsim {
-namespace {
-
-std::atomic<bool> g_interrupted{false};  // see ScopedInterruptFlag: the one signal-handler flag
-
-void OnInterrupt(int) { g_interrupted.store(true); }
-
-}  // namespace
-
 void ProgressBar::Update(double fraction, int64_t simulated_ns) {
   if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
@@ -35,14 +27,5 @@ void ProgressBar::Update(double fraction, int64_t simulated_ns) {
 void ProgressBar::Finish() {
   if (enabled_ && drawn_) out_ << "\r" << std::string(100, ' ') << "\r" << std::flush;
 }
-
-ScopedInterruptFlag::ScopedInterruptFlag() {
-  g_interrupted.store(false);
-  previous_ = std::signal(SIGINT, OnInterrupt);
-}
-
-ScopedInterruptFlag::~ScopedInterruptFlag() { std::signal(SIGINT, previous_); }
-
-const std::atomic<bool>& ScopedInterruptFlag::flag() const { return g_interrupted; }
 
 }  // namespace kvsim

@@ -1,11 +1,10 @@
 // A progress line on stderr for long runs (percent of trace, simulated time, ETA), drawn only when
-// stderr is a terminal; and a scoped Ctrl-C flag that lets a replay stop cleanly.
+// stderr is a terminal. (Ctrl-C and other signals: interrupt.h.)
 #ifndef KVSIM_SIM_CLI_PROGRESS_BAR_H_
 #define KVSIM_SIM_CLI_PROGRESS_BAR_H_
 
-#include <atomic>
 #include <chrono>
-#include <csignal>
+#include <cstdint>
 #include <ostream>
 
 namespace kvsim {
@@ -22,21 +21,6 @@ class ProgressBar {
   bool enabled_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point start_, last_;
-};
-
-// While alive, SIGINT sets flag() instead of killing the process (the previous handler is
-// restored on destruction). One process-wide flag exists because a signal handler cannot capture
-// state; it is only read through flag().
-class ScopedInterruptFlag {
- public:
-  ScopedInterruptFlag();
-  ~ScopedInterruptFlag();
-  ScopedInterruptFlag(const ScopedInterruptFlag&) = delete;
-  ScopedInterruptFlag& operator=(const ScopedInterruptFlag&) = delete;
-  const std::atomic<bool>& flag() const;
-
- private:
-  void (*previous_)(int) = SIG_DFL;
 };
 
 }  // namespace kvsim

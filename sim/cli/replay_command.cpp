@@ -5,6 +5,7 @@
 #include <boost/program_options.hpp>
 #include <memory>
 
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/model_catalog.h"
 #include "reports/chart_recorder.h"
 #include "reports/csv_outputs.h"
@@ -12,6 +13,7 @@
 #include "reports/replay_report.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/deployment_flags.h"
+#include "sim/cli/interrupt.h"
 #include "sim/cli/output.h"
 #include "sim/cli/progress_bar.h"
 #include "sim/cli/replay_flags.h"
@@ -29,7 +31,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
       "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
       "With no --trace: the bundled Azure LLM inference conversation trace (2023, 19,366 requests).\n"
-      "Ctrl-C stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
+      "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
   desc.add_options()("help,h", "show this help")
       ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
@@ -48,6 +50,9 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const std::string data_dir = DataDirectory();
   const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
   const Deployment d = ResolveDeployment(dep, data_dir);
+  CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
+                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false}},
+                      {r.trace});
 
   // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
   std::unique_ptr<TimeSeriesCsv> series;
@@ -58,20 +63,22 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (!r.requests_path.empty()) hooks.observers.push_back((requests = std::make_unique<RequestsCsv>(r.requests_path)).get());
   if (!r.report_path.empty()) hooks.observers.push_back(&charts);
   ProgressBar bar(err, !r.quiet && ::isatty(STDERR_FILENO));
-  const ScopedInterruptFlag interrupted;
   hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
-  hooks.stop = &interrupted.flag();
+  hooks.stop = &StopFlag();
   const ReplayResult result = RunReplay(d, r, hooks);
   bar.Finish();
 
   const ReplaySummary& summary = result.summary;
-  if (series) series->Commit();
-  if (requests) requests->Commit();
+  // An interrupted replay's CSVs keep their rows and end with "# partial: <reason>".
+  const std::string partial =
+      summary.partial ? Format("%s at simulated %.3f s", StopReason().c_str(), summary.throughput.simulated_s) : "";
+  if (series) series->Commit(partial);
+  if (requests) requests->Commit(partial);
   if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
   if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
   if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
   for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";
-  if (summary.partial) err << "kvsim replay: interrupted; outputs cover the replay so far (marked partial)\n";
+  if (summary.partial) err << "kvsim replay: " << partial << "; outputs cover the replay so far (marked partial)\n";
   return kExitOk;
 }
 

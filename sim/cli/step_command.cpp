@@ -75,6 +75,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
     return kExitOk;
   }
   ApplyDeploymentSwitches(vm, opts);
+  CheckCommandOutputs(args, {{"--json", json_path}});
   const StepWork work = WorkOf(batch);
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);

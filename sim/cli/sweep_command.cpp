@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/sweep_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/interrupt.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -39,6 +40,13 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
       ("json", po::value(&f.json_path), "write every point's summary to FILE.json");
 }
 
+// "interrupted by SIGINT; 3 points finished, 5 not", or "" when nothing was cut short.
+std::string PartialReason(const std::vector<UnfinishedPoint>& unfinished, size_t finished) {
+  if (unfinished.empty()) return "";
+  return unfinished.front().reason + "; " + std::to_string(finished) + " finished, " + std::to_string(unfinished.size()) +
+         " not";
+}
+
 // --find: one knob searched; the probes and the answer.
 nlohmann::json RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
                          std::ostream& out) {
@@ -49,23 +57,25 @@ nlohmann::json RunSearch(const SweepFlags& f, const SweepCriteria& criteria, con
     if (f.find_max < 1) throw Error("--find-max: must be at least 1");
     r = FindLargestBatchCap([&](int64_t cap) {
           return ParseVariant("max-num-seqs=" + std::to_string(cap), base, {"--max-num-seqs", std::to_string(cap)}, data_dir, &cache);
-        }, criteria, f.find_max);
+        }, criteria, f.find_max, &StopFlag());
   } else if (f.find == "rate-scale") {
     if (!(f.precision > 0 && f.precision < 1)) throw Error("--precision: must be in (0, 1)");
     r = FindHighestRateScale([&](double s) {
           return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir, &cache);
-        }, criteria, f.precision);
+        }, criteria, f.precision, &StopFlag());
   } else if (f.find == "replicas") {
     if (f.find_max < 1) throw Error("--find-max: must be at least 1");
     r = FindSmallestReplicas([&](int64_t n) {
           return ParseVariant("replicas=" + std::to_string(n), base, {"--replicas", std::to_string(n)}, data_dir, &cache);
-        }, criteria, std::min<int64_t>(f.find_max, 256));
+        }, criteria, std::min<int64_t>(f.find_max, 256), &StopFlag());
   } else {
     throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale or replicas");
   }
   std::vector<PointOutcome> probes;
   for (const auto& [value, p] : r.probes) probes.push_back(p);
+  for (auto& u : r.unfinished) u.reason = StopReason();
   out << RenderPointsTable(probes, "probe") << RenderSearchAnswer(f.find, r, criteria);
+  if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(probes, PartialReason(r.unfinished, r.probes.size())), out);
   return SearchToJson(f.find, r);
 }
 
@@ -81,10 +91,15 @@ nlohmann::json RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const
   std::vector<Variant> variants;
   for (const GridPoint& p : ExpandGrid(axes)) variants.push_back(ParseVariant(p.label, base, p.overrides, data_dir, &cache));
   if (variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << f.jobs << " threads\n";
-  const std::vector<PointOutcome> results = EvaluatePoints(std::move(variants), criteria, f.jobs);
-  out << RenderPointsTable(results, "point") << RenderBestPoint(results, criteria);
-  if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(results), out);
-  return GridToJson(results, criteria, f.slo);
+  GridOutcome grid = EvaluateGrid(std::move(variants), criteria, f.jobs, &StopFlag());
+  for (auto& u : grid.unfinished) u.reason = StopReason();
+  const std::string partial = PartialReason(grid.unfinished, grid.points.size());
+  out << RenderPointsTable(grid.points, "point")
+      << (grid.partial && grid.points.empty() ? "no point finished before the interruption\n"
+                                              : RenderBestPoint(grid.points, criteria));
+  if (!partial.empty()) err << "kvsim sweep: " << partial << "; the finished points were written (marked partial)\n";
+  if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(grid.points, partial), out);
+  return GridToJson(grid.points, criteria, f.slo, grid.unfinished);
 }
 
 }  // namespace
@@ -110,6 +125,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     return kExitOk;
   }
   ValidateJobs(f.jobs);
+  CheckCommandOutputs(args, {{"--csv", f.csv_path}, {"--json", f.json_path}});
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const nlohmann::json report = f.find.empty() ? RunGrid(f, criteria, base, out, err) : RunSearch(f, criteria, base, out);

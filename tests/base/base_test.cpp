@@ -1,5 +1,7 @@
 // The base layer: checked arithmetic, quantity parsing, name tables, text helpers, atomic files.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -9,7 +11,9 @@
 #include "kvcache/base/check.h"
 #include "kvcache/base/checked_math.h"
 #include "kvcache/base/enum_names.h"
+#include "kvcache/base/output_paths.h"
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/temp_file_registry.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "tests/testutil.h"
@@ -128,6 +132,55 @@ TEST(AtomicFileTest, CommittedFilesAppearWholeAndAbandonedOnesLeaveNothing) {
   WriteFileAtomically(path, "new");
   EXPECT_EQ(testing::ReadFile(path), "new");
   EXPECT_THROW(WriteFileAtomically(dir.File("no/such/dir/x"), "x"), Error);
+}
+
+TEST(AtomicFileTest, KeepsTheReplacedFilesModeAndFollowsSymbolicLinks) {
+  const testing::TempDir dir;
+  const std::string path = dir.Write("private.json", "old");
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  WriteFileAtomically(path, "new");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  const std::string link = dir.File("link.json");
+  ASSERT_EQ(::symlink(path.c_str(), link.c_str()), 0);
+  WriteFileAtomically(link, "through the link");
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(testing::ReadFile(path), "through the link");
+  EXPECT_THROW(WriteFileAtomically(dir.path(), "x"), Error);  // a directory
+}
+
+TEST(AtomicFileTest, OpenTemporaryFilesAreRegisteredForSignalCleanup) {
+  const testing::TempDir dir;
+  const int before = RegisteredTempFileCount();
+  {
+    AtomicOutputFile a(dir.File("a.csv")), b(dir.File("b.csv"));
+    a.stream() << "rows";
+    EXPECT_EQ(RegisteredTempFileCount(), before + 2);
+    RemoveRegisteredTempFiles();  // what a SIGQUIT handler does
+    size_t files = 0;
+    for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++files;
+    EXPECT_EQ(files, 0u);
+    EXPECT_THROW(b.Commit(), Error);  // nothing left to rename: an error naming the file, not a crash
+  }
+  EXPECT_EQ(RegisteredTempFileCount(), before);
+}
+
+TEST(OutputPathsTest, SameFileByIdentityNotByText) {
+  const testing::TempDir dir;
+  const std::string a = dir.Write("a.csv", "x");
+  const std::string hard = dir.File("hard.csv");
+  ASSERT_EQ(::link(a.c_str(), hard.c_str()), 0);
+  EXPECT_TRUE(SameFile(a, dir.path() + "/./a.csv"));
+  EXPECT_TRUE(SameFile(a, hard));
+  EXPECT_TRUE(SameFile(dir.File("new.json"), dir.path() + "/../" + std::filesystem::path(dir.path()).filename().string() + "/new.json"));
+  EXPECT_FALSE(SameFile(a, dir.File("new.json")));
+  EXPECT_THROW(CheckOutputPaths({{"--json", hard}}, {a}), Error);
+  EXPECT_NO_THROW(CheckOutputPaths({{"--json", a}}, {a}));  // the output's own value
+  EXPECT_THROW(CheckOutputPaths({{"--json", a}}, {a, a}), Error);
+  EXPECT_THROW(CheckOutputPaths({{"--json", "-"}, {"--report", "-"}}, {}), Error);
+  EXPECT_NO_THROW(CheckOutputPaths({{"--json", "-"}, {"--timeseries", "-", false}}, {}));  // a file named "-"
+  EXPECT_THROW(CheckOutputPaths({{"--json", dir.File("n.json")}, {"--csv", dir.path() + "/./n.json"}}, {}), Error);
 }
 
 }  // namespace

@@ -121,7 +121,8 @@ TYPED_TEST(AllocatorContractTest, RequestLargerThanThePoolNeverFits) {
 }
 
 // At least 1,000,000 seeded random operations through CheckedAllocator, which runs every
-// invariant check (and the failed-call-changes-nothing contract) after each one.
+// invariant check and the interface contract (a failed call changes nothing, Admit does what
+// PlanAdmit planned, a Grow within GrowRoom succeeds without taking memory) after each one.
 TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
   KvAllocator& inner = *this->alloc_;
   CheckedAllocator a(inner);
@@ -135,7 +136,7 @@ TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
     prompts.push_back(KeysFromTraceBlocks(ids, 16, 128, kBlock));
   }
   const int64_t kOps = 1000000;
-  int64_t admitted = 0, grow_failures = 0, frees = 0;
+  int64_t admitted = 0, grow_failures = 0, frees = 0, grows_within_room = 0;
   for (int64_t op = 0; op < kOps; ++op) {
     const int choice = static_cast<int>(rng() % 100);
     if (choice < 30 || live.empty()) {
@@ -146,7 +147,12 @@ TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
       ++next;
     } else if (choice < 78) {
       auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
-      grow_failures += !a.Grow(it->first, 1 + static_cast<int64_t>(rng() % 20));
+      // Half the grows fill exactly the room the request holds (must succeed without taking memory:
+      // CheckedAllocator checks it), the others ask for 1-20 tokens, often beyond the room.
+      const int64_t room = a.GrowRoom(it->first);
+      const bool within_room = room > 0 && rng() % 2 == 0;
+      grows_within_room += within_room;
+      grow_failures += !a.Grow(it->first, within_room ? room : 1 + static_cast<int64_t>(rng() % 20));
     } else {
       auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
       a.Free(it->first);
@@ -158,6 +164,7 @@ TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
   EXPECT_GT(admitted, 100000);
   EXPECT_GT(grow_failures, 500);
   EXPECT_GT(frees, 100000);
+  EXPECT_GT(grows_within_room, 50000);
   if (auto* paged = dynamic_cast<PagedAllocator*>(&inner); paged && paged->pool().key_map().size() > 0) {
     EXPECT_GT(paged->prefix_hit_blocks(), 10000);
   }
