@@ -161,10 +161,12 @@ std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const Sw
   return out;
 }
 
-PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded) {
+PointOutcome EvaluateOne(Variant& v, const SweepCriteria& c, std::shared_ptr<const PreloadedTrace> preloaded,
+                         const std::atomic<bool>* stop) {
   ApplyGoodputThresholds(v.replay, c);
   ReplayHooks hooks;
   hooks.preloaded = std::move(preloaded);
+  hooks.stop = stop;
   return Outcome(v.label, RunOneVariant(v, hooks), c);
 }
 

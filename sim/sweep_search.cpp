@@ -1,12 +1,76 @@
 #include "sim/sweep_search.h"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 
 #include "kvcache/base/text_format.h"
 
 namespace kvsim {
+namespace {
+
+// A search's logic as a function of its probes' outcomes (one value in, one judged outcome out).
+using Probe = std::function<PointOutcome(double value)>;
+using SearchBody = std::function<SearchResult(const Probe& probe)>;
+
+// The serial probe: one replay per value, sharing one preloaded trace.
+template <class T>
+Probe SerialProbe(const std::function<Variant(T)>& make, const SweepCriteria& c,
+                  std::shared_ptr<const PreloadedTrace>& preload) {
+  return [&make, &c, &preload](double value) {
+    Variant v = make(static_cast<T>(value));
+    if (!preload) preload = PreloadTrace(v.replay);
+    return EvaluateOne(v, c, preload);
+  };
+}
+
+// Thrown out of a what-if run of a search when it asks for a probe beyond its hypotheses.
+struct NeedProbe {
+  double value;
+};
+// Bounds the what-if runs per round (their count doubles with each level of the decision tree).
+constexpr size_t kMaxWhatIfRuns = 4096;
+
+// Runs `body` with probes evaluated `rounds.width` at a time (see ProbeRounds).
+SearchResult RunInRounds(const SearchBody& body, ProbeRounds& rounds) {
+  std::map<double, PointOutcome> known;
+  for (;;) {
+    // Breadth first over hypotheses (feasible or not) for the unknown probes, in the order the
+    // search asks for them: the first value found is the one the serial search needs now.
+    std::vector<double> batch;
+    std::deque<std::vector<bool>> hypotheses{{}};
+    for (size_t runs = 0; !hypotheses.empty() && batch.size() < static_cast<size_t>(rounds.width) && runs < kMaxWhatIfRuns;
+         ++runs) {
+      const std::vector<bool> h = std::move(hypotheses.front());
+      hypotheses.pop_front();
+      size_t used = 0;
+      try {
+        body([&](double value) {
+          if (auto it = known.find(value); it != known.end()) return it->second;
+          if (used == h.size()) throw NeedProbe{value};
+          PointOutcome guess;
+          guess.feasible = h[used++];
+          return guess;
+        });
+      } catch (const NeedProbe& need) {
+        if (std::find(batch.begin(), batch.end(), need.value) == batch.end()) batch.push_back(need.value);
+        for (bool feasible : {true, false}) {
+          hypotheses.push_back(h);
+          hypotheses.back().push_back(feasible);
+        }
+      }
+    }
+    if (batch.empty()) return body([&](double value) { return known.at(value); });
+    std::vector<PointOutcome> outcomes = rounds.run(batch);
+    ++rounds.rounds;
+    rounds.probes += static_cast<int64_t>(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) known.emplace(batch[i], std::move(outcomes.at(i)));
+  }
+}
+
+}  // namespace
 
 std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c) {
   const PointOutcome* closest = nullptr;
@@ -25,17 +89,17 @@ std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c
   return why;
 }
 
-SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {
+SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
+                                 ProbeRounds* rounds) {
+  std::shared_ptr<const PreloadedTrace> preload;
+  const SearchBody body = [&](const Probe& probe) {
   SearchResult r;
   r.precision = "exact (integer max_num_seqs; powers of two probed, then bisection)";
   std::map<int64_t, PointOutcome> seen;
-  std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](int64_t cap) -> const PointOutcome& {
     auto it = seen.find(cap);
     if (it != seen.end()) return it->second;
-    Variant v = make(cap);
-    if (!preload) preload = PreloadTrace(v.replay);
-    PointOutcome p = EvaluateOne(v, c, preload);
+    PointOutcome p = probe(static_cast<double>(cap));
     r.probes.emplace_back(static_cast<double>(cap), p);
     return seen.emplace(cap, std::move(p)).first->second;
   };
@@ -79,16 +143,18 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
     r.at_next = eval(lo + 1);
   }
   return r;
+  };
+  return rounds ? RunInRounds(body, *rounds) : body(SerialProbe(make, c, preload));
 }
 
-SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision) {
+SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
+                                  ProbeRounds* rounds) {
+  std::shared_ptr<const PreloadedTrace> preload;
+  const SearchBody body = [&](const Probe& probe) {
   SearchResult r;
   r.precision = "within " + Format("%g", 100 * precision) + "% (bisection on the arrival-rate multiplier)";
-  std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](double scale) {
-    Variant v = make(scale);
-    if (!preload) preload = PreloadTrace(v.replay);
-    PointOutcome p = EvaluateOne(v, c, preload);
+    PointOutcome p = probe(scale);
     r.probes.emplace_back(scale, p);
     return p;
   };
@@ -137,6 +203,8 @@ SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, co
   r.next_value = hi;
   r.at_next = at_hi;
   return r;
+  };
+  return rounds ? RunInRounds(body, *rounds) : body(SerialProbe(make, c, preload));
 }
 
 }  // namespace kvsim

@@ -26,6 +26,19 @@ struct SearchResult {
   std::string precision;
 };
 
+// Probes run several at a time (e.g. one per MPI rank, sim/sweep_ranks.h). A search given rounds
+// evaluates, per round, the next `width` values of its own decision tree (breadth first below the
+// probes already known), then replays its serial logic on the known outcomes: the answer and the
+// reported probes (`SearchResult::probes`) are the serial search's, byte for byte, and the values
+// the decisions did not need are discarded. With width 3 each round settles two bisection steps.
+struct ProbeRounds {
+  int width = 1;
+  // Evaluates the values; outcomes in the order given. May throw to abandon the search.
+  std::function<std::vector<PointOutcome>(const std::vector<double>& values)> run;
+  int rounds = 0;       // out: rounds run
+  int64_t probes = 0;   // out: values evaluated, the discarded ones included
+};
+
 // Why a search found nothing: the probe that came closest (highest throughput) and its
 // violations, and, when even that probe finishes requests much slower than the trace offers
 // them, that the deployment is overloaded so no setting of the searched knob can help.
@@ -35,11 +48,11 @@ std::string ExplainNoFeasibleProbe(const SearchResult& result, const SweepCriter
 // of two is probed, then bisection on each edge of the feasible range (exact to 1). Assumes the
 // caps that meet the SLOs form one range. `make` builds the variant for a value.
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
-                                 int64_t upper);
+                                 int64_t upper, ProbeRounds* rounds = nullptr);
 // Highest arrival-rate multiplier meeting the criteria, by doubling/halving then bisection until
 // the bracket is within `relative_precision` (e.g. 0.01 = 1%).
 SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& criteria,
-                                  double relative_precision);
+                                  double relative_precision, ProbeRounds* rounds = nullptr);
 
 }  // namespace kvsim
 

@@ -1,5 +1,7 @@
 // kvsim sweep: replay a grid of settings (or search one) and pick the best deployment.
 #include <boost/program_options.hpp>
+#include <csignal>
+#include <optional>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
@@ -10,6 +12,7 @@
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
 #include "sim/sweep_grid.h"
+#include "sim/sweep_ranks.h"
 #include "sim/sweep_search.h"
 
 namespace kvsim {
@@ -22,6 +25,13 @@ struct SweepFlags {
   double max_preemption_rate = -1, precision = 0.01;
   int64_t find_max = 1024;
   int jobs = DefaultJobs();
+  bool broadcast_trace = false;  // MPI: rank 0 reads the trace and sends it to the other ranks
+};
+
+// What a grid or a search leaves to write: nothing on an MPI worker rank (rank 0 writes).
+struct SweepRun {
+  std::optional<nlohmann::json> report;
+  int exit_code = kExitOk;
 };
 
 void AddSweepOptions(po::options_description& own, SweepFlags& f) {
@@ -35,38 +45,87 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
       ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered")
       ("precision", po::value(&f.precision)->default_value(f.precision, Format("%g", f.precision)), "--find rate-scale: relative precision");
   AddJobsOption(own, f.jobs);
+  own.add_options()("broadcast-trace", po::bool_switch(&f.broadcast_trace),
+                    "under mpirun: rank 0 reads the trace and sends it to every rank (node-local disks)");
   own.add_options()("csv", po::value(&f.csv_path), "write one row per point to FILE.csv")
       ("json", po::value(&f.json_path), "write every point's summary to FILE.json");
 }
 
 // --find: one knob searched; the probes and the answer.
-nlohmann::json RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
-                         std::ostream& out) {
+SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
+                   RankFarm* farm, std::ostream& out, std::ostream& err) {
   const std::string data_dir = DataDirectory();
   ResolveCache cache;  // model specs and the GPU table, read once for every probe
-  SearchResult r;
+  const std::function<Variant(int64_t)> make_cap = [&](int64_t cap) {
+    return ParseVariant("max-num-seqs=" + std::to_string(cap), base, {"--max-num-seqs", std::to_string(cap)}, data_dir, &cache);
+  };
+  const std::function<Variant(double)> make_scale = [&](double s) {
+    return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir, &cache);
+  };
+  std::function<SearchResult(ProbeRounds*)> search;
+  std::function<Variant(double)> make_probe;
   if (f.find == "max-num-seqs") {
     if (f.find_max < 1) throw Error("--find-max: must be at least 1");
-    r = FindLargestBatchCap([&](int64_t cap) {
-          return ParseVariant("max-num-seqs=" + std::to_string(cap), base, {"--max-num-seqs", std::to_string(cap)}, data_dir, &cache);
-        }, criteria, f.find_max);
+    search = [&](ProbeRounds* rounds) { return FindLargestBatchCap(make_cap, criteria, f.find_max, rounds); };
+    make_probe = [&](double v) { return make_cap(static_cast<int64_t>(v)); };
   } else if (f.find == "rate-scale") {
     if (!(f.precision > 0 && f.precision < 1)) throw Error("--precision: must be in (0, 1)");
-    r = FindHighestRateScale([&](double s) {
-          return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir, &cache);
-        }, criteria, f.precision);
+    search = [&](ProbeRounds* rounds) { return FindHighestRateScale(make_scale, criteria, f.precision, rounds); };
+    make_probe = make_scale;
   } else {
     throw Error("--find: '" + f.find + "' is not max-num-seqs or rate-scale");
+  }
+  SearchResult r;
+  if (farm) {  // MPI: probes in rounds across the ranks, same answer and probes as the serial search
+    std::optional<RankedSearch> ranked;
+    try {
+      ranked = SearchOnRanks(*farm, f.jobs, make_probe, criteria, f.broadcast_trace,
+                             [&](ProbeRounds& rounds) { return search(&rounds); });
+    } catch (const RanksStopped& e) {
+      err << "kvsim sweep: " << e.what() << "\n";
+      return {std::nullopt, 128 + e.signal()};
+    }
+    if (!ranked) return {};
+    r = std::move(ranked->result);
+    err << "kvsim sweep: " << r.probes.size() << " probes reported, " << ranked->probes << " run in " << ranked->rounds
+        << " rounds of up to " << farm->size() * f.jobs << " (" << farm->size() << " ranks x " << f.jobs << " threads)\n";
+  } else {
+    r = search(nullptr);
   }
   std::vector<PointOutcome> probes;
   for (const auto& [value, p] : r.probes) probes.push_back(p);
   out << RenderPointsTable(probes, "probe") << RenderSearchAnswer(f.find, r, criteria);
-  return SearchToJson(f.find, r);
+  return {SearchToJson(f.find, r)};
+}
+
+// The grid's points across MPI ranks; on rank 0, what finished (all of it unless a rank died or
+// the job was signalled: then the outputs are marked partial and the lost points named).
+SweepRun RunGridOnRanks(RankFarm& farm, const SweepFlags& f, const SweepCriteria& criteria, std::vector<Variant> variants,
+                        std::ostream& out, std::ostream& err) {
+  if (farm.leader())
+    err << "kvsim sweep: " << variants.size() << " points on " << farm.size() << " ranks x " << f.jobs << " threads\n";
+  std::optional<RankedGrid> grid = EvaluatePointsOnRanks(farm, std::move(variants), criteria, f.broadcast_trace);
+  if (!grid) return {};
+  const std::vector<PointOutcome>& results = grid->finished;
+  out << RenderPointsTable(results, "point") << RenderBestPoint(results, criteria);
+  std::string partial_line;
+  if (grid->partial) {
+    partial_line = "# partial: " + grid->reason + "; " + std::to_string(grid->lost.size()) + " points not finished: " +
+                   Join(grid->lost, "; ") + "\n";
+    err << "kvsim sweep: " << partial_line.substr(2);
+  }
+  if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(results) + partial_line, out);
+  nlohmann::json report = GridToJson(results, criteria, f.slo);
+  if (grid->partial) {
+    report["partial"] = true;
+    report["unfinished"] = grid->lost;
+  }
+  return {report, grid->partial ? 128 + (grid->signal ? grid->signal : SIGTERM) : kExitOk};
 }
 
 // A grid: every point replayed, the best picked.
-nlohmann::json RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
-                       std::ostream& out, std::ostream& err) {
+SweepRun RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base, RankFarm* farm,
+                 std::ostream& out, std::ostream& err) {
   std::vector<GridAxis> axes;
   for (const auto& s : f.sweeps) axes.push_back(ParseGridAxis(s));
   if (!f.grid_file.empty())
@@ -75,11 +134,12 @@ nlohmann::json RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const
   ResolveCache cache;
   std::vector<Variant> variants;
   for (const GridPoint& p : ExpandGrid(axes)) variants.push_back(ParseVariant(p.label, base, p.overrides, data_dir, &cache));
+  if (farm) return RunGridOnRanks(*farm, f, criteria, std::move(variants), out, err);
   if (variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << f.jobs << " threads\n";
   const std::vector<PointOutcome> results = EvaluatePoints(std::move(variants), criteria, f.jobs);
   out << RenderPointsTable(results, "point") << RenderBestPoint(results, criteria);
   if (!f.csv_path.empty()) WriteOutput(f.csv_path, RenderPointsCsv(results), out);
-  return GridToJson(results, criteria, f.slo);
+  return {GridToJson(results, criteria, f.slo)};
 }
 
 }  // namespace
@@ -107,9 +167,12 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   ValidateJobs(f.jobs);
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
-  const nlohmann::json report = f.find.empty() ? RunGrid(f, criteria, base, out, err) : RunSearch(f, criteria, base, out);
-  if (!f.json_path.empty()) WriteOutput(f.json_path, report.dump(2) + "\n", out);
-  return kExitOk;
+  // Under mpirun/srun (two ranks or more) the points run across the ranks; otherwise null.
+  const std::unique_ptr<RankFarm> farm = JoinMpiJob(f.jobs);
+  const SweepRun run = f.find.empty() ? RunGrid(f, criteria, base, farm.get(), out, err)
+                                      : RunSearch(f, criteria, base, farm.get(), out, err);
+  if (run.report && !f.json_path.empty()) WriteOutput(f.json_path, run.report->dump(2) + "\n", out);
+  return run.exit_code;
 }
 
 }  // namespace kvsim

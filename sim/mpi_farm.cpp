@@ -1,0 +1,339 @@
+#include "sim/mpi_farm.h"
+
+#include <cstdlib>
+
+#if KVSIM_WITH_MPI
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "kvcache/base/error.h"
+#include "sim/point_wire.h"
+#endif
+
+namespace kvsim {
+
+#if !KVSIM_WITH_MPI
+
+bool BuiltWithMpi() { return false; }
+std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
+
+#else
+
+bool BuiltWithMpi() { return true; }
+
+namespace {
+
+enum Tag : int { kTagTask = 1, kTagResult = 2, kTagStop = 3 };
+constexpr auto kPoll = std::chrono::milliseconds(1);
+
+// The leader's signal, set by the handler (the one process-wide flag a handler can reach).
+std::atomic<int> g_signal{0};
+void OnSignal(int sig) { g_signal.store(sig); }
+
+// While alive, SIGINT and SIGTERM set g_signal instead of ending the process.
+class ScopedSignals {
+ public:
+  ScopedSignals() : int_(std::signal(SIGINT, OnSignal)), term_(std::signal(SIGTERM, OnSignal)) {}
+  ~ScopedSignals() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+
+ private:
+  void (*int_)(int);
+  void (*term_)(int);
+};
+
+void Check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw InternalError(std::string(call) + " failed with MPI error " + std::to_string(rc));
+}
+
+// A task on the wire: which Run(), which task in it, and its value.
+struct TaskHeader {
+  uint64_t round = 0, index = 0;
+  double value = 0;
+};
+
+void SendBytes(const std::string& bytes, int dest, int tag) {
+  Check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+}
+
+std::string RecvBytes(const MPI_Status& probed) {
+  int n = 0;
+  Check(MPI_Get_count(&probed, MPI_BYTE, &n), "MPI_Get_count");
+  std::string bytes(static_cast<size_t>(n), '\0');
+  Check(MPI_Recv(bytes.data(), n, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  return bytes;
+}
+
+// The first message waiting from `source` (MPI_ANY_SOURCE for all), if any.
+std::optional<MPI_Status> Poll(int source) {
+  int flag = 0;
+  MPI_Status st;
+  Check(MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+  return flag ? std::optional<MPI_Status>(st) : std::nullopt;
+}
+
+// A queue of tasks shared by a rank's replay threads and its MPI thread.
+class TaskQueue {
+ public:
+  void Push(TaskHeader t) {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(t);
+    cv_.notify_one();
+  }
+  // Blocks until a task is available, or returns nullopt once closed and empty (or `drain` false).
+  std::optional<TaskHeader> Pop(bool wait) {
+    std::unique_lock lock(mu_);
+    if (wait) cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
+    if (tasks_.empty() || (closed_ && !drain_)) return std::nullopt;
+    TaskHeader t = tasks_.front();
+    tasks_.pop_front();
+    return t;
+  }
+  void Close(bool drain) {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    drain_ = drain;
+    cv_.notify_all();
+  }
+  std::vector<TaskHeader> Remaining() {
+    std::lock_guard lock(mu_);
+    return {tasks_.begin(), tasks_.end()};
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<TaskHeader> tasks_;
+  bool closed_ = false, drain_ = true;
+};
+
+class MpiFarm final : public RankFarm {
+ public:
+  MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {
+    if (leader()) signals_ = std::make_unique<ScopedSignals>();
+  }
+  ~MpiFarm() override { MPI_Finalize(); }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::shared_ptr<const PreloadedTrace> ShareTrace(
+      const std::function<std::shared_ptr<const PreloadedTrace>()>& load) override {
+    std::string bytes;
+    std::shared_ptr<const PreloadedTrace> trace;
+    if (leader()) {
+      trace = load();
+      bytes = EncodePreloadedTrace(*trace);
+    }
+    uint64_t n = bytes.size();
+    Check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    bytes.resize(n);
+    // MPI counts are ints: send in pieces of at most 1 GiB.
+    for (uint64_t at = 0; at < n; at += (1ull << 30)) {
+      const int piece = static_cast<int>(std::min<uint64_t>(n - at, 1ull << 30));
+      Check(MPI_Bcast(bytes.data() + at, piece, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    }
+    if (!leader()) trace = std::make_shared<const PreloadedTrace>(DecodePreloadedTrace(bytes));
+    return trace;
+  }
+
+  FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
+                const TaskEvaluator& evaluate) override;
+  void Finish() override {
+    for (int w = 1; w < size_; ++w) Check(MPI_Send(nullptr, 0, MPI_BYTE, w, kTagStop, MPI_COMM_WORLD), "MPI_Send");
+  }
+  void Serve(const TaskEvaluator& evaluate) override;
+
+ private:
+  int rank_, size_, jobs_;
+  uint64_t round_ = 0;
+  // The leader catches SIGINT/SIGTERM for its whole life, so a signal between two rounds of a
+  // search is seen by the next one; workers keep the default action and die with the job.
+  std::unique_ptr<ScopedSignals> signals_;
+};
+
+// Longest expected first; ties in task order.
+std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
+  std::vector<size_t> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+  return order;
+}
+
+FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
+                       const TaskEvaluator& evaluate) {
+  if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
+  const uint64_t round = ++round_;
+  FarmRound out;
+  out.outcomes.resize(tasks.size());
+  TaskQueue queue;
+  for (size_t i : LongestFirst(expected_cost)) queue.Push({round, i, tasks[i]});
+  queue.Close(/*drain=*/true);
+
+  std::mutex results_mu;
+  std::atomic<bool> stop{false};
+  // The leader's own slots take tasks from the same queue as the workers' slots.
+  auto local = [&] {
+    while (auto t = queue.Pop(/*wait=*/false)) {
+      PointOutcome p = evaluate(t->value, &stop);
+      if (stop.load()) return;  // interrupted: the replay ended early, its figures are not final
+      std::lock_guard lock(results_mu);
+      out.outcomes[t->index] = std::move(p);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs_; ++j) threads.emplace_back(local);
+
+  // Remote slots: fill each worker's `jobs` slots, then one new task per result.
+  std::vector<std::vector<uint64_t>> in_flight(static_cast<size_t>(size_));
+  auto hand_out = [&](int w) {
+    if (auto t = queue.Pop(false)) {
+      std::string bytes(sizeof(TaskHeader), '\0');
+      std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
+      SendBytes(bytes, w, kTagTask);
+      in_flight[static_cast<size_t>(w)].push_back(t->index);
+    }
+  };
+  for (int w = 1; w < size_; ++w)
+    for (int j = 0; j < jobs_; ++j) hand_out(w);
+
+  auto remote_busy = [&] {
+    return std::any_of(in_flight.begin(), in_flight.end(), [](const auto& v) { return !v.empty(); });
+  };
+  while (remote_busy()) {
+    if (g_signal.load() != 0) break;
+    const auto st = Poll(MPI_ANY_SOURCE);
+    if (!st) {
+      std::this_thread::sleep_for(kPoll);
+      continue;
+    }
+    const std::string bytes = RecvBytes(*st);
+    if (st->MPI_TAG != kTagResult || bytes.size() < 2 * sizeof(uint64_t)) throw InternalError("MPI: unexpected message");
+    uint64_t header[2];
+    std::memcpy(header, bytes.data(), sizeof(header));
+    if (header[0] != round) continue;  // a late answer from an interrupted round
+    auto& mine = in_flight[static_cast<size_t>(st->MPI_SOURCE)];
+    mine.erase(std::find(mine.begin(), mine.end(), header[1]));
+    PointOutcome p = DecodePointOutcome(bytes.substr(sizeof(header)));
+    {
+      std::lock_guard lock(results_mu);
+      out.outcomes[header[1]] = std::move(p);
+    }
+    hand_out(st->MPI_SOURCE);
+  }
+  // Wait for the leader's own replays, still reacting to a signal that arrives meanwhile.
+  for (bool all_done = false; !all_done && g_signal.load() == 0;) {
+    std::this_thread::sleep_for(kPoll);
+    std::lock_guard lock(results_mu);
+    all_done = std::all_of(out.outcomes.begin(), out.outcomes.end(), [](const auto& o) { return o.has_value(); });
+  }
+  if (g_signal.load() != 0) {
+    stop.store(true);  // the leader's replays end at their next step
+    queue.Close(/*drain=*/false);
+  }
+  for (auto& t : threads) t.join();
+  out.signal = g_signal.load();
+  for (int w = 1; w < size_; ++w)
+    for (uint64_t i : in_flight[static_cast<size_t>(w)])
+      if (!out.outcomes[i]) out.lost.push_back({i, "running on rank " + std::to_string(w)});
+  for (size_t i = 0; i < out.outcomes.size(); ++i) {
+    const bool named = std::any_of(out.lost.begin(), out.lost.end(), [&](const auto& l) { return l.index == i; });
+    if (!out.outcomes[i] && !named) out.lost.push_back({i, "running on rank 0 or not started"});
+  }
+  if (!out.lost.empty()) {
+    out.partial = true;
+    out.reason = std::string(out.signal == SIGINT ? "interrupted (SIGINT)" : "stopped by SIGTERM") +
+                 " (mpirun and srun end the whole job when a rank dies)";
+  }
+  return out;
+}
+
+void MpiFarm::Serve(const TaskEvaluator& evaluate) {
+  // Test hook: the worker that receives this task index dies at once, as a killed node would.
+  const char* die_at = std::getenv("KVSIM_TEST_MPI_KILL_AT_TASK");
+  TaskQueue queue;
+  std::mutex outbox_mu;
+  std::deque<std::string> outbox;
+  auto slot = [&] {
+    while (auto t = queue.Pop(/*wait=*/true)) {
+      PointOutcome p = evaluate(t->value, nullptr);
+      uint64_t header[2] = {t->round, t->index};
+      std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
+      bytes += EncodePointOutcome(p);
+      std::lock_guard lock(outbox_mu);
+      outbox.push_back(std::move(bytes));
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs_; ++j) threads.emplace_back(slot);
+  for (bool stopped = false; !stopped;) {
+    bool busy = false;
+    if (const auto st = Poll(0)) {
+      busy = true;
+      const std::string bytes = RecvBytes(*st);
+      if (st->MPI_TAG == kTagStop) {
+        stopped = true;
+      } else if (st->MPI_TAG == kTagTask && bytes.size() == sizeof(TaskHeader)) {
+        TaskHeader t;
+        std::memcpy(&t, bytes.data(), sizeof(t));
+        if (die_at && std::to_string(t.index) == die_at) std::raise(SIGKILL);
+        queue.Push(t);
+      } else {
+        throw InternalError("MPI: unexpected message on rank " + std::to_string(rank_));
+      }
+    }
+    for (;;) {
+      std::string next;
+      {
+        std::lock_guard lock(outbox_mu);
+        if (outbox.empty()) break;
+        next = std::move(outbox.front());
+        outbox.pop_front();
+      }
+      busy = true;
+      SendBytes(next, 0, kTagResult);
+    }
+    if (!busy) std::this_thread::sleep_for(kPoll);
+  }
+  queue.Close(/*drain=*/false);
+  for (auto& t : threads) t.join();
+}
+
+bool LaunchedByMpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<RankFarm> JoinMpiJob(int jobs) {
+  if (!LaunchedByMpi()) return nullptr;
+  int provided = 0;
+  Check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
+    MPI_Finalize();
+    return nullptr;
+  }
+  if (provided < MPI_THREAD_FUNNELED) throw InternalError("MPI: the library does not support MPI_THREAD_FUNNELED");
+  return std::make_unique<MpiFarm>(rank, size, jobs);
+}
+
+#endif
+
+}  // namespace kvsim
