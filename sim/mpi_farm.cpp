@@ -185,12 +185,18 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
   std::mutex results_mu;
   std::atomic<bool> stop{false};
   // The leader's own slots take tasks from the same queue as the workers' slots.
+  std::vector<uint64_t> local_running;  // the leader's own tasks in flight (under results_mu)
   auto local = [&] {
     while (auto t = queue.Pop(/*wait=*/false)) {
+      {
+        std::lock_guard lock(results_mu);
+        local_running.push_back(t->index);
+      }
       PointOutcome p = evaluate(t->value, &stop);
       if (stop.load()) return;  // interrupted: the replay ended early, its figures are not final
       std::lock_guard lock(results_mu);
       out.outcomes[t->index] = std::move(p);
+      local_running.erase(std::find(local_running.begin(), local_running.end(), t->index));
     }
   };
   std::vector<std::thread> threads;
@@ -248,14 +254,15 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
   for (int w = 1; w < size_; ++w)
     for (uint64_t i : in_flight[static_cast<size_t>(w)])
       if (!out.outcomes[i]) out.lost.push_back({i, "running on rank " + std::to_string(w)});
+  for (uint64_t i : local_running) out.lost.push_back({i, "running on rank 0"});
   for (size_t i = 0; i < out.outcomes.size(); ++i) {
     const bool named = std::any_of(out.lost.begin(), out.lost.end(), [&](const auto& l) { return l.index == i; });
-    if (!out.outcomes[i] && !named) out.lost.push_back({i, "running on rank 0 or not started"});
+    if (!out.outcomes[i] && !named) out.lost.push_back({i, "not started"});
   }
   if (!out.lost.empty()) {
     out.partial = true;
-    out.reason = std::string(out.signal == SIGINT ? "interrupted (SIGINT)" : "stopped by SIGTERM") +
-                 " (mpirun and srun end the whole job when a rank dies)";
+    out.reason = out.signal == SIGINT ? "interrupted (SIGINT)"
+                                      : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
   }
   return out;
 }

@@ -110,7 +110,7 @@ SweepRun RunGridOnRanks(RankFarm& farm, const SweepFlags& f, const SweepCriteria
   out << RenderPointsTable(results, "point") << RenderBestPoint(results, criteria);
   std::string partial_line;
   if (grid->partial) {
-    partial_line = "# partial: " + grid->reason + "; " + std::to_string(grid->lost.size()) + " points not finished: " +
+    partial_line = "# partial: " + grid->reason + "; points not finished (" + std::to_string(grid->lost.size()) + "): " +
                    Join(grid->lost, "; ") + "\n";
     err << "kvsim sweep: " << partial_line.substr(2);
   }
