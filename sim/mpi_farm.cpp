@@ -124,7 +124,11 @@ class MpiFarm final : public RankFarm {
   MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {
     if (leader()) signals_ = std::make_unique<ScopedSignals>();
   }
-  ~MpiFarm() override { MPI_Finalize(); }
+  // After a signal the job is being torn down and a rank may be dead: MPI_Finalize would wait
+  // for it until mpirun's SIGKILL, so the leader leaves without it.
+  ~MpiFarm() override {
+    if (g_signal.load() == 0) MPI_Finalize();
+  }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -152,6 +156,7 @@ class MpiFarm final : public RankFarm {
   FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                 const TaskEvaluator& evaluate) override;
   void Finish() override {
+    if (g_signal.load() != 0) return;  // see ~MpiFarm
     for (int w = 1; w < size_; ++w) Check(MPI_Send(nullptr, 0, MPI_BYTE, w, kTagStop, MPI_COMM_WORLD), "MPI_Send");
   }
   void Serve(const TaskEvaluator& evaluate) override;
@@ -268,8 +273,10 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
 }
 
 void MpiFarm::Serve(const TaskEvaluator& evaluate) {
-  // Test hook: the worker that receives this task index dies at once, as a killed node would.
-  const char* die_at = std::getenv("KVSIM_TEST_MPI_KILL_AT_TASK");
+  // Test hook (tests/mpi): a worker that has returned this many results dies with SIGKILL on
+  // receiving its next task, as a node lost mid-sweep would.
+  const char* die_after = std::getenv("KVSIM_TEST_MPI_KILL_AFTER");
+  uint64_t returned = 0;
   TaskQueue queue;
   std::mutex outbox_mu;
   std::deque<std::string> outbox;
@@ -295,7 +302,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       } else if (st->MPI_TAG == kTagTask && bytes.size() == sizeof(TaskHeader)) {
         TaskHeader t;
         std::memcpy(&t, bytes.data(), sizeof(t));
-        if (die_at && std::to_string(t.index) == die_at) std::raise(SIGKILL);
+        if (die_after && std::to_string(returned) == die_after) std::raise(SIGKILL);
         queue.Push(t);
       } else {
         throw InternalError("MPI: unexpected message on rank " + std::to_string(rank_));
@@ -311,6 +318,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       }
       busy = true;
       SendBytes(next, 0, kTagResult);
+      ++returned;
     }
     if (!busy) std::this_thread::sleep_for(kPoll);
   }

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# kvsim sweep under mpirun on loopback, against the threaded run on one machine:
+#  1. a grid on 2 ranks x 1 thread and on 3 ranks x 2 threads (--broadcast-trace): console table,
+#     CSV and JSON byte-identical to `kvsim sweep --jobs 2`;
+#  2. --find rate-scale on 3 ranks: same table and JSON as the serial search, in fewer rounds than
+#     it has probes;
+#  3. a worker rank killed mid-sweep (SIGKILL, through a test-only environment variable): non-zero
+#     exit, the lost point named, the finished points in the CSV (each row as the threaded run
+#     printed it) ending with "# partial:", and "partial": true in the JSON.
+# Usage: mpi_sweep_test.sh KVSIM MPIRUN WORKDIR
+set -euo pipefail
+kvsim=$1 mpirun=$2 dir=$3
+rm -rf "$dir" && mkdir -p "$dir" && cd "$dir"
+# Loopback only: no other network interfaces are probed, and oversubscription is allowed on CI's 2 cores.
+mpi=("$mpirun" --oversubscribe --allow-run-as-root --mca btl self,vader,tcp --mca btl_tcp_if_include lo
+     --mca oob_tcp_if_include lo)
+grid=(--sweep max-num-seqs=16,32,64 --sweep max-num-batched-tokens=2048,8192 --max-requests 1500
+      --slo ttft-p99=2s --omit-wall-time)
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$kvsim" sweep "${grid[@]}" --jobs 2 --csv threads.csv --json threads.json > threads.txt 2> /dev/null
+"${mpi[@]}" -np 2 "$kvsim" sweep "${grid[@]}" --jobs 1 --csv r2.csv --json r2.json > r2.txt
+"${mpi[@]}" -np 3 "$kvsim" sweep "${grid[@]}" --jobs 2 --broadcast-trace --csv r3.csv --json r3.json > r3.txt
+for run in r2 r3; do
+  for ext in txt csv json; do cmp "threads.$ext" "$run.$ext" || fail "$run.$ext differs from the threaded run"; done
+done
+[[ $(wc -l < threads.csv) == 7 ]] || fail "expected 6 points in the CSV"
+echo "grid: 2 and 3 ranks byte-identical to --jobs 2"
+
+search=(--find rate-scale --max-requests 1500 --slo ttft-p99=2s,tpot-p99=100ms --omit-wall-time)
+"$kvsim" sweep "${search[@]}" --jobs 1 --json serial.json > serial.txt
+"${mpi[@]}" -np 3 "$kvsim" sweep "${search[@]}" --jobs 1 --json ranks.json > ranks.txt 2> ranks.err
+cmp serial.txt ranks.txt || fail "the search on 3 ranks printed another table or answer"
+cmp serial.json ranks.json || fail "the search on 3 ranks wrote another JSON"
+read -r reported rounds < <(sed -nE 's/.*: ([0-9]+) probes reported, [0-9]+ run in ([0-9]+) rounds.*/\1 \2/p' ranks.err)
+[[ -n ${rounds:-} ]] || fail "no rounds line on stderr: $(cat ranks.err)"
+((rounds < reported)) || fail "$rounds rounds for $reported serial probes"
+echo "search: same answer and $reported probes, in $rounds rounds on 3 ranks"
+
+set +e
+KVSIM_TEST_MPI_KILL_AFTER=1 "${mpi[@]}" -x KVSIM_TEST_MPI_KILL_AFTER -np 2 "$kvsim" sweep "${grid[@]}" --jobs 1 \
+  --csv killed.csv --json killed.json > killed.txt 2> killed.err
+status=$?
+set -e
+((status != 0)) || fail "a killed rank left exit status 0"
+grep -q "running on rank 1" killed.err || fail "the lost point is not named: $(cat killed.err)"
+[[ $(tail -n 1 killed.csv) == "# partial: "* ]] || fail "the CSV does not end with '# partial:'"
+rows=$(grep -vc '^#' killed.csv)
+((rows >= 2 && rows < 7)) || fail "expected some but not all points in the CSV, got $((rows - 1))"
+while IFS= read -r row; do
+  grep -qxF -- "$row" threads.csv || fail "finished row differs from the threaded run: $row"
+done < <(grep -v '^#' killed.csv)
+grep -q '"partial": true' killed.json || fail "the JSON is not marked partial"
+echo "killed rank: exit $status, $((rows - 1)) finished points kept, $(grep -o 'points not finished ([0-9]*)' killed.err)"
