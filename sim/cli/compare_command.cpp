@@ -1,5 +1,6 @@
 // kvsim compare: the same trace through two or more deployments, side by side.
 #include <boost/program_options.hpp>
+#include <csignal>
 #include <memory>
 
 #include "kvcache/base/error.h"
@@ -9,12 +10,14 @@
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
+#include "kvcache/base/text_format.h"
 #include "sim/sweep.h"
+#include "sim/sweep_ranks.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
 
-int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   constexpr const char* kNames[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
   std::vector<std::string> variant_args(std::size(kNames));
   std::string json_path, report_path;
@@ -51,9 +54,28 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
 
   std::vector<ChartRecorder> charts(variants.size());
-  const std::vector<VariantRun> runs = RunVariants(variants, jobs, [&](size_t i) {
-    return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
-  });
+  std::vector<VariantRun> runs;
+  // Under mpirun/srun the deployments run across the ranks (sim/sweep_ranks.h); with --report the
+  // charts stay on rank 0, which then runs every deployment itself.
+  const std::unique_ptr<RankFarm> farm = JoinMpiJob(jobs);
+  if (farm && report_path.empty()) {
+    const std::optional<RankedGrid> ranked = EvaluatePointsOnRanks(*farm, variants, SweepCriteria{}, false);
+    if (!ranked) return kExitOk;  // a worker rank: rank 0 writes
+    if (ranked->partial) {
+      err << "kvsim compare: " << ranked->reason << "; deployments not finished: " << Join(ranked->lost, "; ") << "\n";
+      return 128 + (ranked->signal ? ranked->signal : SIGTERM);
+    }
+    for (const PointOutcome& p : ranked->finished) {
+      VariantRun& run = runs.emplace_back();
+      run.error = p.error;
+      if (p.summary) run.result.emplace().summary = *p.summary;
+    }
+  } else {
+    if (farm && !farm->leader()) return kExitOk;
+    runs = RunVariants(variants, jobs, [&](size_t i) {
+      return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
+    });
+  }
   std::vector<ComparedDeployment> compared;
   for (size_t i = 0; i < variants.size(); ++i) {
     if (!runs[i].result) throw Error("deployment " + variants[i].label + ": " + runs[i].error);

@@ -2,7 +2,8 @@
 # kvsim sweep under mpirun on loopback, against the threaded run on one machine:
 #  1. a grid on 2 ranks x 1 thread and on 3 ranks x 2 threads (--broadcast-trace): console table,
 #     CSV and JSON byte-identical to `kvsim sweep --jobs 2`;
-#  2. --find rate-scale on 3 ranks: same table and JSON as the serial search, in fewer rounds than
+#  2. compare on 2 ranks: table and JSON byte-identical to `kvsim compare --jobs 2`;
+#     --find rate-scale on 3 ranks: same table and JSON as the serial search, in fewer rounds than
 #     it has probes;
 #  3. a worker rank killed mid-sweep (SIGKILL, through a test-only environment variable): non-zero
 #     exit, the lost point named, the finished points in the CSV (each row as the threaded run
@@ -26,6 +27,14 @@ for run in r2 r3; do
 done
 [[ $(wc -l < threads.csv) == 7 ]] || fail "expected 6 points in the CSV"
 echo "grid: 2 and 3 ranks byte-identical to --jobs 2"
+
+deployments=(--max-requests 1500 --gpu l4 --max-model-len 8192 --a "--quantization none" --b "--quantization awq"
+             --c "--max-num-seqs 32")
+"$kvsim" compare "${deployments[@]}" --jobs 2 --json compare-threads.json > compare-threads.txt
+"${mpi[@]}" -np 2 "$kvsim" compare "${deployments[@]}" --jobs 1 --json compare-r2.json > compare-r2.txt
+cmp compare-threads.txt compare-r2.txt || fail "compare on 2 ranks printed another table"
+cmp compare-threads.json compare-r2.json || fail "compare on 2 ranks wrote another JSON"
+echo "compare: 2 ranks byte-identical to --jobs 2"
 
 search=(--find rate-scale --max-requests 1500 --slo ttft-p99=2s,tpot-p99=100ms --omit-wall-time)
 "$kvsim" sweep "${search[@]}" --jobs 1 --json serial.json > serial.txt
