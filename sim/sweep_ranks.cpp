@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <memory>
+#include <mutex>
 
 namespace kvsim {
 namespace {
@@ -67,8 +68,12 @@ std::optional<RankedSearch> SearchOnRanks(RankFarm& farm, int jobs, const std::f
   const Variant first = make(1.0);
   const TracePtr preload = broadcast_trace ? farm.ShareTrace([&] { return PreloadTrace(first.replay); })
                                            : PreloadTrace(first.replay);
+  std::mutex make_mu;  // `make` may share caches (the CLI's ResolveCache); replays run on `jobs` threads
   const TaskEvaluator evaluate = [&](double value, const std::atomic<bool>* stop) {
-    Variant v = make(value);
+    Variant v = [&] {
+      std::lock_guard lock(make_mu);
+      return make(value);
+    }();
     return EvaluateOne(v, criteria, preload, stop);
   };
   if (!farm.leader()) {
