@@ -137,18 +137,27 @@ class MpiFarm final : public RankFarm {
       const std::function<std::shared_ptr<const PreloadedTrace>()>& load) override {
     std::string bytes;
     std::shared_ptr<const PreloadedTrace> trace;
+    uint64_t header[2] = {0, 0};  // size, and 1 when the leader could not read the trace (bytes: why)
     if (leader()) {
-      trace = load();
-      bytes = EncodePreloadedTrace(*trace);
+      try {
+        trace = load();
+        bytes = EncodePreloadedTrace(*trace);
+      } catch (const Error& e) {
+        bytes = e.what();
+        header[1] = 1;
+      }
+      header[0] = bytes.size();
     }
-    uint64_t n = bytes.size();
-    Check(MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    Check(MPI_Bcast(header, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    const uint64_t n = header[0];
     bytes.resize(n);
     // MPI counts are ints: send in pieces of at most 1 GiB.
     for (uint64_t at = 0; at < n; at += (1ull << 30)) {
       const int piece = static_cast<int>(std::min<uint64_t>(n - at, 1ull << 30));
       Check(MPI_Bcast(bytes.data() + at, piece, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
     }
+    // Every rank fails alike (and finalizes), rather than the workers waiting for a trace forever.
+    if (header[1] == 1) throw Error(bytes);
     if (!leader()) trace = std::make_shared<const PreloadedTrace>(DecodePreloadedTrace(bytes));
     return trace;
   }
