@@ -282,10 +282,10 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
 }
 
 void MpiFarm::Serve(const TaskEvaluator& evaluate) {
-  // Test hook (tests/mpi): a worker that has returned this many results dies with SIGKILL on
-  // receiving its next task, as a node lost mid-sweep would.
-  const char* die_after = std::getenv("KVSIM_TEST_MPI_KILL_AFTER");
-  uint64_t returned = 0;
+  // Test hook (tests/mpi): the worker holds its first task this many milliseconds, sending
+  // nothing, then dies with SIGKILL, as a node lost mid-sweep would; the leader meanwhile finishes
+  // other points.
+  const char* die_after_ms = std::getenv("KVSIM_TEST_MPI_DIE_AFTER_MS");
   TaskQueue queue;
   std::mutex outbox_mu;
   std::deque<std::string> outbox;
@@ -311,7 +311,10 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       } else if (st->MPI_TAG == kTagTask && bytes.size() == sizeof(TaskHeader)) {
         TaskHeader t;
         std::memcpy(&t, bytes.data(), sizeof(t));
-        if (die_after && std::to_string(returned) == die_after) std::raise(SIGKILL);
+        if (die_after_ms) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(die_after_ms)));
+          std::raise(SIGKILL);
+        }
         queue.Push(t);
       } else {
         throw InternalError("MPI: unexpected message on rank " + std::to_string(rank_));
@@ -327,7 +330,6 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       }
       busy = true;
       SendBytes(next, 0, kTagResult);
-      ++returned;
     }
     if (!busy) std::this_thread::sleep_for(kPoll);
   }

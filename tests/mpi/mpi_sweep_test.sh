@@ -5,7 +5,8 @@
 #  2. compare on 2 ranks: table and JSON byte-identical to `kvsim compare --jobs 2`;
 #     --find rate-scale on 3 ranks: same table and JSON as the serial search, in fewer rounds than
 #     it has probes;
-#  3. a worker rank killed mid-sweep (SIGKILL, through a test-only environment variable): non-zero
+#  3. a worker rank killed mid-sweep (it holds its first point 1.5 s, then SIGKILL, through a test-only
+#     environment variable) while rank 0 finishes others: non-zero
 #     exit, the lost point named, the finished points in the CSV (each row as the threaded run
 #     printed it) ending with "# partial:", and "partial": true in the JSON.
 # Usage: mpi_sweep_test.sh KVSIM MPIRUN WORKDIR
@@ -47,7 +48,7 @@ read -r reported rounds < <(sed -nE 's/.*: ([0-9]+) probes reported, [0-9]+ run 
 echo "search: same answer and $reported probes, in $rounds rounds on 3 ranks"
 
 set +e
-KVSIM_TEST_MPI_KILL_AFTER=1 "${mpi[@]}" -x KVSIM_TEST_MPI_KILL_AFTER -np 2 "$kvsim" sweep "${grid[@]}" --jobs 1 \
+KVSIM_TEST_MPI_DIE_AFTER_MS=1500 "${mpi[@]}" -x KVSIM_TEST_MPI_DIE_AFTER_MS -np 2 "$kvsim" sweep "${grid[@]}" --jobs 1 \
   --csv killed.csv --json killed.json > killed.txt 2> killed.err
 status=$?
 set -e
