@@ -186,99 +186,129 @@ std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
   return order;
 }
 
-FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
-                       const TaskEvaluator& evaluate) {
-  if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
-  const uint64_t round = ++round_;
-  FarmRound out;
-  out.outcomes.resize(tasks.size());
-  TaskQueue queue;
-  for (size_t i : LongestFirst(expected_cost)) queue.Push({round, i, tasks[i]});
-  queue.Close(/*drain=*/true);
+// One Run() on the leader: the shared queue, the leader's own replay threads, the tasks each
+// worker holds, and the outcomes as they arrive.
+class LeaderRound {
+ public:
+  LeaderRound(uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost, int ranks)
+      : round_(round), in_flight_(static_cast<size_t>(ranks)) {
+    out_.outcomes.resize(tasks.size());
+    for (size_t i : LongestFirst(cost)) queue_.Push({round, i, tasks[i]});
+    queue_.Close(/*drain=*/true);
+  }
+  ~LeaderRound() {  // on an exception: stop and join the leader's replays
+    stop_.store(true);
+    queue_.Close(/*drain=*/false);
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  LeaderRound(const LeaderRound&) = delete;
+  LeaderRound& operator=(const LeaderRound&) = delete;
 
-  std::mutex results_mu;
-  std::atomic<bool> stop{false};
   // The leader's own slots take tasks from the same queue as the workers' slots.
-  std::vector<uint64_t> local_running;  // the leader's own tasks in flight (under results_mu)
-  auto local = [&] {
-    while (auto t = queue.Pop(/*wait=*/false)) {
-      {
-        std::lock_guard lock(results_mu);
-        local_running.push_back(t->index);
-      }
-      PointOutcome p = evaluate(t->value, &stop);
-      if (stop.load()) return;  // interrupted: the replay ended early, its figures are not final
-      std::lock_guard lock(results_mu);
-      out.outcomes[t->index] = std::move(p);
-      local_running.erase(std::find(local_running.begin(), local_running.end(), t->index));
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int j = 0; j < jobs_; ++j) threads.emplace_back(local);
+  void StartLocal(int jobs, const TaskEvaluator& evaluate) {
+    for (int j = 0; j < jobs; ++j)
+      threads_.emplace_back([this, &evaluate] {
+        while (auto t = queue_.Pop(/*wait=*/false)) {
+          Mark(t->index, true);
+          PointOutcome p = evaluate(t->value, &stop_);
+          if (stop_.load()) return;  // interrupted: the replay ended early, its figures are not final
+          Store(t->index, std::move(p));
+          Mark(t->index, false);
+        }
+      });
+  }
 
-  // Remote slots: fill each worker's `jobs` slots, then one new task per result.
-  std::vector<std::vector<uint64_t>> in_flight(static_cast<size_t>(size_));
-  auto hand_out = [&](int w) {
-    if (auto t = queue.Pop(false)) {
+  // Sends worker `w` the next task, if any is left.
+  void HandOut(int w) {
+    if (auto t = queue_.Pop(false)) {
       std::string bytes(sizeof(TaskHeader), '\0');
       std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
       SendBytes(bytes, w, kTagTask);
-      in_flight[static_cast<size_t>(w)].push_back(t->index);
+      in_flight_[static_cast<size_t>(w)].push_back(t->index);
     }
-  };
-  for (int w = 1; w < size_; ++w)
-    for (int j = 0; j < jobs_; ++j) hand_out(w);
+  }
 
-  auto remote_busy = [&] {
-    return std::any_of(in_flight.begin(), in_flight.end(), [](const auto& v) { return !v.empty(); });
-  };
-  while (remote_busy()) {
-    if (g_signal.load() != 0) break;
-    const auto st = Poll(MPI_ANY_SOURCE);
-    if (!st) {
+  // Receives results until no worker holds a task (or a signal), handing out one task per result.
+  void CollectRemote() {
+    while (g_signal.load() == 0 &&
+           std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
+      const auto st = Poll(MPI_ANY_SOURCE);
+      if (!st) {
+        std::this_thread::sleep_for(kPoll);
+        continue;
+      }
+      const std::string bytes = RecvBytes(*st);
+      uint64_t header[2];
+      if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
+      std::memcpy(header, bytes.data(), sizeof(header));
+      if (header[0] != round_) continue;  // a late answer from an interrupted round
+      auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
+      held.erase(std::find(held.begin(), held.end(), header[1]));
+      Store(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
+      HandOut(st->MPI_SOURCE);
+    }
+  }
+
+  // Waits for the leader's own replays, still reacting to a signal that arrives meanwhile, which
+  // ends them at their next step. Then names what did not finish.
+  FarmRound Finish() {
+    for (bool all_done = false; !all_done && g_signal.load() == 0;) {
       std::this_thread::sleep_for(kPoll);
-      continue;
+      std::lock_guard lock(mu_);
+      all_done = std::all_of(out_.outcomes.begin(), out_.outcomes.end(), [](const auto& o) { return o.has_value(); });
     }
-    const std::string bytes = RecvBytes(*st);
-    if (st->MPI_TAG != kTagResult || bytes.size() < 2 * sizeof(uint64_t)) throw InternalError("MPI: unexpected message");
-    uint64_t header[2];
-    std::memcpy(header, bytes.data(), sizeof(header));
-    if (header[0] != round) continue;  // a late answer from an interrupted round
-    auto& mine = in_flight[static_cast<size_t>(st->MPI_SOURCE)];
-    mine.erase(std::find(mine.begin(), mine.end(), header[1]));
-    PointOutcome p = DecodePointOutcome(bytes.substr(sizeof(header)));
-    {
-      std::lock_guard lock(results_mu);
-      out.outcomes[header[1]] = std::move(p);
+    if (g_signal.load() != 0) {
+      stop_.store(true);
+      queue_.Close(/*drain=*/false);
     }
-    hand_out(st->MPI_SOURCE);
+    for (auto& t : threads_) t.join();
+    out_.signal = g_signal.load();
+    for (size_t w = 1; w < in_flight_.size(); ++w)
+      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "running on rank " + std::to_string(w)});
+    for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});
+    for (size_t i = 0; i < out_.outcomes.size(); ++i) {
+      const bool named = std::any_of(out_.lost.begin(), out_.lost.end(), [&](const auto& l) { return l.index == i; });
+      if (!out_.outcomes[i] && !named) out_.lost.push_back({i, "not started"});
+    }
+    if (!out_.lost.empty()) {
+      out_.partial = true;
+      out_.reason = out_.signal == SIGINT ? "interrupted (SIGINT)"
+                                          : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
+    }
+    return std::move(out_);
   }
-  // Wait for the leader's own replays, still reacting to a signal that arrives meanwhile.
-  for (bool all_done = false; !all_done && g_signal.load() == 0;) {
-    std::this_thread::sleep_for(kPoll);
-    std::lock_guard lock(results_mu);
-    all_done = std::all_of(out.outcomes.begin(), out.outcomes.end(), [](const auto& o) { return o.has_value(); });
+
+ private:
+  void Store(uint64_t index, PointOutcome p) {
+    std::lock_guard lock(mu_);
+    out_.outcomes[index] = std::move(p);
   }
-  if (g_signal.load() != 0) {
-    stop.store(true);  // the leader's replays end at their next step
-    queue.Close(/*drain=*/false);
+  void Mark(uint64_t index, bool running) {
+    std::lock_guard lock(mu_);
+    if (running) local_running_.push_back(index);
+    else local_running_.erase(std::find(local_running_.begin(), local_running_.end(), index));
   }
-  for (auto& t : threads) t.join();
-  out.signal = g_signal.load();
-  for (int w = 1; w < size_; ++w)
-    for (uint64_t i : in_flight[static_cast<size_t>(w)])
-      if (!out.outcomes[i]) out.lost.push_back({i, "running on rank " + std::to_string(w)});
-  for (uint64_t i : local_running) out.lost.push_back({i, "running on rank 0"});
-  for (size_t i = 0; i < out.outcomes.size(); ++i) {
-    const bool named = std::any_of(out.lost.begin(), out.lost.end(), [&](const auto& l) { return l.index == i; });
-    if (!out.outcomes[i] && !named) out.lost.push_back({i, "not started"});
-  }
-  if (!out.lost.empty()) {
-    out.partial = true;
-    out.reason = out.signal == SIGINT ? "interrupted (SIGINT)"
-                                      : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
-  }
-  return out;
+
+  const uint64_t round_;
+  TaskQueue queue_;
+  std::mutex mu_;  // guards out_.outcomes and local_running_
+  FarmRound out_;
+  std::vector<uint64_t> local_running_;
+  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task indices it holds (main thread only)
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
+                       const TaskEvaluator& evaluate) {
+  if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
+  LeaderRound round(++round_, tasks, expected_cost, size_);
+  round.StartLocal(jobs_, evaluate);
+  for (int w = 1; w < size_; ++w)  // fill each worker's `jobs` slots; then one new task per result
+    for (int j = 0; j < jobs_; ++j) round.HandOut(w);
+  round.CollectRemote();
+  return round.Finish();
 }
 
 void MpiFarm::Serve(const TaskEvaluator& evaluate) {
