@@ -2,9 +2,10 @@
 // Every rank parses the same command line and builds the same variants, so only task ids, judged
 // outcomes (sim/point_wire.h) and, on request, the trace travel. Rank 0 (the leader) hands tasks
 // out one at a time, longest expected first, to a free slot: each rank, the leader included, runs
-// `jobs` replays at once on threads. Only the leader's main thread and each worker's main thread
-// call MPI (MPI_THREAD_FUNNELED); they poll with short sleeps instead of blocking, because Open
-// MPI's blocking calls spin a core that the replays need.
+// `jobs` replays at once on threads, and each worker holds one task more in its queue so that it
+// never waits for the leader between two points. Only the leader's main thread and each worker's
+// main thread call MPI (MPI_THREAD_FUNNELED); they poll with sleeps instead of blocking, because
+// Open MPI's blocking calls spin a core that the replays need.
 //
 // Failures: Open MPI 4.1 (Debian 12) has no ULFM, and mpirun (like srun) ends the whole job when
 // a rank dies: it sends SIGTERM to the surviving ranks and SIGKILL one second later
