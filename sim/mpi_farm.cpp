@@ -269,7 +269,7 @@ class LeaderRound {
     for (auto& t : threads_) t.join();
     out_.signal = g_signal.load();
     for (size_t w = 1; w < in_flight_.size(); ++w)
-      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "running on rank " + std::to_string(w)});
+      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "sent to rank " + std::to_string(w)});
     for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});
     for (size_t i = 0; i < out_.outcomes.size(); ++i) {
       const bool named = std::any_of(out_.lost.begin(), out_.lost.end(), [&](const auto& l) { return l.index == i; });

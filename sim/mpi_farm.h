@@ -43,7 +43,7 @@ struct FarmRound {
   std::string reason;             // why the run is partial
   struct Lost {
     size_t index;       // into the tasks
-    std::string where;  // "running on rank 1", "not started or running on rank 0"
+    std::string where;  // "sent to rank 1" (running or queued there), "running on rank 0", "not started"
   };
   std::vector<Lost> lost;
 };

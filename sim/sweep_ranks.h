@@ -21,7 +21,7 @@ struct RankedGrid {
   bool partial = false;
   int signal = 0;                      // what stopped the job (SIGTERM, SIGINT), 0 if nothing
   std::string reason;
-  std::vector<std::string> lost;       // "max-num-seqs=16 (running on rank 1)"
+  std::vector<std::string> lost;       // "max-num-seqs=16 (sent to rank 1)"
 };
 
 // The grid's points judged across the ranks, as EvaluatePoints would judge them. Each rank reads

@@ -56,7 +56,7 @@ KVSIM_TEST_MPI_DIE_AFTER_MS=1500 "${mpi[@]}" -x KVSIM_TEST_MPI_DIE_AFTER_MS -np 
 status=$?
 set -e
 ((status != 0)) || fail "a killed rank left exit status 0"
-grep -q "running on rank 1" killed.err || fail "the lost point is not named: $(cat killed.err)"
+grep -q "(sent to rank 1)" killed.err || fail "the lost point is not named: $(cat killed.err)"
 [[ $(tail -n 1 killed.csv) == "# partial: "* ]] || fail "the CSV does not end with '# partial:'"
 rows=$(grep -vc '^#' killed.csv)
 ((rows >= 2 && rows < 7)) || fail "expected some but not all points in the CSV, got $((rows - 1))"
