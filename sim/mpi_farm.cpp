@@ -111,9 +111,9 @@ class TaskQueue {
     drain_ = drain;
     cv_.notify_all();
   }
-  std::vector<TaskHeader> Remaining() {
+  size_t Size() {
     std::lock_guard lock(mu_);
-    return {tasks_.begin(), tasks_.end()};
+    return tasks_.size();
   }
 
  private:
@@ -223,18 +223,26 @@ class LeaderRound {
       });
   }
 
-  // Sends worker `w` the next task, if any is left.
-  void HandOut(int w) {
-    if (auto t = queue_.Pop(false)) {
+  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued while more tasks
+  // are left than the leader's own slots could take: a short round (a search's) is never queued
+  // on one rank while another idles. The first fill has no queued task, so every rank gets work.
+  void Fill(int w, int jobs, bool ahead) {
+    auto& held = in_flight_[static_cast<size_t>(w)];
+    for (;;) {
+      const bool queue_one = ahead && queue_.Size() > static_cast<size_t>(jobs);
+      const size_t want = static_cast<size_t>(jobs) + (queue_one ? kQueuedAhead : 0);
+      if (held.size() >= want) return;
+      const auto t = queue_.Pop(/*wait=*/false);
+      if (!t) return;
       std::string bytes(sizeof(TaskHeader), '\0');
       std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
       SendBytes(bytes, w, kTagTask);
-      in_flight_[static_cast<size_t>(w)].push_back(t->index);
+      held.push_back(t->index);
     }
   }
 
-  // Receives results until no worker holds a task (or a signal), handing out one task per result.
-  void CollectRemote() {
+  // Receives results until no worker holds a task (or a signal), refilling the worker after each.
+  void CollectRemote(int jobs) {
     while (g_signal.load() == 0 &&
            std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
       const auto st = Poll(MPI_ANY_SOURCE);
@@ -250,7 +258,7 @@ class LeaderRound {
       auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
       held.erase(std::find(held.begin(), held.end(), header[1]));
       Store(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
-      HandOut(st->MPI_SOURCE);
+      Fill(st->MPI_SOURCE, jobs, /*ahead=*/true);
     }
   }
 
@@ -309,9 +317,8 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
   if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
   LeaderRound round(++round_, tasks, expected_cost, size_);
   round.StartLocal(jobs_, evaluate);
-  for (int w = 1; w < size_; ++w)  // fill each worker's slots and its queue; then one new task per result
-    for (int j = 0; j < jobs_ + kQueuedAhead; ++j) round.HandOut(w);
-  round.CollectRemote();
+  for (int w = 1; w < size_; ++w) round.Fill(w, jobs_, /*ahead=*/false);  // then refilled after each result
+  round.CollectRemote(jobs_);
   return round.Finish();
 }
 
