@@ -92,6 +92,7 @@ std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
                                  ProbeRounds* rounds) {
   std::shared_ptr<const PreloadedTrace> preload;
+  // The serial search written against `probe` (left unindented: its logic is unchanged).
   const SearchBody body = [&](const Probe& probe) {
   SearchResult r;
   r.precision = "exact (integer max_num_seqs; powers of two probed, then bisection)";
@@ -150,6 +151,7 @@ SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, co
 SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
                                   ProbeRounds* rounds) {
   std::shared_ptr<const PreloadedTrace> preload;
+  // The serial search written against `probe` (left unindented: its logic is unchanged).
   const SearchBody body = [&](const Probe& probe) {
   SearchResult r;
   r.precision = "within " + Format("%g", 100 * precision) + "% (bisection on the arrival-rate multiplier)";
