@@ -162,6 +162,16 @@ void Visit(Io& io, PreloadedTrace& t) {
   io.Field(t.skipped_rows), io.Field(t.description);
 }
 
+// A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
+// it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(ReplaySummary) == 1200, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(EffectiveSettings) == 360, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
+static_assert(sizeof(PointOutcome) == 1312, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(TraceRequest) == 72, "TraceRequest changed: update Visit(TraceRequest) above");
+static_assert(sizeof(PreloadedTrace) == 64, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
+#endif
+
 template <class T>
 std::string Encode(const T& value) {
   Writer w;
