@@ -3,6 +3,8 @@
 # Usage: scripts/install-deps.sh [--tests]   (--tests adds GoogleTest and Google Benchmark)
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
+# Open MPI: `mpirun -np N kvsim sweep` across ranks (optional for the build; installed so both commands build with it).
+packages+=(libopenmpi-dev openmpi-bin)
 # --tests: GoogleTest, Google Benchmark, and Chromium for the HTML report's browser test.
 if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium); fi
 missing=()

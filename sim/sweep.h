@@ -109,7 +109,8 @@ GridOutcome EvaluateGrid(std::vector<Variant> variants, const SweepCriteria& cri
 // the thread count; a variant that cannot run becomes an infeasible point with `error` set.
 std::vector<PointOutcome> EvaluatePoints(std::vector<Variant> variants, const SweepCriteria& criteria, int jobs);
 
-// One variant, judged (searches run their probes one at a time through this).
+// One variant, judged (searches run their probes one at a time through this, MPI ranks every
+// point). `stop` (optional) ends the replay early, its summary marked partial.
 PointOutcome EvaluateOne(Variant& variant, const SweepCriteria& criteria, std::shared_ptr<const PreloadedTrace> preloaded,
                          const std::atomic<bool>* stop = nullptr);
 

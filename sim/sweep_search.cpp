@@ -1,6 +1,8 @@
 #include "sim/sweep_search.h"
 
+#include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 
@@ -26,6 +28,9 @@ std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c
 }
 
 namespace {
+
+// One judged outcome per searched value (a replay, or a known outcome in rounds).
+using ValueProbe = std::function<PointOutcome(double value)>;
 
 // Thrown by a probe that a stop cut short; the search ends there (see Interruptible).
 struct SearchStopped {
@@ -55,16 +60,77 @@ SearchResult Interruptible(Search&& search) {
   return r;
 }
 
-void BatchCapSearch(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
-                    const std::atomic<bool>* stop, SearchResult& r) {
+// A search's logic as a function of its probes' outcomes, filling `r` (see ProbeRounds).
+using SearchBody = std::function<void(const ValueProbe& probe, SearchResult& r)>;
+
+// Thrown out of a what-if run of a search when it asks for a probe beyond its hypotheses.
+struct NeedProbe {
+  double value;
+};
+// Bounds the what-if runs per round (their count doubles with each level of the decision tree).
+constexpr size_t kMaxWhatIfRuns = 4096;
+
+// Runs `body` with probes evaluated `rounds.width` at a time: breadth first over hypotheses
+// (feasible or not) for the unknown probes, in the order the search asks for them, so the first
+// value found is the one the serial search needs now; the last run replays the serial logic on
+// the known outcomes, so answer and reported probes are the serial search's.
+void RunInRounds(const SearchBody& body, ProbeRounds& rounds, SearchResult& r) {
+  std::map<double, PointOutcome> known;
+  for (;;) {
+    std::vector<double> batch;
+    std::deque<std::vector<bool>> hypotheses{{}};
+    for (size_t runs = 0; !hypotheses.empty() && batch.size() < static_cast<size_t>(rounds.width) && runs < kMaxWhatIfRuns;
+         ++runs) {
+      const std::vector<bool> h = std::move(hypotheses.front());
+      hypotheses.pop_front();
+      size_t used = 0;
+      SearchResult scratch;
+      try {
+        body([&](double value) {
+          if (auto it = known.find(value); it != known.end()) return it->second;
+          if (used == h.size()) throw NeedProbe{value};
+          PointOutcome guess;
+          guess.feasible = h[used++];
+          return guess;
+        }, scratch);
+      } catch (const NeedProbe& need) {
+        if (std::find(batch.begin(), batch.end(), need.value) == batch.end()) batch.push_back(need.value);
+        for (bool feasible : {true, false}) {
+          hypotheses.push_back(h);
+          hypotheses.back().push_back(feasible);
+        }
+      }
+    }
+    if (batch.empty()) return body([&](double value) { return known.at(value); }, r);
+    std::vector<PointOutcome> outcomes = rounds.run(batch);
+    ++rounds.rounds;
+    rounds.probes += static_cast<int64_t>(batch.size());
+    for (size_t i = 0; i < batch.size(); ++i) known.emplace(batch[i], std::move(outcomes.at(i)));
+  }
+}
+
+// One search: serially (each probe one replay sharing a preloaded trace, cut short by `stop`) or
+// in rounds; a stop ends it with `partial` set (Interruptible).
+template <class T>
+SearchResult RunSearch(const std::function<Variant(T)>& make, const SweepCriteria& c, const std::atomic<bool>* stop,
+                       ProbeRounds* rounds, const SearchBody& body) {
+  return Interruptible([&](SearchResult& r) {
+    if (rounds) return RunInRounds(body, *rounds, r);
+    std::shared_ptr<const PreloadedTrace> preload;
+    body([&](double value) {
+      Variant v = make(static_cast<T>(value));
+      return Probe(v, c, preload, stop);
+    }, r);
+  });
+}
+
+void BatchCapSearch(const ValueProbe& probe, int64_t upper, SearchResult& r) {
   r.precision = "exact (integer max_num_seqs; powers of two probed, then bisection)";
   std::map<int64_t, PointOutcome> seen;
-  std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](int64_t cap) -> const PointOutcome& {
     auto it = seen.find(cap);
     if (it != seen.end()) return it->second;
-    Variant v = make(cap);
-    PointOutcome p = Probe(v, c, preload, stop);
+    PointOutcome p = probe(static_cast<double>(cap));
     r.probes.emplace_back(static_cast<double>(cap), p);
     return seen.emplace(cap, std::move(p)).first->second;
   };
@@ -109,13 +175,10 @@ void BatchCapSearch(const std::function<Variant(int64_t)>& make, const SweepCrit
   }
 }
 
-void RateScaleSearch(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
-                     const std::atomic<bool>* stop, SearchResult& r) {
+void RateScaleSearch(const ValueProbe& probe, double precision, SearchResult& r) {
   r.precision = "within " + Format("%g", 100 * precision) + "% (bisection on the arrival-rate multiplier)";
-  std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](double scale) {
-    Variant v = make(scale);
-    PointOutcome p = Probe(v, c, preload, stop);
+    PointOutcome p = probe(scale);
     r.probes.emplace_back(scale, p);
     return p;
   };
@@ -165,16 +228,13 @@ void RateScaleSearch(const std::function<Variant(double)>& make, const SweepCrit
   r.at_next = at_hi;
 }
 
-void ReplicaSearch(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
-                   const std::atomic<bool>* stop, SearchResult& r) {
+void ReplicaSearch(const ValueProbe& probe, int64_t upper, SearchResult& r) {
   r.precision = "exact (integer replicas; doubling, then bisection)";
   std::map<int64_t, PointOutcome> seen;
-  std::shared_ptr<const PreloadedTrace> preload;
   auto eval = [&](int64_t n) -> const PointOutcome& {
     auto it = seen.find(n);
     if (it != seen.end()) return it->second;
-    Variant v = make(n);
-    PointOutcome p = Probe(v, c, preload, stop);
+    PointOutcome p = probe(static_cast<double>(n));
     r.probes.emplace_back(static_cast<double>(n), p);
     return seen.emplace(n, std::move(p)).first->second;
   };
@@ -205,18 +265,19 @@ void ReplicaSearch(const std::function<Variant(int64_t)>& make, const SweepCrite
 }  // namespace
 
 SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
-                                  const std::atomic<bool>* stop) {
-  return Interruptible([&](SearchResult& r) { ReplicaSearch(make, c, upper, stop, r); });
+                                  const std::atomic<bool>* stop, ProbeRounds* rounds) {
+  return RunSearch(make, c, stop, rounds, [&](const ValueProbe& probe, SearchResult& r) { ReplicaSearch(probe, upper, r); });
 }
 
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper,
-                                 const std::atomic<bool>* stop) {
-  return Interruptible([&](SearchResult& r) { BatchCapSearch(make, c, upper, stop, r); });
+                                 const std::atomic<bool>* stop, ProbeRounds* rounds) {
+  return RunSearch(make, c, stop, rounds, [&](const ValueProbe& probe, SearchResult& r) { BatchCapSearch(probe, upper, r); });
 }
 
 SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, const SweepCriteria& c, double precision,
-                                  const std::atomic<bool>* stop) {
-  return Interruptible([&](SearchResult& r) { RateScaleSearch(make, c, precision, stop, r); });
+                                  const std::atomic<bool>* stop, ProbeRounds* rounds) {
+  return RunSearch(make, c, stop, rounds,
+                   [&](const ValueProbe& probe, SearchResult& r) { RateScaleSearch(probe, precision, r); });
 }
 
 }  // namespace kvsim

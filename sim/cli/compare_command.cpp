@@ -1,8 +1,10 @@
 // kvsim compare: the same trace through two or more deployments, side by side.
 #include <boost/program_options.hpp>
+#include <csignal>
 #include <memory>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/model_catalog.h"
 #include "reports/compare_report.h"
 #include "sim/cli/commands.h"
@@ -12,6 +14,7 @@
 #include "sim/cli/variant_parser.h"
 #include "sim/cli/vllm_command_line.h"
 #include "sim/sweep.h"
+#include "sim/sweep_ranks.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -69,10 +72,29 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
 
   std::vector<ChartRecorder> charts(variants.size());
-  const std::vector<VariantRun> runs = RunVariants(variants, jobs, [&](size_t i) {
-    return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
-  }, &StopFlag());
-  // Interrupted: the deployments that finished are written, the others listed with the reason.
+  std::vector<VariantRun> runs;
+  // Under mpirun/srun the deployments run across the ranks (sim/sweep_ranks.h); with --report the
+  // charts stay on rank 0, which then runs every deployment itself.
+  const std::unique_ptr<RankFarm> farm = JoinMpiJob(jobs);
+  if (farm && report_path.empty()) {
+    const std::optional<RankedGrid> ranked = EvaluatePointsOnRanks(*farm, variants, SweepCriteria{}, false);
+    if (!ranked) return kExitOk;  // a worker rank: rank 0 writes
+    if (ranked->partial) {
+      err << "kvsim compare: " << ranked->reason << "; deployments not finished: " << Join(ranked->lost, "; ") << "\n";
+      return 128 + (ranked->signal ? ranked->signal : SIGTERM);
+    }
+    for (const PointOutcome& p : ranked->finished) {
+      VariantRun& run = runs.emplace_back();
+      run.error = p.error;
+      if (p.summary) run.result.emplace().summary = *p.summary;
+    }
+  } else {
+    if (farm && !farm->leader()) return kExitOk;
+    // Interrupted: the deployments that finished are written, the others listed with the reason.
+    runs = RunVariants(variants, jobs, [&](size_t i) {
+      return report_path.empty() ? std::vector<ReplayObserver*>{} : std::vector<ReplayObserver*>{&charts[i]};
+    }, &StopFlag());
+  }
   std::vector<ComparedDeployment> compared;
   std::vector<std::string> not_fitting;  // issue 16: reported, not fatal
   std::vector<UnfinishedPoint> unfinished;
