@@ -124,8 +124,11 @@ SearchResult FindHighestRateScale(const std::function<Variant(double)>& make, co
     }
     if (lo == 0) return r;
   }
-  while (hi / lo - 1 > precision) {
+  // The iteration cap ends the loop even when `precision` is below what doubles can resolve
+  // (1e-16 never converged: the midpoint rounds to an end of the bracket).
+  for (int step = 0; step < 64 && hi / lo - 1 > precision; ++step) {
     const double mid = std::sqrt(lo * hi);  // geometric midpoint: the bracket shrinks in ratio
+    if (!(mid > lo && mid < hi)) break;
     PointOutcome p = eval(mid);
     if (p.feasible) lo = mid, at_lo = p;
     else hi = mid, at_hi = p;

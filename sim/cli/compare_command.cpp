@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/compare_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -36,6 +37,7 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
   po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << own << "\nExample:\n  kvsim compare --gpu l4 --a \"--quantization none\" --b \"--quantization awq\"\n";
     return kExitOk;

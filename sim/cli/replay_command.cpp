@@ -11,6 +11,7 @@
 #include "reports/html_report.h"
 #include "reports/replay_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/output.h"
 #include "sim/cli/progress_bar.h"
@@ -36,6 +37,7 @@ int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, st
   po::variables_map vm;
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";
     return kExitOk;

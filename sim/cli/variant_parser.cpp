@@ -5,6 +5,7 @@
 
 #include "kvcache/base/error.h"
 #include "sim/cli/deployment_flags.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/replay_flags.h"
 
 namespace kvsim {
@@ -56,6 +57,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   po::variables_map vm;
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   ApplyDeploymentSwitches(vm, dep);
   v.replay = ResolveReplayFlags(std::move(replay), data_dir);
   v.deployment = ResolveDeployment(dep, data_dir, cache);
