@@ -107,7 +107,7 @@ class CsvTraceSource final : public RequestSource {
     std::optional<int64_t> at = ArrivalNs(Cell(0));
     if (!at) {
       errors_.Bad(line, layout_.arrival, "'" + PrintableExcerpt(Cell(0)) + "' is not a valid time" +
-                                             (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f], years 1970-2262)"
+                                             (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f], 1970 to 2116: below 2^62 ns)"
                                                                                   : " (non-negative, below 2^62 ns)"));
       return std::nullopt;
     }

@@ -28,8 +28,10 @@ class WindowedSource final : public RequestSource {
       // Sorted arrivals: once one is past the window, so is everything after it.
       const bool ended = !r.has_value() || r->arrival_ns >= end_ns_;
       if (ended) {
-        skipped_before_ += source_->skipped_rows();
         if (++pass_ >= o_.repeat || pass_count_ == 0) return std::nullopt;
+        // Counted once: skipped_rows() adds the open source's count itself (adding it here too
+        // before returning reported every skipped row twice).
+        skipped_before_ += source_->skipped_rows();
         // The next copy starts one mean gap after this copy's last arrival.
         const int64_t gap = pass_count_ > 1 ? pass_last_ / (pass_count_ - 1) : 1000000000;
         pass_offset_ = AddOrThrow(pass_offset_, AddOrThrow(pass_last_, std::max<int64_t>(gap, 1), "--repeat"),

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <boost/optional.hpp>
+
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 
@@ -30,7 +32,7 @@ constexpr NamedOptionRange kRanges[] = {
     {"sample-interval", {0, 1e9, false}},
     {"compute-efficiency", {0, 1, true}},
     {"memory-efficiency", {0, 1, true}},
-    {"step-overhead-ms", {0, 1e6, false}},
+    {"step-overhead-ms", {0, 1000, false}},
     {"max-preemption-rate", {0, 1e6, false}},
     {"precision", {1e-6, 0.5, false}},
     {"min-weights-pass", {0, 1, false}},
@@ -62,6 +64,10 @@ std::optional<double> NumberIn(const boost::any& value) {
   if (const long long* ll = boost::any_cast<long long>(&value)) return static_cast<double>(*ll);
   if (const uint64_t* u = boost::any_cast<uint64_t>(&value)) return static_cast<double>(*u);
   if (const unsigned* u = boost::any_cast<unsigned>(&value)) return static_cast<double>(*u);
+  // Options that may be absent are stored as boost::optional.
+  if (const auto* od = boost::any_cast<boost::optional<double>>(&value); od && *od) return **od;
+  if (const auto* oi = boost::any_cast<boost::optional<int64_t>>(&value); oi && *oi) return static_cast<double>(**oi);
+  if (const auto* on = boost::any_cast<boost::optional<int>>(&value); on && *on) return static_cast<double>(**on);
   return std::nullopt;
 }
 
