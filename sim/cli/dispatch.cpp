@@ -3,6 +3,7 @@
 
 #include "kvcache/base/error.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/shared_flags.h"
 
 namespace kvsim {
 namespace {
@@ -52,6 +53,7 @@ int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   const std::vector<std::string> args(argv.begin() + 2, argv.end());
   const std::string prefix = "kvsim " + command + ": ";
   try {
+    RefuseOptionPlaceholders(args);
     return Dispatch(command, args, out, err);
   } catch (const Error& e) {
     err << prefix << "error: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/numeric_options.h"
 #include "sim/cli/replay_flags.h"
+#include "sim/cli/shared_flags.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -45,6 +46,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   AddReplayOptions(desc, replay);
   AddDeploymentOptions(desc, dep);
   std::vector<std::string> args = base_args;
+  RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
   args.insert(args.end(), overrides.begin(), overrides.end());
   po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   // Last occurrence wins: keep only each option's final value.

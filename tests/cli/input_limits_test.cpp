@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -150,6 +151,44 @@ TEST(InputLimitsTest, WindowArithmeticStaysInRange) {
   const auto scaled = RunCli({"replay", "--trace", trace, "--gpu", "h100", "--rate-scale", "0.001", "--json", "-", "--quiet"});
   ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
   EXPECT_EQ(nlohmann::json::parse(scaled.out)["requests"]["finished"].get<int64_t>(), 3);
+}
+
+}  // namespace
+}  // namespace kvsim
+
+namespace kvsim {
+namespace {
+
+TEST(InputLimitsTest, OptionParserPlaceholdersInArgumentsDoNotHang) {
+  // Boost.Program_options looped forever filling "%original_token%" into its own message.
+  ExpectOneLineError(RunCli({"validate", "--m%original_token%in-weights-pass", "4"}), "is reserved by the option parser");
+  ExpectOneLineError(RunCli({"capacity", "--max-num-seqs", "%value%"}), "is reserved by the option parser");
+}
+
+// tests/fuzz/regressions/fuzz_cli_options/: the first byte picks the command, NUL or newline
+// separate the arguments, "--help" is appended (as in the fuzz target). None may be an internal error.
+TEST(FuzzRegressionTest, CliOptions) {
+  static const char* kCommands[] = {"capacity", "step", "calibrate", "replay", "sweep", "compare", "models", "gpus", "validate"};
+  const std::string dir = std::string(KVSIM_TEST_SOURCE_DIR) + "/fuzz/regressions/fuzz_cli_options";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string bytes = testing::ReadFile(e.path().string());
+    if (bytes.empty()) continue;
+    SCOPED_TRACE(e.path().string());
+    std::vector<std::string> args = {kCommands[static_cast<unsigned char>(bytes[0]) % 9]};
+    std::string cur;
+    for (size_t i = 1; i < bytes.size(); ++i) {
+      if (bytes[i] == '\0' || bytes[i] == '\n') {
+        args.push_back(cur);
+        cur.clear();
+      } else {
+        cur += bytes[i];
+      }
+    }
+    if (!cur.empty()) args.push_back(cur);
+    args.push_back("--help");
+    const auto r = RunCli(args);
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.err;
+  }
 }
 
 }  // namespace
