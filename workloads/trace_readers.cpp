@@ -164,7 +164,7 @@ class MooncakeSource final : public RequestSource {
       nlohmann::json j;
       try {
         j = nlohmann::json::parse(text);
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
         errors_.Bad(in_->line_number(), "(json)", std::string("malformed JSON: ") + e.what());
         continue;
       }

@@ -19,7 +19,8 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
   }
   try {
     return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double is out_of_range (found by fuzzing).
     // nlohmann's message says "at line L, column C" and what it expected: it locates the fault.
     // It may quote the offending bytes: keep the message printable.
     throw Error(path + ": malformed JSON: " + PrintableExcerpt(e.what(), 400));
