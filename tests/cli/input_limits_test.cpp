@@ -166,7 +166,7 @@ TEST(InputLimitsTest, OptionParserPlaceholdersInArgumentsDoNotHang) {
 }
 
 // tests/fuzz/regressions/fuzz_cli_options/: the first byte picks the command, NUL or newline
-// separate the arguments, "--help" is appended (as in the fuzz target). None may be an internal error.
+// separate the arguments, "--help" comes first (as in the fuzz target). None may be an internal error.
 TEST(FuzzRegressionTest, CliOptions) {
   static const char* kCommands[] = {"capacity", "step", "calibrate", "replay", "sweep", "compare", "models", "gpus", "validate"};
   const std::string dir = std::string(KVSIM_TEST_SOURCE_DIR) + "/fuzz/regressions/fuzz_cli_options";
@@ -174,7 +174,7 @@ TEST(FuzzRegressionTest, CliOptions) {
     const std::string bytes = testing::ReadFile(e.path().string());
     if (bytes.empty()) continue;
     SCOPED_TRACE(e.path().string());
-    std::vector<std::string> args = {kCommands[static_cast<unsigned char>(bytes[0]) % 9]};
+    std::vector<std::string> args = {kCommands[static_cast<unsigned char>(bytes[0]) % 9], "--help"};
     std::string cur;
     for (size_t i = 1; i < bytes.size(); ++i) {
       if (bytes[i] == '\0' || bytes[i] == '\n') {
@@ -185,7 +185,6 @@ TEST(FuzzRegressionTest, CliOptions) {
       }
     }
     if (!cur.empty()) args.push_back(cur);
-    args.push_back("--help");
     const auto r = RunCli(args);
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.err;
   }
