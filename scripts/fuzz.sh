@@ -13,13 +13,14 @@ CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C
   -DKVSIM_BUILD_FUZZERS=ON -DKVSIM_BUILD_TESTS=OFF -DKVSIM_BUILD_BENCHMARKS=OFF -DKVSIM_WERROR=OFF > /dev/null
 cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+root=$PWD  # absolute paths: fuzz_cli_options moves into a scratch directory before reading them
 for t in "${targets[@]}"; do
-  seeds=tests/fuzz/seeds/$t
-  regressions=tests/fuzz/regressions/$t
-  work=build-fuzz/corpus/$t
+  seeds=$root/tests/fuzz/seeds/$t
+  regressions=$root/tests/fuzz/regressions/$t
+  work=$root/build-fuzz/corpus/$t
   mkdir -p "$work" "$regressions"
   # -timeout: one input over 10 s is a hang; -rss_limit_mb: over 2 GiB is a memory blow-up.
-  limits=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix=build-fuzz/"$t"- -print_final_stats=1)
+  limits=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$root"/build-fuzz/"$t"- -print_final_stats=1)
   if [[ -n ${FUZZ_RUNS:-} ]]; then budget=(-runs="$FUZZ_RUNS"); else budget=(-max_total_time="$seconds"); fi
   echo "== $t"
   log=build-fuzz/"$t".log
