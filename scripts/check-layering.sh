@@ -11,7 +11,8 @@
 #   engine       sim/              base model budget allocators workloads engine
 #   reports      reports/          everything but cli
 #   cli          sim/cli/          everything
-#   tests, bench, fuzz             everything but cli (only the kvsim executable links the CLI)
+#   tests, bench                   everything but cli (only the kvsim executable links the CLI)
+#   tests/fuzz   (libFuzzer)       everything: the option-parsing targets call the CLI's entry points
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -27,6 +28,7 @@ layer_of() {
     sim/*/*) echo unknown ;;
     sim/*) echo engine ;;
     reports/*) echo reports ;;
+    tests/fuzz/*) echo fuzz ;;
     tests/*|bench/*|fuzz/*) echo harness ;;
     *) echo unknown ;;
   esac
@@ -44,6 +46,7 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
     reports) [[ $to != cli && $to != harness ]] ;;
     cli) [[ $to != harness ]] ;;
     harness) [[ $to != cli ]] ;;
+    fuzz) [[ $to != unknown ]] ;;
     *) return 1 ;;
   esac
 }

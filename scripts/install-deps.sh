@@ -5,8 +5,9 @@ set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
 # Open MPI: `mpirun -np N kvsim sweep` across ranks (optional for the build; installed so both commands build with it).
 packages+=(libopenmpi-dev openmpi-bin)
-# --tests: GoogleTest, Google Benchmark, and Chromium for the HTML report's browser test.
-if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium); fi
+# --tests: GoogleTest, Google Benchmark, Chromium for the HTML report's browser test, and clang with
+# libclang-rt-dev (libFuzzer and the sanitizer runtimes) for the fuzz stage.
+if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-dev); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install what is missing, then build and run every test
 # twice: a Release build, and a Debug build with AddressSanitizer + UndefinedBehaviorSanitizer and
-# assertions (KVSIM_DCHECK, assert) on.
+# assertions (KVSIM_DCHECK, assert) on; between them, a time-boxed libFuzzer stage (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
@@ -13,6 +13,10 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKVSIM_BUILD_TESTS=ON -DKVSIM_BU
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 echo "== Release: $((SECONDS - start)) s so far"
+
+echo "== Fuzz: every libFuzzer target for 25 s under ASan+UBSan, then its regression corpus"
+scripts/fuzz.sh 25
+echo "== Fuzz: $((SECONDS - start)) s so far"
 
 echo "== Debug + ASan/UBSan build and tests (assertions on)"
 # -O1 keeps the sanitized replays of whole traces fast enough for CI; NDEBUG stays undefined.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/checked_allocator.h"
@@ -44,7 +45,15 @@ class PreloadedSource final : public RequestSource {
   size_t next_ = 0;
 };
 
-TraceFormat FormatOf(const ReplayOptions& r) { return r.trace_format ? *r.trace_format : DetectTraceFormat(r.trace); }
+// A pipe or stdin is read once: detecting its format would consume its header, so it needs
+// --trace-format; a regular file is sniffed by reading its first line.
+TraceFormat FormatOf(const ReplayOptions& r) {
+  if (r.trace_format) return *r.trace_format;
+  if (IsStreamInput(r.trace))
+    throw Error("--trace " + r.trace + ": a pipe or stdin is read once, so its format cannot be sniffed first; "
+                "give --trace-format");
+  return DetectTraceFormat(r.trace);
+}
 
 SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   if (r.synthetic > 0) {
@@ -60,7 +69,12 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   const bool needs_arrivals = reader.format == TraceFormat::kLengths;
   if (needs_arrivals && !(r.rate > 0))
     throw Error("--rate: the lengths file " + r.trace + " has no arrival times; give a rate (requests/s)");
-  return [reader, r, needs_arrivals] {
+  const bool read_once = IsStreamInput(reader.path);
+  auto opened = std::make_shared<bool>(false);
+  return [reader, r, needs_arrivals, read_once, opened] {
+    if (read_once && *opened)
+      throw Error("--trace " + reader.path + ": a pipe or stdin can be read only once; --repeat needs a regular file");
+    *opened = true;
     std::optional<ArrivalGenerator> arrivals;
     if (needs_arrivals) arrivals.emplace(r.arrival, r.rate, r.cv, r.seed);
     return OpenTraceReader(reader, std::move(arrivals));

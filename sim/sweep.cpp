@@ -21,10 +21,14 @@ double ParseDurationSeconds(const std::string& text, const std::string& piece) {
     throw Error("--slo: '" + piece + "': '" + text + "' is not a duration (e.g. 2s, 100ms)");
   }
   const std::string unit = text.substr(used);
-  if (unit == "s" || unit.empty()) return v;
-  if (unit == "ms") return v / 1e3;
-  if (unit == "us") return v / 1e6;
-  throw Error("--slo: '" + piece + "': unit '" + unit + "' is not s, ms or us");
+  double seconds = 0;
+  if (unit == "s" || unit.empty()) seconds = v;
+  else if (unit == "ms") seconds = v / 1e3;
+  else if (unit == "us") seconds = v / 1e6;
+  else throw Error("--slo: '" + piece + "': unit '" + unit + "' is not s, ms or us");
+  if (!(seconds > 0 && seconds <= 1e6))
+    throw Error("--slo: '" + piece + "': the threshold must be in (0, 10^6] seconds");
+  return seconds;
 }
 
 SloConstraint ParseSlo(const std::string& piece) {

@@ -214,8 +214,11 @@ void RateScaleSearch(const ValueProbe& probe, double precision, SearchResult& r)
     }
     if (lo == 0) return;
   }
-  while (hi / lo - 1 > precision) {
+  // The iteration cap ends the loop even when `precision` is below what doubles can resolve
+  // (1e-16 never converged: the midpoint rounds to an end of the bracket).
+  for (int step = 0; step < 64 && hi / lo - 1 > precision; ++step) {
     const double mid = std::sqrt(lo * hi);  // geometric midpoint: the bracket shrinks in ratio
+    if (!(mid > lo && mid < hi)) break;
     PointOutcome p = eval(mid);
     if (p.feasible) lo = mid, at_lo = p;
     else hi = mid, at_hi = p;

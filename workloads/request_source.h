@@ -11,6 +11,12 @@
 
 namespace kvsim {
 
+// The largest prompt or output length a request may have (2^32 tokens): far past any model's
+// context, small enough that sums over millions of requests stay inside int64.
+inline constexpr int64_t kMaxRequestTokens = int64_t{1} << 32;
+// Arrival times are below 2^62 ns (146 years), so sums of times and gaps cannot overflow.
+inline constexpr int64_t kMaxArrivalNs = int64_t{1} << 62;
+
 struct TraceRequest {
   uint64_t id = 0;              // position in the (possibly tiled) trace, from 0
   int64_t arrival_ns = 0;       // since the trace's first request

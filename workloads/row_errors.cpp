@@ -4,12 +4,18 @@
 #include <cmath>
 #include <optional>
 
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
+#include "workloads/request_source.h"
 
 namespace kvsim {
 
 void RowErrors::Bad(int64_t line, const std::string& column, const std::string& problem) {
-  const std::string msg = path_ + ":" + std::to_string(line) + ": column " + column + ": " + problem;
+  // Cells quoted in `problem` come from the file: keep messages (and the JSON warnings made of
+  // them) valid UTF-8 and one line long.
+  const std::string msg = path_ + ":" + std::to_string(line) + ": column " + PrintableExcerpt(column) + ": " +
+                          PrintableExcerpt(problem, 300);
   if (!skip_) throw Error(msg + " (--skip-bad-rows skips such rows)");
   ++skipped_;
   if (warnings_.size() < 20) warnings_.push_back(msg);
@@ -17,7 +23,7 @@ void RowErrors::Bad(int64_t line, const std::string& column, const std::string& 
 
 void RowErrors::Skip(int64_t line, const std::string& why) {
   ++skipped_;
-  if (warnings_.size() < 20) warnings_.push_back(path_ + ":" + std::to_string(line) + ": " + why);
+  if (warnings_.size() < 20) warnings_.push_back(path_ + ":" + std::to_string(line) + ": " + PrintableExcerpt(why, 300));
 }
 
 std::optional<int64_t> ParseInteger(const std::string& cell) {
@@ -62,12 +68,14 @@ std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
     return v;
   };
   const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60)
+  // Years before 1970 or after 2262 do not fit int64 nanoseconds since 1970 (nor a real log).
+  if (y < 1970 || y > 2262 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60)
     return std::nullopt;
   int64_t frac_ns = 0;
   if (s.size() > 19) {
     if (s[19] != '.') return std::nullopt;
     int64_t scale = 100000000;
+    if (s.size() > 40) return std::nullopt;  // more digits than nanoseconds need
     for (size_t i = 20; i < s.size(); ++i) {
       if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
       frac_ns += (s[i] - '0') * scale;
@@ -81,7 +89,11 @@ std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
   const int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
   const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const int64_t days = era * 146097 + doe - 719468;
-  return ((days * 24 + h) * 60 + mi) * 60 * 1000000000LL + se * 1000000000LL + frac_ns;
+  const int64_t seconds = ((days * 24 + h) * 60 + mi) * 60 + se;  // < 2^39: cannot overflow
+  auto ns = CheckedMul(seconds, 1000000000LL);
+  if (ns) ns = CheckedAdd(*ns, frac_ns);
+  if (!ns || *ns >= kMaxArrivalNs) return std::nullopt;  // late 2262 and beyond
+  return ns;
 }
 
 }  // namespace kvsim

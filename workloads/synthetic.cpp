@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <libfccp/csv.h>
 #include <sstream>
 
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/csv_cells.h"
+#include "kvcache/base/line_reader.h"
 #include "workloads/row_errors.h"
 
 namespace kvsim {
@@ -18,27 +21,32 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return parts;
 }
 
-double Positive(const std::string& text, const std::string& option, const std::string& spec) {
+// A positive number; `max` bounds it (a length of 1e30 tokens is a typo, not a request).
+double Positive(const std::string& text, const std::string& option, const std::string& spec, double max) {
   auto v = ParseDecimal(text);
-  if (!v || *v <= 0) throw Error(option + ": '" + spec + "': '" + text + "' must be a positive number");
+  if (!v || *v <= 0 || *v > max)
+    throw Error(option + ": '" + spec + "': '" + text + "' must be a number in (0, " + Format("%g", max) + "]");
   return *v;
 }
 
 std::vector<int64_t> ReadColumn(const std::string& path, const std::string& column, const std::string& option) {
   std::vector<int64_t> out;
-  try {
-    io::CSVReader<1, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, column);
-    std::string cell;
-    while (in.read_row(cell)) {
-      auto v = ParseInteger(cell);
-      if (!v || *v < 1)
-        throw Error(path + ":" + std::to_string(in.get_file_line()) + ": column " + column + ": '" + cell +
-                    "' is not a positive integer");
-      out.push_back(*v);
-    }
-  } catch (const io::error::base& e) {
-    throw Error(option + ": " + path + ": " + e.what());
+  LineReader in(path, option + " file");
+  std::string line;
+  std::vector<std::string> cells;
+  if (!in.Next(line) || !SplitCsvLine(line, cells)) throw Error(option + ": " + path + ":1: no CSV header");
+  const auto col = std::find(cells.begin(), cells.end(), column);
+  if (col == cells.end()) throw Error(option + ": " + path + ":1: missing column '" + PrintableExcerpt(column) + "'");
+  const size_t index = static_cast<size_t>(col - cells.begin());
+  while (in.Next(line)) {
+    if (IsBlankLine(line)) continue;
+    const std::string where = path + ":" + std::to_string(in.line_number()) + ": column " + column + ": ";
+    if (!SplitCsvLine(line, cells) || cells.size() <= index) throw Error(option + ": " + where + "the row has too few cells");
+    auto v = ParseInteger(cells[index]);
+    if (!v || *v < 1 || *v > kMaxRequestTokens)
+      throw Error(option + ": " + where + "'" + PrintableExcerpt(cells[index]) + "' is not a whole number in [1, " +
+                  std::to_string(kMaxRequestTokens) + "]");
+    out.push_back(*v);
   }
   if (out.empty()) throw Error(option + ": " + path + " has no rows");
   return out;
@@ -91,7 +99,7 @@ ArrivalGenerator::ArrivalGenerator(ArrivalKind kind, double rate_per_s, double c
 
 int64_t ArrivalGenerator::NextArrivalNs() {
   now_s_ += gap_s_(rng_);
-  return static_cast<int64_t>(std::llround(now_s_ * 1e9));
+  return RoundToInt64OrThrow(now_s_ * 1e9, 0, kMaxArrivalNs, "--rate: arrival time (ns) of a generated request");
 }
 
 LengthSampler::LengthSampler(const std::string& spec, const std::string& option, const std::string& default_column)
@@ -99,14 +107,14 @@ LengthSampler::LengthSampler(const std::string& spec, const std::string& option,
   const auto parts = Split(spec, ':');
   kind_ = parts.empty() ? "" : parts[0];
   if (kind_ == "fixed" && parts.size() == 2) {
-    a_ = Positive(parts[1], option, spec);
+    a_ = Positive(parts[1], option, spec, static_cast<double>(kMaxRequestTokens));
   } else if (kind_ == "uniform" && parts.size() == 3) {
-    a_ = Positive(parts[1], option, spec);
-    b_ = Positive(parts[2], option, spec);
+    a_ = Positive(parts[1], option, spec, static_cast<double>(kMaxRequestTokens));
+    b_ = Positive(parts[2], option, spec, static_cast<double>(kMaxRequestTokens));
     if (b_ < a_) throw Error(option + ": '" + spec + "': the upper bound is below the lower one");
   } else if (kind_ == "lognormal" && parts.size() == 3) {
-    a_ = Positive(parts[1], option, spec);  // median
-    b_ = Positive(parts[2], option, spec);  // sigma of the log
+    a_ = Positive(parts[1], option, spec, static_cast<double>(kMaxRequestTokens));  // median
+    b_ = Positive(parts[2], option, spec, 10.0);  // sigma of the log
   } else if (kind_ == "empirical" && (parts.size() == 2 || parts.size() == 3)) {
     samples_ = ReadColumn(parts[1], parts.size() == 3 ? parts[2] : default_column, option);
   } else {
@@ -125,7 +133,9 @@ int64_t LengthSampler::Sample(std::mt19937_64& rng) {
   } else {
     return samples_[std::uniform_int_distribution<size_t>(0, samples_.size() - 1)(rng)];
   }
-  return std::max<int64_t>(1, static_cast<int64_t>(v));
+  // A lognormal tail can pass any bound: clamp rather than convert an out-of-range double.
+  return std::clamp<int64_t>(static_cast<int64_t>(std::min(v, static_cast<double>(kMaxRequestTokens))), 1,
+                             kMaxRequestTokens);
 }
 
 std::unique_ptr<RequestSource> MakeSyntheticSource(int64_t count, ArrivalGenerator arrivals, LengthSampler prompt,

@@ -1,18 +1,16 @@
 #include "workloads/trace_readers.h"
 
+#include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <libfccp/csv.h>
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/csv_cells.h"
+#include "kvcache/base/line_reader.h"
 #include "workloads/row_errors.h"
 
 namespace kvsim {
 namespace {
-
-constexpr const char* kAbsent[] = {"__kvsim_absent_0", "__kvsim_absent_1", "__kvsim_absent_2", "__kvsim_absent_3"};
 
 struct CsvLayout {
   std::string arrival, prompt, output, model;  // empty: absent
@@ -20,92 +18,114 @@ struct CsvLayout {
   bool skip_zero_output = false;
 };
 
-// One reader for every CSV format; the layout names the columns.
+// A token count cell: a whole number in [1, kMaxRequestTokens] (0 allowed when `allow_zero`).
+std::optional<int64_t> TokenCount(const std::string& cell, bool allow_zero) {
+  auto v = ParseInteger(cell);
+  if (!v || *v < (allow_zero ? 0 : 1) || *v > kMaxRequestTokens) return std::nullopt;
+  return v;
+}
+
+std::string TokenRange(bool allow_zero) {
+  return std::string(allow_zero ? "[0, " : "[1, ") + std::to_string(kMaxRequestTokens) + "]";
+}
+
+// One reader for every CSV format; the layout names the columns. Reads the stream once.
 class CsvTraceSource final : public RequestSource {
  public:
-  CsvTraceSource(const TraceReaderOptions& o, CsvLayout layout, std::optional<ArrivalGenerator> arrivals)
-      : layout_(std::move(layout)), filter_(o.model_filter), errors_(o.path, o.skip_bad_rows), arrivals_(std::move(arrivals)),
-        reader_(o.path) {
-    file_bytes_ = static_cast<double>(std::filesystem::file_size(o.path));
-    const char* names[4];
+  CsvTraceSource(const TraceReaderOptions& o, CsvLayout layout, std::optional<ArrivalGenerator> arrivals,
+                 std::unique_ptr<LineReader> in, const std::string& header)
+      : layout_(std::move(layout)), filter_(o.model_filter), errors_(o.path, o.skip_bad_rows),
+        arrivals_(std::move(arrivals)), in_(std::move(in)) {
+    if (!SplitCsvLine(header, header_))
+      throw Error(o.path + ":1: the CSV header has an unterminated quote");
     const std::string* cols[4] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model};
-    for (int i = 0; i < 4; ++i) names[i] = cols[i]->empty() ? kAbsent[i] : cols[i]->c_str();
-    try {
-      reader_.read_header(io::ignore_extra_column | io::ignore_missing_column, names[0], names[1], names[2], names[3]);
-    } catch (const io::error::base& e) {
-      throw Error(o.path + ": cannot read the CSV header: " + e.what());
+    for (int i = 0; i < 4; ++i) {
+      index_[i] = -1;
+      for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c)
+        if (header_[c] == *cols[i]) index_[i] = static_cast<int>(c);
+      if (i < 3 && !cols[i]->empty() && index_[i] < 0)
+        throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + PrintableExcerpt(header, 120) + ")");
     }
-    for (int i = 0; i < 3; ++i) {
-      if (!cols[i]->empty() && !reader_.has_column(names[i]))
-        throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + HeaderText(o.path) + ")");
-    }
-    if (!filter_.empty() && (layout_.model.empty() || !reader_.has_column(names[3])))
-      throw Error("--model-filter: " + o.path + " has no Model column");
+    if (!filter_.empty() && index_[3] < 0) throw Error("--model-filter: " + o.path + " has no Model column");
   }
 
   std::optional<TraceRequest> Next() override {
-    std::string a, p, out, model;
-    while (true) {
-      try {
-        if (!reader_.read_row(a, p, out, model)) return std::nullopt;
-      } catch (const io::error::base& e) {
-        throw Error(errors_.path() + ": " + e.what());
+    std::string line;
+    while (in_->Next(line)) {
+      if (IsBlankLine(line)) continue;  // e.g. the blank line many tools write at the end
+      const int64_t n = in_->line_number();
+      if (!SplitCsvLine(line, cells_)) {
+        errors_.Bad(n, "(row)", "unterminated quote");
+        continue;
       }
-      const int64_t line = static_cast<int64_t>(reader_.get_file_line());
-      if (!filter_.empty() && model != filter_) {
+      if (cells_.size() != header_.size()) {
+        errors_.Bad(n, "(row)", "has " + std::to_string(cells_.size()) + " cells, the header has " +
+                                    std::to_string(header_.size()));
+        continue;
+      }
+      if (!filter_.empty() && cells_[index_[3]] != filter_) {
         ++filtered_;
         continue;
       }
-      auto prompt = ParseInteger(p);
-      auto output = ParseInteger(out);
-      if (!prompt || *prompt < 1) {
-        errors_.Bad(line, layout_.prompt, "'" + p + "' is not a positive integer");
-        continue;
-      }
-      if (!output || *output < 0) {
-        errors_.Bad(line, layout_.output, "'" + out + "' is not a non-negative integer");
-        continue;
-      }
-      if (*output == 0) {
-        if (layout_.skip_zero_output) {
-          errors_.Skip(line, "0 response tokens (a failed request)");
-          continue;
-        }
-        errors_.Bad(line, layout_.output, "0 output tokens");
-        continue;
-      }
-      std::optional<int64_t> at = ArrivalNs(a);
-      if (!at) {
-        errors_.Bad(line, layout_.arrival, "'" + a + "' is not a valid time");
-        continue;
-      }
-      if (*at < last_raw_) {
-        errors_.Bad(line, layout_.arrival, "timestamp goes backwards (traces must be sorted by arrival)");
-        continue;
-      }
-      last_raw_ = *at;
-      if (first_ < 0) first_ = *at;
-      TraceRequest r;
-      r.id = next_id_++;
-      r.arrival_ns = *at - first_;
-      r.prompt_tokens = *prompt;
-      r.output_tokens = *output;
-      r.source_line = line;
-      return r;
+      if (auto r = ParseRow(n)) return r;
     }
+    return std::nullopt;
   }
 
   int64_t skipped_rows() const override { return errors_.skipped() + filtered_; }
   std::vector<std::string> warnings() const override { return errors_.warnings(); }
   double progress() const override {
-    // fccp does not expose its byte offset; lines read over an estimate from the first lines.
-    const double line = static_cast<double>(reader_.get_file_line());
-    if (line < 2 || file_bytes_ <= 0) return -1.0;
-    return std::min(1.0, line * 40.0 / file_bytes_);
+    if (in_->size_bytes() <= 0) return -1.0;
+    return std::min(1.0, static_cast<double>(in_->bytes_read()) / static_cast<double>(in_->size_bytes()));
   }
   std::string Describe() const override { return errors_.path(); }
 
  private:
+  const std::string& Cell(int column) const {
+    static const std::string kEmpty;
+    return index_[column] < 0 ? kEmpty : cells_[index_[column]];
+  }
+
+  std::optional<TraceRequest> ParseRow(int64_t line) {
+    const std::string& p = Cell(1);
+    const std::string& out = Cell(2);
+    auto prompt = TokenCount(p, false);
+    if (!prompt) {
+      errors_.Bad(line, layout_.prompt, "'" + PrintableExcerpt(p) + "' is not a whole number in " + TokenRange(false));
+      return std::nullopt;
+    }
+    auto output = TokenCount(out, true);
+    if (!output) {
+      errors_.Bad(line, layout_.output, "'" + PrintableExcerpt(out) + "' is not a whole number in " + TokenRange(true));
+      return std::nullopt;
+    }
+    if (*output == 0) {
+      if (layout_.skip_zero_output) errors_.Skip(line, "0 response tokens (a failed request)");
+      else errors_.Bad(line, layout_.output, "0 output tokens");
+      return std::nullopt;
+    }
+    std::optional<int64_t> at = ArrivalNs(Cell(0));
+    if (!at) {
+      errors_.Bad(line, layout_.arrival, "'" + PrintableExcerpt(Cell(0)) + "' is not a valid time" +
+                                             (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f], 1970 to 2116: below 2^62 ns)"
+                                                                                  : " (non-negative, below 2^62 ns)"));
+      return std::nullopt;
+    }
+    if (*at < last_raw_) {
+      errors_.Bad(line, layout_.arrival, "timestamp goes backwards (traces must be sorted by arrival)");
+      return std::nullopt;
+    }
+    last_raw_ = *at;
+    if (!first_) first_ = *at;
+    TraceRequest r;
+    r.id = next_id_++;
+    r.arrival_ns = *at - *first_;
+    r.prompt_tokens = *prompt;
+    r.output_tokens = *output;
+    r.source_line = line;
+    return r;
+  }
+
   std::optional<int64_t> ArrivalNs(const std::string& cell) {
     if (layout_.arrival.empty()) return arrivals_->NextArrivalNs();
     if (layout_.unit == TimeUnit::kDateTime) return ParseDateTimeNs(cell);
@@ -113,23 +133,19 @@ class CsvTraceSource final : public RequestSource {
     if (!v || *v < 0) return std::nullopt;
     const double scale = layout_.unit == TimeUnit::kSeconds ? 1e9 : layout_.unit == TimeUnit::kMillis ? 1e6
                          : layout_.unit == TimeUnit::kMicros ? 1e3 : 1.0;
-    return static_cast<int64_t>(std::llround(*v * scale));
-  }
-
-  static std::string HeaderText(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line.substr(0, 120);
+    const double ns = *v * scale;
+    if (!(ns < static_cast<double>(kMaxArrivalNs))) return std::nullopt;  // the int64 cast would be undefined
+    return static_cast<int64_t>(std::llround(ns));
   }
 
   CsvLayout layout_;
   std::string filter_;
   RowErrors errors_;
   std::optional<ArrivalGenerator> arrivals_;
-  io::CSVReader<4, io::trim_chars<' ', '\t'>, io::double_quote_escape<',', '"'>> reader_;
-  double file_bytes_ = 0;
-  int64_t first_ = -1;
+  std::unique_ptr<LineReader> in_;
+  std::vector<std::string> header_, cells_;
+  int index_[4];
+  std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;
   int64_t filtered_ = 0;
   uint64_t next_id_ = 0;
@@ -137,135 +153,162 @@ class CsvTraceSource final : public RequestSource {
 
 class MooncakeSource final : public RequestSource {
  public:
-  explicit MooncakeSource(const TraceReaderOptions& o) : in_(o.path), errors_(o.path, o.skip_bad_rows) {
-    if (!in_) throw Error(o.path + ": cannot open the trace");
-    file_bytes_ = static_cast<double>(std::filesystem::file_size(o.path));
-  }
+  // `first_line` was read by format detection; it is the first record.
+  MooncakeSource(const TraceReaderOptions& o, std::unique_ptr<LineReader> in, std::optional<std::string> first_line)
+      : in_(std::move(in)), errors_(o.path, o.skip_bad_rows), pending_(std::move(first_line)) {}
 
   std::optional<TraceRequest> Next() override {
     std::string text;
-    while (std::getline(in_, text)) {
-      ++line_;
-      bytes_ += static_cast<double>(text.size() + 1);
-      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    while (NextLine(text)) {
+      if (IsBlankLine(text)) continue;
       nlohmann::json j;
       try {
         j = nlohmann::json::parse(text);
-      } catch (const nlohmann::json::parse_error& e) {
-        errors_.Bad(line_, "(json)", std::string("malformed JSON: ") + e.what());
+      } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
+        errors_.Bad(in_->line_number(), "(json)", std::string("malformed JSON: ") + e.what());
         continue;
       }
-      auto field = [&](const char* key) -> std::optional<double> {
-        auto it = j.find(key);
-        if (it == j.end() || !it->is_number()) {
-          errors_.Bad(line_, key, it == j.end() ? "missing" : "not a number: " + it->dump());
-          return std::nullopt;
-        }
-        return it->get<double>();
-      };
-      auto ts = field("timestamp");
-      if (!ts) continue;
-      auto in_len = field("input_length");
-      if (!in_len) continue;
-      auto out_len = field("output_length");
-      if (!out_len) continue;
-      if (*ts < 0 || *in_len < 1 || *out_len < 1 || *in_len != std::floor(*in_len) || *out_len != std::floor(*out_len)) {
-        errors_.Bad(line_, *ts < 0 ? "timestamp" : *in_len < 1 ? "input_length" : "output_length",
-                    "must be a non-negative time and positive whole token counts");
+      if (!j.is_object()) {
+        errors_.Bad(in_->line_number(), "(json)", "expected a JSON object per line");
         continue;
       }
-      const int64_t at = static_cast<int64_t>(std::llround(*ts * 1e6));  // ms -> ns
-      if (at < last_raw_) {
-        errors_.Bad(line_, "timestamp", "timestamp goes backwards (traces must be sorted by arrival)");
-        continue;
-      }
-      TraceRequest r;
-      if (auto h = j.find("hash_ids"); h != j.end()) {
-        if (!h->is_array()) {
-          errors_.Bad(line_, "hash_ids", "not an array");
-          continue;
-        }
-        r.block_ids.reserve(h->size());
-        bool ok = true;
-        for (const auto& v : *h) {
-          if (!v.is_number_integer()) ok = false;
-          else r.block_ids.push_back(v.get<uint64_t>());
-        }
-        if (!ok) {
-          errors_.Bad(line_, "hash_ids", "holds a non-integer id");
-          continue;
-        }
-        r.block_id_tokens = 512;
-      }
-      last_raw_ = at;
-      if (first_ < 0) first_ = at;
-      r.id = next_id_++;
-      r.arrival_ns = at - first_;
-      r.prompt_tokens = static_cast<int64_t>(*in_len);
-      r.output_tokens = static_cast<int64_t>(*out_len);
-      r.source_line = line_;
-      return r;
+      if (auto r = ParseRecord(j, in_->line_number())) return r;
     }
     return std::nullopt;
   }
 
   int64_t skipped_rows() const override { return errors_.skipped(); }
   std::vector<std::string> warnings() const override { return errors_.warnings(); }
-  double progress() const override { return file_bytes_ > 0 ? bytes_ / file_bytes_ : -1.0; }
+  double progress() const override {
+    if (in_->size_bytes() <= 0) return -1.0;
+    return std::min(1.0, static_cast<double>(in_->bytes_read()) / static_cast<double>(in_->size_bytes()));
+  }
   std::string Describe() const override { return errors_.path(); }
 
  private:
-  std::ifstream in_;
+  bool NextLine(std::string& text) {
+    if (pending_) {
+      text = std::move(*pending_);
+      pending_.reset();
+      return true;
+    }
+    return in_->Next(text);
+  }
+
+  std::optional<double> Field(const nlohmann::json& j, const char* key, int64_t line) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) {
+      errors_.Bad(line, key, it == j.end() ? "missing" : "not a number: " + it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      return std::nullopt;
+    }
+    return it->get<double>();
+  }
+
+  std::optional<TraceRequest> ParseRecord(const nlohmann::json& j, int64_t line) {
+    auto ts = Field(j, "timestamp", line);
+    if (!ts) return std::nullopt;
+    auto in_len = Field(j, "input_length", line);
+    if (!in_len) return std::nullopt;
+    auto out_len = Field(j, "output_length", line);
+    if (!out_len) return std::nullopt;
+    const double max_tokens = static_cast<double>(kMaxRequestTokens);
+    if (!(*ts >= 0 && *ts * 1e6 < static_cast<double>(kMaxArrivalNs))) {
+      errors_.Bad(line, "timestamp", "must be a time in [0, 2^62 ns) (milliseconds)");
+      return std::nullopt;
+    }
+    for (const auto& [name, v] : {std::pair<const char*, double>{"input_length", *in_len}, {"output_length", *out_len}}) {
+      if (!(v >= 1 && v <= max_tokens && v == std::floor(v))) {
+        errors_.Bad(line, name, "must be a whole number of tokens in " + TokenRange(false));
+        return std::nullopt;
+      }
+    }
+    const int64_t at = static_cast<int64_t>(std::llround(*ts * 1e6));  // ms -> ns
+    if (at < last_raw_) {
+      errors_.Bad(line, "timestamp", "timestamp goes backwards (traces must be sorted by arrival)");
+      return std::nullopt;
+    }
+    TraceRequest r;
+    if (auto h = j.find("hash_ids"); h != j.end()) {
+      if (!h->is_array()) {
+        errors_.Bad(line, "hash_ids", "not an array");
+        return std::nullopt;
+      }
+      r.block_ids.reserve(h->size());
+      for (const auto& v : *h) {
+        if (!v.is_number_integer()) {
+          errors_.Bad(line, "hash_ids", "holds a non-integer id");
+          return std::nullopt;
+        }
+        r.block_ids.push_back(v.get<uint64_t>());
+      }
+      r.block_id_tokens = 512;
+    }
+    last_raw_ = at;
+    if (!first_) first_ = at;
+    r.id = next_id_++;
+    r.arrival_ns = at - *first_;
+    r.prompt_tokens = static_cast<int64_t>(*in_len);
+    r.output_tokens = static_cast<int64_t>(*out_len);
+    r.source_line = line;
+    return r;
+  }
+
+  std::unique_ptr<LineReader> in_;
   RowErrors errors_;
-  int64_t line_ = 0;
-  double bytes_ = 0, file_bytes_ = 0;
-  int64_t first_ = -1;
+  std::optional<std::string> pending_;
+  std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;
   uint64_t next_id_ = 0;
 };
 
+CsvLayout LayoutOf(const TraceReaderOptions& o, TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kAzure: return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", TimeUnit::kDateTime, false};
+    case TraceFormat::kBurstGpt:
+      return {"Timestamp", "Request tokens", "Response tokens", "Model", TimeUnit::kSeconds, true};
+    case TraceFormat::kVidur:
+      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
+    case TraceFormat::kGenericCsv: return {o.arrival_column, o.prompt_column, o.output_column, "", o.time_unit, false};
+    case TraceFormat::kLengths:  // no arrival column
+      return {"", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
+    case TraceFormat::kMooncake: break;
+  }
+  throw InternalError("LayoutOf: not a CSV format");
+}
+
 }  // namespace
 
-TraceFormat DetectTraceFormat(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open the trace (no such file or not readable)");
-  std::string header;
-  std::getline(in, header);
-  if (header.find_first_not_of(" \t") != std::string::npos && header[header.find_first_not_of(" \t")] == '{')
-    return TraceFormat::kMooncake;
+TraceFormat DetectTraceFormatFromHeader(const std::string& header, const std::string& path) {
+  const size_t first = header.find_first_not_of(" \t");
+  if (first != std::string::npos && header[first] == '{') return TraceFormat::kMooncake;
   auto has = [&](const char* col) { return header.find(col) != std::string::npos; };
   if (has("TIMESTAMP") && has("ContextTokens")) return TraceFormat::kAzure;
   if (has("Request tokens") && has("Response tokens")) return TraceFormat::kBurstGpt;
   if (has("arrived_at") && has("num_prefill_tokens")) return TraceFormat::kVidur;
   if (has("num_prefill_tokens") && has("num_decode_tokens")) return TraceFormat::kLengths;
-  throw Error(path + ":1: unrecognised trace header '" + header.substr(0, 80) +
+  throw Error(path + ":1: unrecognised trace header '" + PrintableExcerpt(header, 80) +
               "'; give --trace-format (azure, burstgpt, vidur, mooncake, csv, lengths)");
 }
 
+TraceFormat DetectTraceFormat(const std::string& path) {
+  LineReader in(path, "the trace");
+  std::string header;
+  if (!in.Next(header)) throw Error(path + ": the trace is empty (no header line)");
+  return DetectTraceFormatFromHeader(header, path);
+}
+
 std::unique_ptr<RequestSource> OpenTraceReader(const TraceReaderOptions& o, std::optional<ArrivalGenerator> arrivals) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(o.path, ec)) throw Error(o.path + ": cannot open the trace (no such file)");
-  CsvLayout layout;
-  switch (o.format) {
-    case TraceFormat::kMooncake: return std::make_unique<MooncakeSource>(o);
-    case TraceFormat::kAzure:
-      layout = {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", TimeUnit::kDateTime, false};
-      break;
-    case TraceFormat::kBurstGpt:
-      layout = {"Timestamp", "Request tokens", "Response tokens", "Model", TimeUnit::kSeconds, true};
-      break;
-    case TraceFormat::kVidur:
-      layout = {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
-      break;
-    case TraceFormat::kGenericCsv:
-      layout = {o.arrival_column, o.prompt_column, o.output_column, "", o.time_unit, false};
-      break;
-    case TraceFormat::kLengths:
-      if (!arrivals) throw Error("--trace-format lengths: the file has no arrival times; give --rate (and --arrival)");
-      layout = {"", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};  // no arrival column
-      break;
-  }
-  return std::make_unique<CsvTraceSource>(o, layout, std::move(arrivals));
+  auto in = std::make_unique<LineReader>(o.path, "the trace");
+  std::string header;
+  const bool has_header = in->Next(header);
+  if (!has_header && o.format != TraceFormat::kMooncake)
+    throw Error(o.path + ": the trace is empty (no header line)");
+  const TraceFormat format = o.format ? *o.format : DetectTraceFormatFromHeader(header, o.path);
+  if (format == TraceFormat::kMooncake)
+    return std::make_unique<MooncakeSource>(o, std::move(in), has_header ? std::optional<std::string>(header) : std::nullopt);
+  if (format == TraceFormat::kLengths && !arrivals)
+    throw Error("--trace-format lengths: the file has no arrival times; give --rate (and --arrival)");
+  return std::make_unique<CsvTraceSource>(o, LayoutOf(o, format), std::move(arrivals), std::move(in), header);
 }
 
 }  // namespace kvsim

@@ -43,12 +43,15 @@ struct EnumNames<TimeUnit> {
 };
 
 // Looks at the first line: JSON object -> mooncake; else the CSV header's column names.
-// Throws kvsim::Error naming the file when it cannot be read or recognised.
+// Throws kvsim::Error naming the file when it cannot be read or recognised. Reads the file, so
+// call it only for a regular file (a pipe or stdin would lose its first line): OpenTraceReader
+// with no format detects from the same stream it reads.
 TraceFormat DetectTraceFormat(const std::string& path);
+TraceFormat DetectTraceFormatFromHeader(const std::string& header, const std::string& path);
 
 struct TraceReaderOptions {
-  std::string path;
-  TraceFormat format = TraceFormat::kAzure;
+  std::string path;  // a file, a FIFO or "-" (stdin); read once
+  std::optional<TraceFormat> format = TraceFormat::kAzure;  // nullopt: detected from the first line
   bool skip_bad_rows = false;
   std::string model_filter;                 // burstgpt
   std::string arrival_column = "arrival";   // csv
@@ -57,7 +60,8 @@ struct TraceReaderOptions {
   TimeUnit time_unit = TimeUnit::kSeconds;  // csv
 };
 
-// `arrivals` is required for the lengths format and ignored otherwise.
+// `arrivals` is required for the lengths format and ignored otherwise. Token counts above
+// kMaxRequestTokens, arrivals past 2^62 ns, lines over 1 MiB and binary data are bad rows.
 std::unique_ptr<RequestSource> OpenTraceReader(const TraceReaderOptions& options,
                                                std::optional<ArrivalGenerator> arrivals = std::nullopt);
 

@@ -2,16 +2,23 @@
 
 #include <cmath>
 
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
 
 namespace kvsim {
 namespace {
 
+
+int64_t SecondsToNs(double seconds, const std::string& option) {
+  return RoundToInt64OrThrow(seconds * 1e9, 0, kMaxArrivalNs, option + " (ns)");
+}
+
 class WindowedSource final : public RequestSource {
  public:
   WindowedSource(SourceFactory open, WindowOptions o) : open_(std::move(open)), o_(o), source_(open_()) {
-    start_ns_ = static_cast<int64_t>(std::llround(o.start_s * 1e9));
-    end_ns_ = o.duration_s > 0 ? start_ns_ + static_cast<int64_t>(std::llround(o.duration_s * 1e9)) : INT64_MAX;
+    start_ns_ = SecondsToNs(o.start_s, "--start");
+    end_ns_ = o.duration_s > 0 ? AddOrThrow(start_ns_, SecondsToNs(o.duration_s, "--duration"), "--start + --duration")
+                               : INT64_MAX;
   }
 
   std::optional<TraceRequest> Next() override {
@@ -21,11 +28,14 @@ class WindowedSource final : public RequestSource {
       // Sorted arrivals: once one is past the window, so is everything after it.
       const bool ended = !r.has_value() || r->arrival_ns >= end_ns_;
       if (ended) {
-        skipped_before_ += source_->skipped_rows();
         if (++pass_ >= o_.repeat || pass_count_ == 0) return std::nullopt;
+        // Counted once: skipped_rows() adds the open source's count itself (adding it here too
+        // before returning reported every skipped row twice).
+        skipped_before_ += source_->skipped_rows();
         // The next copy starts one mean gap after this copy's last arrival.
         const int64_t gap = pass_count_ > 1 ? pass_last_ / (pass_count_ - 1) : 1000000000;
-        pass_offset_ += pass_last_ + std::max<int64_t>(gap, 1);
+        pass_offset_ = AddOrThrow(pass_offset_, AddOrThrow(pass_last_, std::max<int64_t>(gap, 1), "--repeat"),
+                                  "--repeat: arrival time of the next copy");
         pass_last_ = 0;
         pass_count_ = 0;
         source_ = open_();
@@ -36,7 +46,9 @@ class WindowedSource final : public RequestSource {
       const int64_t local = req.arrival_ns - start_ns_;
       pass_last_ = local;
       ++pass_count_;
-      req.arrival_ns = static_cast<int64_t>(std::llround(static_cast<double>(pass_offset_ + local) / o_.rate_scale));
+      req.arrival_ns = RoundToInt64OrThrow(
+          static_cast<double>(AddOrThrow(pass_offset_, local, "--repeat: arrival time")) / o_.rate_scale, 0,
+          kMaxArrivalNs, Describe() + ": arrival time (ns) after --rate-scale");
       req.id = static_cast<uint64_t>(emitted_++);
       return req;
     }
@@ -67,7 +79,7 @@ class WindowedSource final : public RequestSource {
 std::unique_ptr<RequestSource> ApplyWindow(SourceFactory open, const WindowOptions& o) {
   if (!(o.rate_scale > 0) || !std::isfinite(o.rate_scale)) throw Error("--rate-scale: must be a positive number");
   if (o.repeat < 1 || o.repeat > 1000000) throw Error("--repeat: must be between 1 and 1000000");
-  if (o.start_s < 0 || o.duration_s < 0) throw Error("--start/--duration: must not be negative");
+  if (!(o.start_s >= 0) || !(o.duration_s >= 0)) throw Error("--start/--duration: must not be negative");
   if (o.max_requests < 0) throw Error("--max-requests: must not be negative");
   return std::make_unique<WindowedSource>(std::move(open), o);
 }

@@ -1,19 +1,29 @@
 #include "kvcache/base/json_file.h"
 
-#include <fstream>
-
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
 
 namespace kvsim {
 
 nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open " + what + " (no such file or not readable)");
+  // Read once through LineReader (a FIFO works; NUL bytes and over-long lines are errors with the
+  // line number) and bound the whole document so a wrong path cannot exhaust memory.
+  LineReader in(path, what);
+  std::string text, line;
+  while (in.Next(line)) {
+    if (text.size() + line.size() > kMaxJsonFileBytes)
+      throw Error(path + ":" + std::to_string(in.line_number()) + ": " + what + " is larger than " +
+                  std::to_string(kMaxJsonFileBytes >> 20) + " MiB");
+    text += line;
+    text += '\n';
+  }
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    // Not only parse_error: a number too large for a double is out_of_range (found by fuzzing).
     // nlohmann's message says "at line L, column C" and what it expected: it locates the fault.
-    throw Error(path + ": malformed JSON: " + e.what());
+    // It may quote the offending bytes: keep the message printable.
+    throw Error(path + ": malformed JSON: " + PrintableExcerpt(e.what(), 400));
   }
 }
 

@@ -9,6 +9,9 @@
 
 namespace kvsim {
 
+// Model configs are a few KiB and benchmark results a few MiB: 64 MiB is far past any of them.
+inline constexpr size_t kMaxJsonFileBytes = size_t{64} << 20;
+
 // Throws kvsim::Error "PATH: cannot open WHAT" or "PATH: malformed JSON: <where and why>".
 nlohmann::json ReadJsonFile(const std::string& path, const std::string& what);
 

@@ -1,32 +1,49 @@
 #include "kvcache/budget/vllm_log_rows.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
-#include <libfccp/csv.h>
 
+#include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
+#include "kvcache/base/text_format.h"
 
 namespace kvsim {
 namespace {
 
+constexpr const char* kColumns[] = {
+    "row_id", "engine", "vllm_version", "model_id", "quantization", "dtype", "kv_cache_dtype", "gpu_model",
+    "total_gpu_memory_gib", "tensor_parallel_size", "pipeline_parallel_size", "gpu_memory_utilization",
+    "max_model_len", "max_num_seqs", "max_num_batched_tokens", "block_size", "weights_gib", "non_torch_gib",
+    "activation_peak_gib", "kv_cache_gib", "gpu_kv_cache_tokens", "num_gpu_blocks", "max_concurrency",
+    "config_file", "config_match", "source", "notes", "source_detail"};
+constexpr size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
+
+// Cells of one row: blank is "not stated in the log"; anything else must be a number within the
+// column's range, or the error names file, line, column and range.
 class CellParser {
  public:
   CellParser(const std::string& path, unsigned line) : path_(path), line_(line) {}
 
-  std::optional<double> Number(const std::string& cell, const char* column) const {
+  std::optional<double> Number(const std::string& cell, const char* column, double lo = 0, double hi = 1e7) const {
     if (cell.empty()) return std::nullopt;
     try {
       size_t used = 0;
       const double v = std::stod(cell, &used);
-      if (std::isfinite(v)) return v;
+      // A note may follow the number after a space ("0.93 (mem-fraction-static)").
+      const bool whole = used == cell.size() || cell[used] == ' ';
+      if (whole && std::isfinite(v) && v >= lo && v <= hi) return v;
     } catch (const std::exception&) {
     }
-    throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + cell + "' is not a number");
+    throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + PrintableExcerpt(cell) +
+                "' is not a number in [" + Format("%g", lo) + ", " + Format("%g", hi) + "]");
   }
 
-  std::optional<long long> Integer(const std::string& cell, const char* column) const {
-    auto v = Number(cell, column);
+  std::optional<long long> Integer(const std::string& cell, const char* column, double hi) const {
+    auto v = Number(cell, column, 0, hi);
     if (!v) return std::nullopt;
-    return static_cast<long long>(std::llround(*v));
+    return static_cast<long long>(std::llround(*v));  // in range: the conversion is defined
   }
 
  private:
@@ -34,53 +51,65 @@ class CellParser {
   unsigned line_;
 };
 
+VllmLogRow ParseRow(const std::string& path, unsigned line, const std::vector<std::string>& c) {
+  VllmLogRow r;
+  r.line = line;
+  const CellParser p(path, r.line);
+  r.row_id = c[0];
+  r.engine = c[1];
+  r.vllm_version = c[2];
+  r.model_id = c[3];
+  r.quantization = c[4];
+  r.dtype = c[5];
+  r.kv_cache_dtype = c[6];
+  r.gpu_model = c[7];
+  constexpr double kTokens = 4294967296.0;  // 2^32, as --max-model-len
+  r.total_gpu_memory_gib = p.Number(c[8], "total_gpu_memory_gib", 0, 1e6);
+  r.tensor_parallel_size = p.Integer(c[9], "tensor_parallel_size", 1024);
+  r.pipeline_parallel_size = p.Integer(c[10], "pipeline_parallel_size", 1024);
+  r.gpu_memory_utilization = p.Number(c[11], "gpu_memory_utilization", 0, 1);
+  r.max_model_len = p.Integer(c[12], "max_model_len", kTokens);
+  r.max_num_seqs = p.Integer(c[13], "max_num_seqs", 1e7);
+  r.max_num_batched_tokens = p.Integer(c[14], "max_num_batched_tokens", kTokens);
+  r.block_size = p.Integer(c[15], "block_size", 1048576);
+  r.weights_gib = p.Number(c[16], "weights_gib", 0, 1e6);
+  r.non_torch_gib = p.Number(c[17], "non_torch_gib", 0, 1e6);
+  r.activation_peak_gib = p.Number(c[18], "activation_peak_gib", 0, 1e6);
+  r.kv_cache_gib = p.Number(c[19], "kv_cache_gib", 0, 1e6);
+  r.gpu_kv_cache_tokens = p.Integer(c[20], "gpu_kv_cache_tokens", 1e15);
+  r.num_gpu_blocks = p.Integer(c[21], "num_gpu_blocks", 1e15);
+  r.max_concurrency = p.Number(c[22], "max_concurrency", 0, 1e15);
+  r.source_detail = c[27];
+  r.config_file = c[24].rfind("no config", 0) == 0 ? "" : c[23];
+  return r;
+}
+
 }  // namespace
 
 std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path) {
+  LineReader in(path, "the vLLM log CSV");
+  std::string line;
+  std::vector<std::string> header, cells;
+  if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
+  if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
+  size_t index[kNumColumns];
+  for (size_t i = 0; i < kNumColumns; ++i) {
+    const auto it = std::find(header.begin(), header.end(), kColumns[i]);
+    if (it == header.end()) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
+    index[i] = static_cast<size_t>(it - header.begin());
+  }
   std::vector<VllmLogRow> rows;
-  try {
-    io::CSVReader<28, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, "row_id", "engine", "vllm_version", "model_id", "quantization", "dtype",
-                   "kv_cache_dtype", "gpu_model", "total_gpu_memory_gib", "tensor_parallel_size",
-                   "pipeline_parallel_size", "gpu_memory_utilization", "max_model_len", "max_num_seqs",
-                   "max_num_batched_tokens", "block_size", "weights_gib", "non_torch_gib", "activation_peak_gib",
-                   "kv_cache_gib", "gpu_kv_cache_tokens", "num_gpu_blocks", "max_concurrency", "config_file",
-                   "config_match", "source", "notes", "source_detail");
-    std::string c[28];
-    while (in.read_row(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14],
-                       c[15], c[16], c[17], c[18], c[19], c[20], c[21], c[22], c[23], c[24], c[25], c[26], c[27])) {
-      VllmLogRow r;
-      r.line = in.get_file_line();
-      const CellParser p(path, r.line);
-      r.row_id = c[0];
-      r.engine = c[1];
-      r.vllm_version = c[2];
-      r.model_id = c[3];
-      r.quantization = c[4];
-      r.dtype = c[5];
-      r.kv_cache_dtype = c[6];
-      r.gpu_model = c[7];
-      r.total_gpu_memory_gib = p.Number(c[8], "total_gpu_memory_gib");
-      r.tensor_parallel_size = p.Integer(c[9], "tensor_parallel_size");
-      r.pipeline_parallel_size = p.Integer(c[10], "pipeline_parallel_size");
-      r.gpu_memory_utilization = p.Number(c[11], "gpu_memory_utilization");
-      r.max_model_len = p.Integer(c[12], "max_model_len");
-      r.max_num_seqs = p.Integer(c[13], "max_num_seqs");
-      r.max_num_batched_tokens = p.Integer(c[14], "max_num_batched_tokens");
-      r.block_size = p.Integer(c[15], "block_size");
-      r.weights_gib = p.Number(c[16], "weights_gib");
-      r.non_torch_gib = p.Number(c[17], "non_torch_gib");
-      r.activation_peak_gib = p.Number(c[18], "activation_peak_gib");
-      r.kv_cache_gib = p.Number(c[19], "kv_cache_gib");
-      r.gpu_kv_cache_tokens = p.Integer(c[20], "gpu_kv_cache_tokens");
-      r.num_gpu_blocks = p.Integer(c[21], "num_gpu_blocks");
-      r.max_concurrency = p.Number(c[22], "max_concurrency");
-      r.source_detail = c[27];
-      r.config_file = c[24].rfind("no config", 0) == 0 ? "" : c[23];
-      rows.push_back(std::move(r));
-    }
-  } catch (const io::error::base& e) {
-    throw Error(path + ": " + e.what());
+  std::vector<std::string> c(kNumColumns);
+  while (in.Next(line)) {
+    if (IsBlankLine(line)) continue;
+    const std::string where = path + ":" + std::to_string(in.line_number()) + ": ";
+    if (!SplitCsvLine(line, cells)) throw Error(where + "unterminated quote");
+    if (cells.size() != header.size())
+      throw Error(where + "the row has " + std::to_string(cells.size()) + " cells, the header has " +
+                  std::to_string(header.size()));
+    for (size_t i = 0; i < kNumColumns; ++i) c[i] = cells[index[i]];
+    if (in.line_number() > static_cast<int64_t>(UINT_MAX)) throw Error(where + "too many lines");
+    rows.push_back(ParseRow(path, static_cast<unsigned>(in.line_number()), c));
   }
   return rows;
 }

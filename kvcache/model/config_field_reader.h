@@ -3,6 +3,7 @@
 #ifndef KVSIM_KVCACHE_MODEL_CONFIG_FIELD_READER_H_
 #define KVSIM_KVCACHE_MODEL_CONFIG_FIELD_READER_H_
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/model/config_limits.h"
 
 namespace kvsim {
 
@@ -22,17 +24,37 @@ class FieldReader {
   FieldReader(const nlohmann::json& object, std::string source, std::string prefix)
       : object_(object), source_(std::move(source)), prefix_(std::move(prefix)) {}
 
-  // First present key among `keys`; nullopt when none is present or the value is null.
+  // First present key among `keys`; nullopt when none is present or the value is null. A value
+  // outside the field's ConfigFieldRange (config_limits.h) is an error naming file, field and range.
   std::optional<int64_t> Find(std::initializer_list<const char*> keys) const {
     for (const char* key : keys) {
       auto it = object_.find(key);
       if (it == object_.end() || it->is_null()) continue;
-      if (it->is_number_integer() || it->is_number_unsigned()) return it->get<int64_t>();
-      if (it->is_number_float()) {
-        const double v = it->get<double>();
-        if (v == static_cast<double>(static_cast<int64_t>(v))) return static_cast<int64_t>(v);
+      const FieldRange range = ConfigFieldRange(key);
+      auto out_of_range = [&] {
+        return Error(source_ + ": " + prefix_ + key + ": " + it->dump() + " is outside the valid range " +
+                     RangeText(range));
+      };
+      if (it->is_number_unsigned()) {
+        // nlohmann stores every non-negative literal (0 included) as unsigned.
+        const uint64_t u = it->get<uint64_t>();
+        if (u > static_cast<uint64_t>(range.hi) || static_cast<int64_t>(u) < range.lo) throw out_of_range();
+        return static_cast<int64_t>(u);
       }
-      throw Error(source_ + ": " + prefix_ + key + ": expected an integer, got " + it->dump());
+      int64_t v = 0;
+      if (it->is_number_integer()) {
+        v = it->get<int64_t>();
+      } else if (it->is_number_float()) {
+        // Compare as doubles first: casting an out-of-range double to int64 is undefined.
+        const double d = it->get<double>();
+        if (d != std::floor(d)) throw Error(source_ + ": " + prefix_ + key + ": expected an integer, got " + it->dump());
+        if (d < static_cast<double>(range.lo) || d > static_cast<double>(range.hi)) throw out_of_range();
+        v = static_cast<int64_t>(d);
+      } else {
+        throw Error(source_ + ": " + prefix_ + key + ": expected an integer, got " + it->dump());
+      }
+      if (v < range.lo || v > range.hi) throw out_of_range();
+      return v;
     }
     return std::nullopt;
   }

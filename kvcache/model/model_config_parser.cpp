@@ -1,11 +1,16 @@
 #include "kvcache/model/model_config_parser.h"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "kvcache/model/config_field_reader.h"
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
+#include "kvcache/model/config_limits.h"
 #include "kvcache/base/json_file.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/model_families.h"
 #include "kvcache/model/vision_spec.h"
 
@@ -26,42 +31,47 @@ void ApplyLlamaDefaults(json& text) {
 
 // Rough parameter count of a ViT-style vision encoder plus its projector. Multimodal checkpoints
 // carry one; its weights count towards memory though kvsim does not model image traffic.
-int64_t EstimateVisionParams(const json& vision, int64_t text_hidden) {
-  FieldReader r(vision, "", "vision_config.");
+int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std::string& source) {
+  FieldReader r(vision, source, "vision_config.");
   const int64_t h = r.Optional({"hidden_size", "embed_dim", "width"}, 0);
   const int64_t layers = r.Optional({"num_hidden_layers", "depth", "layers"}, 0);
   if (h == 0 || layers == 0) return 0;
-  const int64_t inter = r.Optional({"intermediate_size", "mlp_dim"}, 4 * h);
-  const int64_t patch = r.Optional({"patch_size"}, 14);
-  const int64_t channels = r.Optional({"num_channels", "in_channels", "in_chans"}, 3);
-  const int64_t image = r.Optional({"image_size"}, 0);
-  const int64_t out = r.Optional({"out_hidden_size", "vision_output_dim", "projection_dim"}, h);
-  const int64_t per_layer = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h;
-  int64_t total = layers * per_layer + channels * patch * patch * h + 2 * h;
-  if (image > 0) total += (image / patch) * (image / patch) * h;
-  total += out * text_hidden + text_hidden;  // projector into the language model
-  if (out != h) total += h * out;
-  return total;
+  // In doubles: the fields are range-checked, but their products can still pass 2^63.
+  const double hd = static_cast<double>(h);
+  const double inter = static_cast<double>(r.Optional({"intermediate_size", "mlp_dim"}, 4 * h));
+  const double patch = static_cast<double>(r.Optional({"patch_size"}, 14));
+  const double channels = static_cast<double>(r.Optional({"num_channels", "in_channels", "in_chans"}, 3));
+  const double image = static_cast<double>(r.Optional({"image_size"}, 0));
+  const double out = static_cast<double>(r.Optional({"out_hidden_size", "vision_output_dim", "projection_dim"}, h));
+  const double per_layer = 4 * hd * hd + 4 * hd + 2 * hd * inter + inter + hd + 4 * hd;
+  double total = static_cast<double>(layers) * per_layer + channels * patch * patch * hd + 2 * hd;
+  if (image > 0) total += std::floor(image / patch) * std::floor(image / patch) * hd;
+  total += out * static_cast<double>(text_hidden) + static_cast<double>(text_hidden);  // projector
+  if (out != hd) total += hd * out;
+  return RoundToInt64OrThrow(total, 0, static_cast<int64_t>(kMaxModelParameters),
+                             source + ": vision_config: estimated vision parameters");
 }
 
 // vLLM's derived max_model_len: the position limit, stretched by a RoPE scaling factor except
 // for the types that already state the scaled length (llama3, longrope, su, mrope).
-int64_t DeriveMaxModelLen(const json& text, int64_t max_pos) {
+int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& source, const std::string& prefix) {
   auto rs = text.find("rope_scaling");
   // issue 16: transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
   if (rs == text.end() || !rs->is_object()) rs = text.find("rope_parameters");
   if (rs == text.end() || !rs->is_object()) return max_pos;
-  std::string kind = rs->value("rope_type", rs->value("type", std::string()));
+  FieldReader r(*rs, source, prefix + "rope_scaling.");
+  std::string kind = r.String("rope_type", r.String("type", ""));
   if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
     return max_pos;
   auto factor = rs->find("factor");
   if (factor == rs->end() || !factor->is_number()) return max_pos;
   const double f = factor->get<double>();
-  if (kind == "yarn") {
-    const int64_t original = rs->value("original_max_position_embeddings", max_pos);
-    return static_cast<int64_t>(static_cast<double>(original) * f);
-  }
-  return static_cast<int64_t>(static_cast<double>(max_pos) * f);
+  const FieldRange positions = ConfigFieldRange("max_position_embeddings");
+  const std::string what = source + ": " + prefix + "rope_scaling.factor";
+  if (!(f > 0)) throw Error(what + ": " + factor->dump() + " must be positive");
+  const int64_t base = kind == "yarn" ? r.Optional({"original_max_position_embeddings"}, max_pos) : max_pos;
+  return RoundToInt64OrThrow(std::trunc(static_cast<double>(base) * f), positions.lo, positions.hi,
+                             what + " x max_position_embeddings");
 }
 
 // The sizes every decoder has: hidden size, layers, heads, vocabulary, positions, MLP width, head_dim and
@@ -127,9 +137,36 @@ void ReadDropout(const FieldReader& r, ModelSpec& spec) {
   spec.hidden_dropout = FirstNumber(r, {"hidden_dropout", "resid_pdrop", "hidden_dropout_prob"});
 }
 
-}  // namespace
 
-ModelSpec ParseModelConfig(const json& root, const std::string& source) {
+// An upper bound of the weights' parameter count, in doubles. Each field is range-checked, but
+// their products are not: bounding the total keeps every int64 sum and product of parameters,
+// bytes and tokens downstream far from overflow.
+void CheckParameterBound(const ModelSpec& spec, const std::string& source) {
+  const double h = static_cast<double>(spec.hidden_size);
+  const double heads = static_cast<double>(spec.num_attention_heads);
+  const double hd = static_cast<double>(spec.head_dim);
+  double attention = h * hd * (2 * heads + 2 * static_cast<double>(spec.num_kv_heads));
+  if (spec.has_mla) {
+    const MlaSpec& m = spec.mla;
+    const double q_in = static_cast<double>(std::max(m.q_lora_rank, spec.hidden_size));
+    attention += heads * static_cast<double>(m.qk_nope_head_dim + m.qk_rope_head_dim) * q_in +
+                 static_cast<double>(m.kv_lora_rank) * heads * static_cast<double>(m.qk_nope_head_dim + m.v_head_dim) +
+                 h * static_cast<double>(m.kv_lora_rank + m.qk_rope_head_dim) + heads * static_cast<double>(m.v_head_dim) * h +
+                 static_cast<double>(m.indexer_heads) * static_cast<double>(m.indexer_head_dim) * q_in;
+  }
+  const double widest = static_cast<double>(std::max({spec.intermediate_size, spec.moe.expert_intermediate_size,
+                                                      spec.moe.dense_intermediate_size}));
+  const double mlp = 3 * h * (widest * static_cast<double>(spec.moe.num_experts + 1) +
+                              static_cast<double>(spec.moe.shared_intermediate_size));
+  const double total = static_cast<double>(spec.num_layers) * (attention + mlp) +
+                       2 * static_cast<double>(spec.vocab_size) * h + static_cast<double>(spec.vision_params);
+  if (!(total <= kMaxModelParameters))
+    throw Error(source + ": the fields describe about " + Format("%.3g", total) +
+                " parameters, over kvsim's limit of 1e15 (check num_hidden_layers, hidden_size, "
+                "intermediate_size, vocab_size and the expert counts)");
+}
+
+ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   if (!root.is_object()) throw Error(source + ": expected a JSON object at the top level");
   ModelSpec spec;
   spec.name = source;
@@ -169,17 +206,29 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
     spec.notes.push_back(std::to_string(state_only) + " of " + std::to_string(spec.num_layers) +
                          " layers are linear-attention/SSM: the KV cache covers the other " +
                          std::to_string(spec.kv_layers()) + "; their fixed per-request state is not modelled");
-  spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings);
+  spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings, source, prefix);
   spec.rope_cache_positions = spec.rotary_dim > 0 ? spec.derived_max_model_len : 0;
 
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
-    spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size);
+    spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size, source);
     spec.vision = ReadVisionSpec(*vc, root.value("model_type", type), spec.hidden_size);  // issue 16
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }
+  CheckParameterBound(spec, source);
   return spec;
+}
+
+}  // namespace
+
+ModelSpec ParseModelConfig(const json& root, const std::string& source) {
+  try {
+    return ParseModelConfigFields(root, source);
+  } catch (const json::exception& e) {
+    // A field of the wrong JSON type reached a typed accessor: name the file, not just nlohmann's id.
+    throw Error(source + ": a field has the wrong type: " + e.what());
+  }
 }
 
 ModelSpec LoadModelConfigFile(const std::string& path) {
@@ -187,7 +236,7 @@ ModelSpec LoadModelConfigFile(const std::string& path) {
   fs::path file(path);
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "config.json";
-  const json root = ReadJsonFile(file.string(), "model config");
+  const json root = ReadJsonFile(file.string(), "the model config");
   ModelSpec spec = ParseModelConfig(root, file.string());
   spec.name = path;
   return spec;

@@ -88,6 +88,9 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
   // RoPE over part or all of each head; none with learned positions or ALiBi.
   const bool no_rope = type == "opt" || IsGpt2Style(type) || type == "bloom" || type == "mpt" || r.Bool("alibi", false);
   const double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  if (!(partial >= 0 && partial <= 1))
+    throw Error(r.source() + ": " + r.prefix() + "partial_rotary_factor: " + std::to_string(partial) +
+                " is outside the valid range [0, 1]");
   spec.rotary_dim = no_rope ? 0 : static_cast<int64_t>(static_cast<double>(spec.head_dim) * partial);
 }
 
@@ -162,7 +165,13 @@ bool ReadExplicitLayerTypes(const FieldReader& r, int64_t window, ModelSpec& spe
   const int64_t n = spec.num_layers;
   const nlohmann::json& cfg = r.object();
   auto lt = cfg.find("layer_types");
-  if (lt == cfg.end() || !lt->is_array() || static_cast<int64_t>(lt->size()) != n) return false;
+  if (lt == cfg.end() || lt->is_null()) return false;
+  // A list of the wrong length is not a hint to fall back on: guessing the pattern instead made
+  // gpt-oss's KV cache 30x too large. Refuse it, naming both lengths.
+  if (!lt->is_array() || static_cast<int64_t>(lt->size()) != n)
+    throw Error(r.source() + ": " + r.prefix() + "layer_types: " +
+                (lt->is_array() ? "has " + std::to_string(lt->size()) + " entries" : std::string("is not a list")) +
+                " but num_hidden_layers is " + std::to_string(n));
   for (int64_t i = 0; i < n; ++i) {
     const std::string kind = (*lt)[i].is_string() ? (*lt)[i].get<std::string>() : "full_attention";
     if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
@@ -16,11 +17,20 @@ std::string Lower(std::string_view text) {
   return s;
 }
 
-int64_t GetInt(const nlohmann::json& j, const char* key, int64_t fallback) {
+// An integer quantization field within [lo, hi] (`fallback` when absent or not a number): a group or
+// block size of 0 divides by zero later, and a double outside int64 cannot even be converted.
+int64_t GetInt(const nlohmann::json& j, const char* key, int64_t fallback, int64_t lo, int64_t hi,
+               const std::string& what) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_number()) return fallback;
-  return it->get<int64_t>();
+  const double v = it->get<double>();
+  if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
+    throw Error(what + key + ": " + it->dump() + " is outside the valid range [" + std::to_string(lo) + ", " +
+                std::to_string(hi) + "]");
+  return static_cast<int64_t>(v);
 }
+
+constexpr int64_t kMaxGroup = int64_t{1} << 20;
 
 QuantizationSpec GroupInt(QuantMethod method, int bits, int64_t group, const char* name) {
   QuantizationSpec q;
@@ -58,10 +68,12 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
   auto weights = group.find("weights");
   if (weights == group.end() || !weights->is_object())
     throw Error(source + ": quantization_config.config_groups.*.weights: missing");
-  const int bits = static_cast<int>(GetInt(*weights, "num_bits", 8));
+  const std::string what = source + ": quantization_config.config_groups.*.weights.";
+  const int bits = static_cast<int>(GetInt(*weights, "num_bits", 8, 1, 64, what));
   const std::string type = weights->value("type", std::string("int"));
-  const std::string strategy = weights->is_object() && (*weights)["strategy"].is_string()
-                                   ? (*weights)["strategy"].get<std::string>() : "channel";
+  auto strategy_it = weights->find("strategy");  // const: operator[] on a missing key is undefined
+  const std::string strategy = strategy_it != weights->end() && strategy_it->is_string()
+                                   ? strategy_it->get<std::string>() : "channel";
   if (bits == 8 && type == "float") {
     ScaleGranularity g = strategy == "tensor"  ? ScaleGranularity::kPerTensor
                          : strategy == "block" ? ScaleGranularity::kBlock
@@ -70,7 +82,8 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
   }
   if (bits == 8) return Int8("compressed-tensors");
   if (bits == 4) {
-    int64_t group_size = GetInt(*weights, "group_size", 128);
+    // -1 (or 0 in some exports) means one group per output channel.
+    int64_t group_size = GetInt(*weights, "group_size", 128, -1, kMaxGroup, what);
     auto q = GroupInt(QuantMethod::kInt4Symmetric, 4, group_size, "compressed-tensors");
     if (!weights->value("symmetric", true)) q.method = QuantMethod::kGptq;
     return q;
@@ -129,19 +142,26 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
   const std::string method = Lower(method_it->get<std::string>());
   if (method == "fp8") {
     auto block = config.find("weight_block_size");
-    if (block != config.end() && block->is_array() && block->size() == 2) {
+    if (block != config.end() && !block->is_null()) {
+      const std::string what = source + ": quantization_config.weight_block_size";
+      if (!block->is_array() || block->size() != 2)
+        throw Error(what + ": expected [rows, cols], got " + block->dump());
+      const nlohmann::json pair = {{"rows", (*block)[0]}, {"cols", (*block)[1]}};
       auto q = Fp8(ScaleGranularity::kBlock, "fp8");
-      q.block_rows = (*block)[0].get<int64_t>();
-      q.block_cols = (*block)[1].get<int64_t>();
+      q.block_rows = GetInt(pair, "rows", 0, 1, kMaxGroup, what + ".");
+      q.block_cols = GetInt(pair, "cols", 0, 1, kMaxGroup, what + ".");
+      if (q.block_rows == 0 || q.block_cols == 0) throw Error(what + ": expected two integers, got " + block->dump());
       return q;
     }
     return Fp8(ScaleGranularity::kPerTensor, "fp8");
   }
   if (method == "gptq" || method == "awq") {
-    const int bits = static_cast<int>(GetInt(config, method == "gptq" ? "bits" : "bits", 4));
-    const int64_t group = GetInt(config, "group_size", GetInt(config, "q_group_size", 128));
+    const std::string what = source + ": quantization_config.";
+    const int bits = static_cast<int>(GetInt(config, "bits", 4, 1, 64, what));
+    const int64_t group =
+        GetInt(config, "group_size", GetInt(config, "q_group_size", 128, -1, kMaxGroup, what), -1, kMaxGroup, what);
     return GroupInt(method == "gptq" ? QuantMethod::kGptq : QuantMethod::kAwq,
-                    static_cast<int>(GetInt(config, "w_bit", bits)), group, method == "gptq" ? "gptq" : "awq");
+                    static_cast<int>(GetInt(config, "w_bit", bits, 1, 64, what)), group, method == "gptq" ? "gptq" : "awq");
   }
   if (method == "bitsandbytes") {
     QuantizationSpec q;

@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/calibration_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/output.h"
 #include "sim/profile_fit.h"
@@ -36,6 +37,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   po::variables_map vm;
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n"
         << "  kvsim calibrate --gpu a100-80gb --profile meta-llama__Llama-2-7b-hf.mlp.csv -o a100.json\n"

@@ -6,6 +6,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/capacity_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/output.h"
 #include "sim/cli/vllm_command_line.h"
@@ -31,6 +32,7 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
   RejectPositionalArguments(parsed);
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim capacity --model meta-llama/Llama-3.1-8B-Instruct --gpu h100 --max-model-len 32768\n";
     return kExitOk;

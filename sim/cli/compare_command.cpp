@@ -9,6 +9,7 @@
 #include "reports/compare_report.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/interrupt.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -56,6 +57,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << own << "\nExample:\n  kvsim compare --gpu l4 --a \"--quantization none\" --b \"--quantization awq\"\n";
     return kExitOk;

@@ -1,6 +1,8 @@
 #include "sim/cli/deployment_flags.h"
 
+#include "kvcache/base/quantity_parse.h"
 #include "sim/cli/enum_option.h"
+#include "sim/cli/numeric_options.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -75,6 +77,14 @@ std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>
 
 void ApplyDeploymentSwitches(const po::variables_map& vm, DeploymentOptions& options) {
   if (vm.count("no-enable-prefix-caching")) options.enable_prefix_caching = false;
+  // These numbers arrive as text (32k, 8GiB): parse them here too, so the one range check applies.
+  for (const char* name : {"max-model-len", "max-num-seqs", "max-num-batched-tokens", "block-size"})
+    if (vm.count(name))
+      CheckOptionValue(name, static_cast<double>(ParseTokenCount(vm[name].as<std::string>(), std::string("--") + name)));
+  for (const char* name : {"gpu-memory-utilization", "gpu-memory-gib", "gpu-tflops"})
+    if (vm.count(name)) CheckOptionValue(name, ParseFiniteNumber(vm[name].as<std::string>(), std::string("--") + name));
+  if (vm.count("kv-cache-memory"))
+    CheckOptionValue("kv-cache-memory", ParseByteAmount(vm["kv-cache-memory"].as<std::string>(), "--kv-cache-memory"));
 }
 
 }  // namespace kvsim

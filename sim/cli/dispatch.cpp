@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/interrupt.h"
+#include "sim/cli/shared_flags.h"
 
 namespace kvsim {
 namespace {
@@ -46,6 +47,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, s
 int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const std::string prefix = "kvsim " + command + ": ";
   try {
+    RefuseOptionPlaceholders(args);
     return Dispatch(command, args, out, err);
   } catch (const Error& e) {
     err << prefix << "error: " << e.what() << "\n";

@@ -12,6 +12,7 @@
 #include "reports/html_report.h"
 #include "reports/replay_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/interrupt.h"
 #include "sim/cli/output.h"
@@ -42,6 +43,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   RejectPositionalArguments(parsed);
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";
     return kExitOk;

@@ -7,6 +7,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/step_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/deployment_flags.h"
 #include "sim/cli/output.h"
 #include "sim/cli/step_model_flags.h"
@@ -68,6 +69,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   po::variables_map vm;
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExamples:\n"
         << "  kvsim step --model meta-llama/Llama-3.1-8B-Instruct --gpu a100-80gb --decode-seqs 64 --decode-context 2048\n"

@@ -9,6 +9,7 @@
 #include "reports/sweep_report.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/interrupt.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/output.h"
 #include "sim/cli/shared_flags.h"
 #include "sim/cli/variant_parser.h"
@@ -178,6 +179,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << own << "\nExamples:\n  kvsim sweep --sweep max-num-seqs=16,32,64,128,256 --sweep quantization=none,awq --gpu l4 --slo tpot-p99=300ms\n"
         << "  kvsim sweep --find max-num-seqs --gpu a100-80gb --slo tpot-p99=100ms\n"

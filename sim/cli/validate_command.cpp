@@ -9,6 +9,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/validation_report.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/numeric_options.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -32,6 +33,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc;
     return kExitOk;

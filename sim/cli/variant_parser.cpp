@@ -5,8 +5,10 @@
 
 #include "kvcache/base/error.h"
 #include "sim/cli/deployment_flags.h"
+#include "sim/cli/numeric_options.h"
 #include "sim/cli/replay_flags.h"
 #include "sim/cli/vllm_command_line.h"
+#include "sim/cli/shared_flags.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -46,6 +48,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   AddDeploymentOptions(desc, dep);
   std::vector<std::string> args = base_args;
   // issue 16: a deployment may be a pasted server command line ("vllm serve MODEL -tp 2 ...").
+  RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
   const bool pasted = !overrides.empty() && (overrides[0] == "vllm" || overrides[0].rfind("python", 0) == 0 ||
                                              overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
   const std::vector<std::string> own = pasted ? TranslateServeCommand(overrides).kvsim_args : overrides;
@@ -62,6 +65,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   po::variables_map vm;
   po::store(parsed, vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   ApplyDeploymentSwitches(vm, dep);
   v.replay = ResolveReplayFlags(std::move(replay), data_dir);
   v.deployment = ResolveDeployment(dep, data_dir, cache);

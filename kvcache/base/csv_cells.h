@@ -1,0 +1,20 @@
+// Splits one CSV line (RFC 4180 without line breaks inside quotes, which no trace or log uses):
+// comma-separated cells, spaces and tabs around a cell trimmed, a cell in double quotes may hold
+// commas and "" for a quote.
+#ifndef KVSIM_KVCACHE_BASE_CSV_CELLS_H_
+#define KVSIM_KVCACHE_BASE_CSV_CELLS_H_
+
+#include <string>
+#include <vector>
+
+namespace kvsim {
+
+// Fills `cells`; false (cells unspecified) for an unterminated quote or text after a closing quote.
+bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells);
+
+// True for an empty or whitespace-only line (skipped by every reader, e.g. a trailing blank line).
+bool IsBlankLine(const std::string& line);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_KVCACHE_BASE_CSV_CELLS_H_
