@@ -2,6 +2,7 @@
 
 #include "kvcache/base/text_format.h"
 #include "reports/capacity_report.h"
+#include "reports/fleet_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
@@ -65,6 +66,7 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
   j["warnings"] = s.warnings;
+  AddFleetAndCostJson(s, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
 
@@ -113,6 +115,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
   out += lat.Render();
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);
+  out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }
 

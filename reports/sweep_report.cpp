@@ -42,16 +42,22 @@ std::string RenderPointsCsv(const std::vector<PointOutcome>& points) {
 }
 
 nlohmann::json PointToJson(const PointOutcome& p) {
-  return {{"point", p.label}, {"feasible", p.feasible}, {"objective", p.objective}, {"violations", p.violations},
-          {"summary", p.summary ? ReplaySummaryToJson(*p.summary) : nlohmann::json()}};
+  nlohmann::json j = {{"point", p.label}, {"feasible", p.feasible}, {"objective", p.objective}, {"violations", p.violations},
+                      {"summary", p.summary ? ReplaySummaryToJson(*p.summary) : nlohmann::json()}};
+  if (!p.binding.empty()) j["binding"] = p.binding;  // infeasible points: what binds
+  return j;
 }
 
 std::string RenderBestPoint(const std::vector<PointOutcome>& points, const SweepCriteria& criteria) {
   const int best = BestPoint(points);
-  if (best < 0) return "no point meets the constraints\n";
+  if (best < 0) return "no point meets the constraints; " + NearestPoint(points) + "\n";
   const PointOutcome& b = points[static_cast<size_t>(best)];
-  std::string out = "best (" + std::string(NameOf(criteria.objective)) + "): " + b.label + Format(" at %.3f", b.objective) +
-                    (criteria.objective == Objective::kGoodput ? " goodput req/s\n" : " req/s\n");
+  std::string out = "best (" + std::string(NameOf(criteria.objective)) + "): " + b.label + Format(" at %.3f ", b.objective) +
+                    ObjectiveUnit(criteria.objective) + "\n";
+  if (criteria.objective == Objective::kCost && b.summary && b.summary->cost)
+    out += Format("  = $%.3f per million output tokens on %lld GPUs ($%.2f per GPU-hour, %.1f output tok/s per GPU)\n",
+                  b.summary->cost->usd_per_million_output_tokens, static_cast<long long>(b.summary->cost->gpus),
+                  b.summary->cost->gpu_hourly_usd, b.summary->cost->output_tokens_per_s_per_gpu);
   for (const auto& p : points)
     if (&p != &b) out += "  " + p.label + ": " + WhyNotBest(p, b, criteria) + "\n";
   return out;
@@ -69,6 +75,8 @@ std::string RenderSearchAnswer(const std::string& knob, const SearchResult& r, c
   std::string out = "answer: " + knob + " = " + Format("%.6g", r.value) + " meets the SLOs (" + r.precision + ")\n";
   if (r.has_next)
     out += "        " + knob + " = " + Format("%.6g", r.next_value) + " " + WhyNotBest(r.at_next, r.at_value, criteria) + "\n";
+  if (r.has_next && !r.at_next.binding.empty())
+    out += "        what binds at " + knob + " = " + Format("%.6g", r.next_value) + ": " + r.at_next.binding + "\n";
   if (knob != "max-num-seqs") return out;
   out += "        caps " + Format("%.0f", r.smallest_value) + ".." + Format("%.0f", r.value) + " meet the SLOs" +
          (r.smallest_value > 1 ? " (smaller caps queue requests too long)" : "") + "\n";

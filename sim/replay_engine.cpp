@@ -65,6 +65,7 @@ void ReplayEngine::Arrive(TraceRequest r) {
     return;
   }
   waiting_.push_back(slot);
+  waiting_tokens_ += l.req.prompt_tokens;
 }
 
 void ReplayEngine::PullArrivals() {
@@ -145,6 +146,7 @@ void ReplayEngine::Preempt(Slot slot) {
   }
   l.order = -1;
   waiting_.push_front(slot);
+  waiting_tokens_ += l.req.prompt_tokens + l.generated;
   preempted_this_step_ = true;
 }
 
@@ -171,6 +173,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
     if (!plan) break;
     waiting_.pop_front();
+    waiting_tokens_ -= q.prompt_tokens;
     l.order = next_order_++;
     running_.emplace(l.order, slot);
     l.prefilling = true;
@@ -333,46 +336,57 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
 
 EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
   pending_ = source_.Next();
-  std::vector<Scheduled> scheduled;
   while (true) {
     PullArrivals();
-    if (running_.empty() && waiting_.empty()) {
+    if (Idle()) {
       if (!pending_) break;
       now_ns_ = std::max(now_ns_, pending_->arrival_ns);  // idle until the next arrival
       continue;
     }
-    ++step_;
-    preempted_this_step_ = false;
-    scheduled.clear();
-    const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
-    if (!work && running_.empty()) {
-      // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
-      const Slot slot = waiting_.front();
-      waiting_.pop_front();
-      slots_[slot].in_use = false;
-      free_slots_.push_back(slot);
-      --step_;
-      Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
-      continue;
-    }
-    StepWork w;
-    for (const Scheduled& s : scheduled) w.Add(s.tokens, s.context);
-    const int64_t lazy_context = LazyContextBeforeStep();
-    w.sequences += lazy_count_;
-    w.new_tokens += lazy_count_;
-    w.context_tokens += lazy_context;
-    w.attended += lazy_context + lazy_count_;
-    const int64_t start = now_ns_;
-    const int64_t dt = timer_.StepNs(w);
-    KVSIM_DCHECK(dt > 0);  // time never goes back
-    now_ns_ += dt;
-    const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
-    const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
-    ++counters_.steps;
-    RecordStep(start, dt, later_tokens);
+    if (!StepOnce()) continue;
     if (on_step && !on_step(now_ns_)) break;
   }
   return counters_;
+}
+
+void ReplayEngine::Deliver(TraceRequest r) {
+  if (Idle()) now_ns_ = std::max(now_ns_, r.arrival_ns);
+  Arrive(std::move(r));
+}
+
+bool ReplayEngine::StepOnce() {
+  ++step_;
+  preempted_this_step_ = false;
+  scheduled_.clear();
+  std::vector<Scheduled>& scheduled = scheduled_;
+  const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
+  if (!work && running_.empty()) {
+    // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
+    const Slot slot = waiting_.front();
+    waiting_.pop_front();
+    waiting_tokens_ -= slots_[slot].req.prompt_tokens + slots_[slot].generated;
+    slots_[slot].in_use = false;
+    free_slots_.push_back(slot);
+    --step_;
+    Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
+    return false;
+  }
+  StepWork w;
+  for (const Scheduled& s : scheduled) w.Add(s.tokens, s.context);
+  const int64_t lazy_context = LazyContextBeforeStep();
+  w.sequences += lazy_count_;
+  w.new_tokens += lazy_count_;
+  w.context_tokens += lazy_context;
+  w.attended += lazy_context + lazy_count_;
+  const int64_t start = now_ns_;
+  const int64_t dt = timer_.StepNs(w);
+  KVSIM_DCHECK(dt > 0);  // time never goes back
+  now_ns_ += dt;
+  const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
+  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
+  ++counters_.steps;
+  RecordStep(start, dt, later_tokens);
+  return true;
 }
 
 }  // namespace kvsim

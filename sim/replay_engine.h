@@ -67,6 +67,22 @@ class ReplayEngine {
   // time; returning false stops the run early (the outputs so far stay valid).
   EngineCounters Run(const std::function<bool(int64_t now_ns)>& on_step = {});
 
+  // --- Driven from outside (sim/fleet.h): a fleet routes each arrival to one engine and steps
+  // the engine whose next step starts first. The source is then unused (never pulled).
+  // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
+  // engine is idle, and then its clock jumps to the arrival).
+  void Deliver(TraceRequest r);
+  bool Idle() const { return running_.empty() && waiting_.empty(); }
+  int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
+  // One step (or the rejection of a request that can never be admitted). Returns true when a step
+  // was taken. REQUIRES: !Idle().
+  bool StepOnce();
+  const EngineCounters& counters() const { return counters_; }
+  int64_t running() const { return static_cast<int64_t>(running_.size()); }
+  int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
+  const KvAllocator& allocator() const { return alloc_; }
+
  private:
   struct Live {
     TraceRequest req;
@@ -137,6 +153,8 @@ class ReplayEngine {
   std::map<int64_t, Slot> running_;        // order -> slot
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
+  std::vector<Scheduled> scheduled_;
+  int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
   // worth of steps), a heap for anything further.
   // Calendar entries are 8 bytes: the bucket says the step, the order is looked up, and the low

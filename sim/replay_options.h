@@ -5,12 +5,14 @@
 #define KVSIM_SIM_REPLAY_OPTIONS_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "kvcache/base/enum_names.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/region_placer.h"
+#include "sim/router.h"
 #include "sim/step_model.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
@@ -56,6 +58,8 @@ struct ReplayOptions {
   std::string prompt_len = "lognormal:1000:0.8", output_len = "lognormal:200:0.8";
   uint64_t seed = 1;
   WindowOptions window;
+  // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
+  std::string shared_prefix, conversations;
 
   SchedulerKind scheduler = SchedulerKind::kVllmV1;
   AllocatorKind allocator = AllocatorKind::kPaged;
@@ -70,7 +74,21 @@ struct ReplayOptions {
   bool omit_wall_time = false;
   bool quiet = false;
   double slo_ttft_s = 0, slo_tpot_s = 0;  // per-request goodput thresholds (0: none)
+
+  // Fleet (sim/fleet.h): independent replicas of the deployment behind a router. 1: one engine,
+  // exactly today's replay; `fleet_report` forces the fleet section for one replica too.
+  int64_t replicas = 1;
+  RouterKind router = RouterKind::kRoundRobin;
+  bool fleet_report = false;
+  double gpu_hourly_cost = 0;  // USD per GPU-hour (> 0: the summary gets a cost section)
+  std::map<std::string, double> gpu_hourly_costs;  // by GPU id ("a100-80gb=1.8,h100=3.2"), for grids over GPUs
 };
+
+// The hourly price of one GPU of `gpu_id` under these options (0: no price given). Throws
+// kvsim::Error when a price table lacks the GPU.
+double GpuHourlyCost(const ReplayOptions& options, const std::string& gpu_id);
+// Parses --gpu-hourly-cost: "USD" or "GPU=USD,GPU=USD" into the options. Throws kvsim::Error.
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& options);
 
 // Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error
 // naming the option.

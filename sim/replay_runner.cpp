@@ -8,8 +8,13 @@
 #include "kvcache/base/units.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
+#include "sim/cost.h"
+#include "sim/fleet.h"
+#include "sim/load_check.h"
 #include "sim/replay_engine.h"
+#include "sim/replay_setup.h"
 #include "sim/replay_stats.h"
+#include "workloads/prefix_overlay.h"
 #include "workloads/trace_window.h"
 
 namespace kvsim {
@@ -40,7 +45,7 @@ class PreloadedSource final : public RequestSource {
 
 TraceFormat FormatOf(const ReplayOptions& r) { return r.trace_format ? *r.trace_format : DetectTraceFormat(r.trace); }
 
-SourceFactory MakeSourceFactory(const ReplayOptions& r) {
+SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   if (r.synthetic > 0) {
     return [r] {
       return MakeSyntheticSource(r.synthetic, ArrivalGenerator(r.arrival, r.rate, r.cv, r.seed),
@@ -61,7 +66,19 @@ SourceFactory MakeSourceFactory(const ReplayOptions& r) {
   };
 }
 
-bool TraceHasBlockIds(const ReplayOptions& r) { return r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake; }
+// The trace or synthetic workload, with --shared-prefix / --conversations laid over it.
+SourceFactory MakeSourceFactory(const ReplayOptions& r) {
+  SourceFactory base = MakeTraceSourceFactory(r);
+  const PrefixOverlayOptions overlay = ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);
+  if (!overlay.active()) return base;
+  return [base, overlay] { return ApplyPrefixOverlay(base(), overlay); };
+}
+
+bool TraceHasBlockIds(const ReplayOptions& r) {
+  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || !r.shared_prefix.empty() || !r.conversations.empty();
+}
+
+}  // namespace
 
 std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
   const StageCapacity& stage = cap.stages[cap.bottleneck_stage];
@@ -102,7 +119,46 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
   s.config.window = r.window;
 }
 
-}  // namespace
+std::unique_ptr<RequestSource> OpenRequestSource(const ReplayOptions& r, const ReplayHooks& hooks) {
+  const auto& preloaded = hooks.preloaded;
+  if (preloaded && r.window.max_requests > 0 && static_cast<int64_t>(preloaded->requests.size()) > r.window.max_requests)
+    throw InternalError("a preloaded trace must be windowed like the run");
+  if (preloaded) return std::make_unique<PreloadedSource>(preloaded, r.window.rate_scale);
+  return ApplyWindow(MakeSourceFactory(r), r.window);
+}
+
+StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
+  StepModelOptions timer_options = r.timer;
+  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  return timer_options;
+}
+
+ReplayStatsOptions StatsOptions(const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& t) {
+  return {r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
+          t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6};
+}
+
+EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
+  EngineOptions eo;
+  eo.max_num_seqs = cap.settings.max_num_seqs;
+  eo.max_num_batched_tokens = cap.settings.max_num_batched_tokens;
+  eo.max_model_len = cap.settings.max_model_len;
+  eo.block_size = cap.settings.block_size;
+  eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
+  eo.stepping = r.stepping;
+  eo.scheduler = r.scheduler;
+  return eo;
+}
+
+void FinishSummary(const ReplayOptions& r, const RequestSource& source, const std::string& allocator_name,
+                   const std::string& gpu_id, ReplaySummary& s) {
+  s.config.trace = source.Describe();
+  s.config.allocator = r.allocator == AllocatorKind::kPaged ? "paged" : allocator_name;
+  s.trace_skipped_rows = source.skipped_rows();
+  s.warnings = source.warnings();
+  const double price = GpuHourlyCost(r, gpu_id);
+  if (price > 0) s.cost = ComputeCost(s, price, r.replicas);
+}
 
 std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
   auto trace = std::make_shared<PreloadedTrace>();
@@ -116,35 +172,20 @@ std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r) {
 }
 
 ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const ReplayHooks& hooks) {
+  if (r.replicas > 1 || r.fleet_report) return RunFleet(d, r, hooks);
   ReplayResult result;
   result.capacity = PlanCapacity(d.model, d.gpu, d.config);
   const CapacityResult& cap = result.capacity;
   if (!cap.does_not_fit.empty()) throw Error(cap.does_not_fit);
   std::unique_ptr<KvAllocator> allocator = MakeAllocator(d, r, cap);
-
-  const auto& preloaded = hooks.preloaded;
-  if (preloaded && r.window.max_requests > 0 && static_cast<int64_t>(preloaded->requests.size()) > r.window.max_requests)
-    throw InternalError("a preloaded trace must be windowed like the run");
-  std::unique_ptr<RequestSource> source =
-      preloaded ? std::make_unique<PreloadedSource>(preloaded, r.window.rate_scale) : ApplyWindow(MakeSourceFactory(r), r.window);
-  StepModelOptions timer_options = r.timer;
-  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  std::unique_ptr<RequestSource> source = OpenRequestSource(r, hooks);
+  const StepModelOptions timer_options = TimerOptions(d, r);
   const StepModel timer(d.model, cap, d.gpu, timer_options);
-  ReplayStatistics stats({r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size,
-                          r.slo_ttft_s, r.slo_tpot_s, timer_options.efficiency.client_ttft_ms * 1e-3,
-                          timer_options.efficiency.tokenize_us_per_token * 1e-6});
-  std::vector<ReplayObserver*> observers = {&stats};
+  ReplayStatistics stats(StatsOptions(r, cap, timer_options));
+  LoadCheckObserver load_check;
+  std::vector<ReplayObserver*> observers = {&stats, &load_check};
   observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
-
-  EngineOptions eo;
-  eo.max_num_seqs = cap.settings.max_num_seqs;
-  eo.max_num_batched_tokens = cap.settings.max_num_batched_tokens;
-  eo.max_model_len = cap.settings.max_model_len;
-  eo.block_size = cap.settings.block_size;
-  eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
-  eo.stepping = r.stepping;
-  eo.scheduler = r.scheduler;
-  ReplayEngine engine(eo, *allocator, timer, std::move(observers), *source);
+  ReplayEngine engine(MakeEngineOptions(d, r, cap), *allocator, timer, std::move(observers), *source);
 
   bool partial = false;
   int64_t steps = 0;
@@ -163,11 +204,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   ReplaySummary& s = result.summary;
   stats.FillSummary(s);
   FillRunSections(cap, r, counters, wall_s, stats.peak_used_blocks(), timer, s);
-  s.config.trace = source->Describe();
-  s.config.allocator = r.allocator == AllocatorKind::kPaged ? "paged" : allocator->name();
-  s.trace_skipped_rows = source->skipped_rows();
-  s.warnings = source->warnings();
+  s.load_check = load_check.Result();
   s.partial = partial;
+  FinishSummary(r, *source, allocator->name(), d.gpu.id, s);
   return result;
 }
 

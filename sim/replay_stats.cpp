@@ -35,7 +35,7 @@ void ReplayStatistics::OnStep(const StepSample& s) {
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
   preemptions_ = s.preemptions_total;
-  end_ns_ = s.start_ns + s.duration_ns;
+  end_ns_ = std::max(end_ns_, s.start_ns + s.duration_ns);  // a fleet's replicas interleave their steps
 }
 
 void ReplayStatistics::OnRequestDone(const RequestRecord& r) {

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,32 @@ namespace kvsim {
 
 // Shares of the KV pool by category, time-averaged.
 using WasteShares = std::array<double, kNumWasteCategories>;
+
+struct FleetSummary;  // below: per-replica summaries of a fleet replay
+
+// Was the offered load served? (sim/load_check.h). Measured over the second half of the arrival
+// window [T/2, T] (T: the last arrival): requests finished there against requests that arrived
+// there, the mean waiting queue over [0.8T, 0.9T] against [0.9T, T], and the backlog left waiting.
+struct LoadCheck {
+  bool applicable = false;   // at least 20 arrivals and 1 s in the window
+  double offered_rps = 0, finished_rps = 0;
+  double served_ratio = 0;   // finished_rps / offered_rps
+  double waiting_before = 0, waiting_end = 0;
+  bool queue_growing = false;
+  double backlog_fraction = 0;  // waiting_end / every arrival
+  bool served = true;        // served_ratio >= 0.99, the queue not growing and backlog_fraction <= 1% (true
+                             // when not applicable); growing: waiting_end > 1.05 x waiting_before + 1
+};
+
+// --gpu-hourly-cost: what the replayed span costs.
+struct CostSummary {
+  double gpu_hourly_usd = 0;
+  int64_t gpus = 0;                      // replicas x TP x PP
+  double gpu_hours = 0;                  // gpus x simulated time
+  double usd = 0;
+  double usd_per_million_output_tokens = 0;
+  double output_tokens_per_s_per_gpu = 0;
+};
 
 struct ReplaySummary {
   struct Requests {
@@ -86,6 +114,21 @@ struct ReplaySummary {
   int64_t trace_skipped_rows = 0;
   std::vector<std::string> warnings;
   bool partial = false;  // interrupted: the figures cover the replay so far
+  LoadCheck load_check;                          // reported in sweeps, and in JSON with fleet/cost
+  std::optional<CostSummary> cost;               // only with --gpu-hourly-cost
+  std::shared_ptr<const FleetSummary> fleet;     // only for --replicas > 1
+};
+
+struct FleetSummary {
+  int64_t replicas = 0;
+  RouterKind router = RouterKind::kRoundRobin;
+  std::vector<ReplaySummary> per_replica;
+  std::vector<int64_t> routed;  // requests routed to each replica
+  struct Spread {
+    double max = 0, mean = 0;
+  };
+  // Imbalance: requests routed, peak KV use and prefix hit rate across replicas.
+  Spread load, kv_peak_used_fraction, prefix_hit_rate;
 };
 
 }  // namespace kvsim

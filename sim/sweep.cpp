@@ -7,6 +7,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "sim/binding.h"
 
 namespace kvsim {
 namespace {
@@ -51,8 +52,13 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
   }
   const ReplaySummary& s = *p.summary;
   p.objective = c.objective == Objective::kGoodput ? s.goodput.requests_per_s : s.throughput.requests_per_s;
+  if (c.objective == Objective::kCost) {
+    p.objective = s.cost && s.cost->usd_per_million_output_tokens > 0 ? 1.0 / s.cost->usd_per_million_output_tokens : 0.0;
+    if (!s.cost) p.violations.push_back("--objective cost needs --gpu-hourly-cost");
+  }
   for (const SloConstraint& slo : c.slos) {
     const double v = SloValue(s, slo.metric, slo.quantile);
+    p.distance = std::max(p.distance, v / slo.limit_s);
     if (v > slo.limit_s)
       p.violations.push_back(std::string(NameOf(slo.metric)) + "-" + NameOf(slo.quantile) + " " + Format("%.6g", v) +
                              " s > " + Format("%g", slo.limit_s) + " s (by " + Format("%.3g", v - slo.limit_s) + " s)");
@@ -63,7 +69,15 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
     p.violations.push_back("preemption rate " + Format("%.3f", rate) + " > " + Format("%g", c.max_preemption_rate) +
                            " per request");
   if (s.requests.rejected > 0 && finished == 0) p.violations.push_back("no request finished");
+  // Honest answers: latency SLOs hold only on requests that got through, so the load must be served.
+  if (!s.load_check.served) {
+    p.violations.push_back(LoadCheckViolation(s.load_check));
+    const LoadCheck& l = s.load_check;
+    p.distance = std::max({p.distance, l.served_ratio > 0 ? 1.0 / l.served_ratio : 1e9, l.backlog_fraction / 0.01});
+  }
+  if (finished == 0) p.distance = std::max(p.distance, 1e9);
   p.feasible = p.violations.empty();
+  if (!p.feasible) p.binding = WhatBinds(s);
 }
 
 void ApplyGoodputThresholds(ReplayOptions& r, const SweepCriteria& c) {
@@ -176,9 +190,18 @@ int BestPoint(const std::vector<PointOutcome>& points) {
   return best;
 }
 
+const char* ObjectiveUnit(Objective objective) {
+  switch (objective) {
+    case Objective::kThroughput: return "req/s";
+    case Objective::kGoodput: return "goodput req/s";
+    case Objective::kCost: return "M output tokens/USD";
+  }
+  return "";
+}
+
 std::string WhyNotBest(const PointOutcome& p, const PointOutcome& best, const SweepCriteria& c) {
   if (!p.feasible) return "violates: " + Join(p.violations, "; ");
-  const std::string unit = c.objective == Objective::kGoodput ? " goodput req/s" : " req/s";
+  const std::string unit = std::string(" ") + ObjectiveUnit(c.objective);
   if (p.objective >= best.objective) return Format("%.3f", p.objective) + unit + ", ties the best (the first listed wins)";
   return Format("%.3f", p.objective) + unit + " < best " + Format("%.3f", best.objective) + " (" +
          Format("%.1f", best.objective > 0 ? 100 * (best.objective - p.objective) / best.objective : 0) + "% lower)";

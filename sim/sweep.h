@@ -32,10 +32,11 @@ struct EnumNames<SloQuantile> {
 enum class Objective {
   kThroughput,  // finished requests per second
   kGoodput,     // finished requests per second within the per-request SLOs
+  kCost,        // million output tokens per USD (--gpu-hourly-cost): the cheapest deployment
 };
 template <>
 struct EnumNames<Objective> {
-  static constexpr EnumEntry<Objective> kEntries[] = {{Objective::kThroughput, "throughput"}, {Objective::kGoodput, "goodput"}};
+  static constexpr EnumEntry<Objective> kEntries[] = {{Objective::kThroughput, "throughput"}, {Objective::kGoodput, "goodput"}, {Objective::kCost, "cost"}};
 };
 
 // "ttft-p99=2s": the p99 of time to first token must be at most 2 seconds.
@@ -65,6 +66,8 @@ struct PointOutcome {
   double objective = 0;                  // requests/s, or goodput requests/s
   bool feasible = false;
   std::vector<std::string> violations;   // "ttft-p99 3.10 s > 2 s (by 1.10 s)"
+  double distance = 0;                   // largest violated ratio (value / limit); <= 1 when the SLOs hold
+  std::string binding;                   // what binds (sim/binding.h), for infeasible points
   std::string error;                     // the deployment failed to run (e.g. does not fit)
 };
 
@@ -87,6 +90,9 @@ PointOutcome EvaluateOne(Variant& variant, const SweepCriteria& criteria, std::s
 
 // Index of the best feasible point (highest objective, first on ties), or -1.
 int BestPoint(const std::vector<PointOutcome>& points);
+
+// The objective's unit as printed ("req/s", "goodput req/s", "M output tokens/USD").
+const char* ObjectiveUnit(Objective objective);
 
 // Why a point is not the best: its violations, or how far its objective falls short.
 std::string WhyNotBest(const PointOutcome& point, const PointOutcome& best, const SweepCriteria& criteria);

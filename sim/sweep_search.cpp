@@ -8,21 +8,60 @@
 
 namespace kvsim {
 
+std::string NearestPoint(const std::vector<PointOutcome>& points) {
+  const PointOutcome* nearest = nullptr;
+  for (const PointOutcome& p : points)
+    if (p.error.empty() && p.summary && (!nearest || p.distance < nearest->distance)) nearest = &p;
+  if (!nearest) return points.empty() ? "nothing was run" : "no point ran: " + Join(points.front().violations, "; ");
+  const std::string ratio = nearest->distance >= 1e9 ? "no request finished" : Format("largest violated ratio %.3g", nearest->distance);
+  return "nearest: " + nearest->label + " (" + ratio + "; ratio = value / limit; load check: offered / finished, backlog / 1%)\n  " +
+         "violates: " + Join(nearest->violations, "; ") + "\n  binds: " + nearest->binding;
+}
+
 std::string ExplainNoFeasibleProbe(const SearchResult& r, const SweepCriteria& c) {
-  const PointOutcome* closest = nullptr;
-  for (const auto& [value, p] : r.probes)
-    if (p.error.empty() &&
-        (!closest || p.summary->throughput.requests_per_s > closest->summary->throughput.requests_per_s))
-      closest = &p;
-  if (!closest) return r.probes.empty() ? "nothing was run" : WhyNotBest(r.probes.front().second, {}, c);
-  std::string why = "closest: " + closest->label + ", " + WhyNotBest(*closest, {}, c);
-  const auto& th = closest->summary->throughput;
-  const double done = th.requests_per_s, offered = th.offered_requests_per_s;
-  // 5% slack: a run that keeps up still ends a little after its last arrival.
-  if (offered > 0 && done < 0.95 * offered)
-    why += "\n  overloaded: at best " + Format("%.3g", done) + " req/s finish while the trace offers " + Format("%.3g", offered) +
-           " req/s, so queues grow at every probe; lower the load (--find rate-scale) or add capacity";
-  return why;
+  (void)c;
+  std::vector<PointOutcome> probes;
+  for (const auto& [value, p] : r.probes) probes.push_back(p);
+  return NearestPoint(probes);
+}
+
+SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {
+  SearchResult r;
+  r.precision = "exact (integer replicas; doubling, then bisection)";
+  std::map<int64_t, PointOutcome> seen;
+  std::shared_ptr<const PreloadedTrace> preload;
+  auto eval = [&](int64_t n) -> const PointOutcome& {
+    auto it = seen.find(n);
+    if (it != seen.end()) return it->second;
+    Variant v = make(n);
+    if (!preload) preload = PreloadTrace(v.replay);
+    PointOutcome p = EvaluateOne(v, c, preload);
+    r.probes.emplace_back(static_cast<double>(n), p);
+    return seen.emplace(n, std::move(p)).first->second;
+  };
+  int64_t lo = 0, hi = -1;  // lo fails (0: none tried), hi meets
+  for (int64_t n = 1;; n = std::min(upper, n * 2)) {
+    if (eval(n).feasible) {
+      hi = n;
+      break;
+    }
+    lo = n;
+    if (n == upper) return r;
+  }
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    if (eval(mid).feasible) hi = mid;
+    else lo = mid;
+  }
+  r.found = true;
+  r.value = r.smallest_value = static_cast<double>(hi);
+  r.at_value = seen.at(hi);
+  if (hi > 1) {
+    r.has_next = true;
+    r.next_value = static_cast<double>(hi - 1);
+    r.at_next = eval(hi - 1);
+  }
+  return r;
 }
 
 SearchResult FindLargestBatchCap(const std::function<Variant(int64_t)>& make, const SweepCriteria& c, int64_t upper) {

@@ -20,16 +20,25 @@ struct SearchResult {
   double smallest_value = 0;            // max_num_seqs: the smallest cap that meets them (the range's start)
   PointOutcome at_value;
   bool has_next = false;
-  double next_value = 0;                // the next larger value tried, which violates
+  double next_value = 0;                // the neighbour that violates (next larger; replicas: N - 1)
   PointOutcome at_next;
   std::vector<std::pair<double, PointOutcome>> probes;  // every replay, in the order run
   std::string precision;
 };
 
-// Why a search found nothing: the probe that came closest (highest throughput) and its
-// violations, and, when even that probe finishes requests much slower than the trace offers
-// them, that the deployment is overloaded so no setting of the searched knob can help.
+// Why a search found nothing: the probe nearest to meeting the SLOs by the stated distance (the
+// largest violated ratio, value / limit; the offered-load check counts offered / finished and the
+// backlog over its 1% limit) with
+// its violations and what binds there (sim/binding.h).
 std::string ExplainNoFeasibleProbe(const SearchResult& result, const SweepCriteria& criteria);
+// The same for any list of points: "nearest: LABEL (largest violated ratio 1.35) ...".
+std::string NearestPoint(const std::vector<PointOutcome>& points);
+
+// Smallest number of replicas in [1, upper] meeting the criteria: doubling from 1, then bisection
+// (exact to 1); N - 1 is always probed and reported as the violating neighbour. Assumes more
+// replicas never make the SLOs worse.
+SearchResult FindSmallestReplicas(const std::function<Variant(int64_t)>& make, const SweepCriteria& criteria,
+                                  int64_t upper);
 
 // Largest integer max_num_seqs in [1, upper] meeting the criteria, and the smallest: every power
 // of two is probed, then bisection on each edge of the feasible range (exact to 1). Assumes the

@@ -19,6 +19,7 @@ struct TraceRequest {
   std::vector<uint64_t> block_ids;  // prompt block ids (Mooncake hash_ids), empty when the trace has none
   int64_t block_id_tokens = 0;  // tokens per block id (512 for Mooncake)
   int64_t source_line = 0;      // line in the file, for messages (0 for synthetic requests)
+  uint64_t session_id = 0;      // conversation / session (0: none); the session router keeps them together
 };
 
 class RequestSource {

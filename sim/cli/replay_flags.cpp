@@ -35,7 +35,9 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("start", po::value(&r.window.start_s), "skip arrivals before this many seconds")
       ("duration", po::value(&r.window.duration_s), "keep this many seconds of arrivals")
       ("rate-scale", po::value(&r.window.rate_scale)->default_value(1.0), "divide arrival times by S (S > 1: more load)")
-      ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back");
+      ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back")
+      ("shared-prefix", po::value(&r.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
+      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)");
 }
 
 void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
@@ -53,6 +55,12 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)");
   AddStepModelOptions(desc, f.step_model);
+  desc.add_options()
+      ("replicas", po::value(&r.replicas)->default_value(r.replicas), "independent replicas of the deployment behind a router")
+      ("router", po::value(&r.router)->default_value(r.router, NameOf(r.router)),
+       ("--replicas > 1: " + Choices<RouterKind>()).c_str())
+      ("gpu-hourly-cost", po::value(&f.gpu_hourly_cost),
+       "USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per million output tokens, tokens/s per GPU");
 }
 
 void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
@@ -77,6 +85,7 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
   ReplayOptions r = std::move(flags.options);
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
   ApplyStepModelFlags(flags.step_model, r.timer);
+  if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
   ValidateReplayOptions(r, data_dir);
   return r;
 }

@@ -18,6 +18,7 @@ struct ReplayFlags {
   ReplayOptions options;
   std::string trace_format = "auto";
   StepModelFlags step_model;
+  std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
 };
 
 void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);

@@ -28,11 +28,11 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
   own.add_options()("help,h", "show this help")
       ("sweep", po::value(&f.sweeps)->composing(), "OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)")
       ("grid", po::value(&f.grid_file), "JSON file {\"option\": [values], ...} with more axes")
-      ("objective", po::value(&f.objective)->default_value(f.objective), "throughput | goodput (requests/s meeting the per-request SLO)")
+      ("objective", po::value(&f.objective)->default_value(f.objective), "throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest per output token; needs --gpu-hourly-cost)")
       ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99=100ms")
       ("max-preemption-rate", po::value(&f.max_preemption_rate), "constraint: preemptions per finished request")
-      ("find", po::value(&f.find), "max-num-seqs | rate-scale: search instead of a grid")
-      ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered")
+      ("find", po::value(&f.find), "max-num-seqs | rate-scale | replicas (the smallest fleet): search instead of a grid")
+      ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered; --find replicas: the most replicas (at most 256)")
       ("precision", po::value(&f.precision)->default_value(f.precision, Format("%g", f.precision)), "--find rate-scale: relative precision");
   AddJobsOption(own, f.jobs);
   own.add_options()("csv", po::value(&f.csv_path), "write one row per point to FILE.csv")
@@ -55,8 +55,13 @@ nlohmann::json RunSearch(const SweepFlags& f, const SweepCriteria& criteria, con
     r = FindHighestRateScale([&](double s) {
           return ParseVariant("rate-scale=" + Format("%.6g", s), base, {"--rate-scale", Format("%.9g", s)}, data_dir, &cache);
         }, criteria, f.precision);
+  } else if (f.find == "replicas") {
+    if (f.find_max < 1) throw Error("--find-max: must be at least 1");
+    r = FindSmallestReplicas([&](int64_t n) {
+          return ParseVariant("replicas=" + std::to_string(n), base, {"--replicas", std::to_string(n)}, data_dir, &cache);
+        }, criteria, std::min<int64_t>(f.find_max, 256));
   } else {
-    throw Error("--find: '" + f.find + "' is not max-num-seqs or rate-scale");
+    throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale or replicas");
   }
   std::vector<PointOutcome> probes;
   for (const auto& [value, p] : r.probes) probes.push_back(p);

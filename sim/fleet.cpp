@@ -1,0 +1,154 @@
+#include "sim/fleet.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "kvcache/base/error.h"
+#include "sim/load_check.h"
+#include "sim/replay_engine.h"
+#include "sim/replay_setup.h"
+#include "sim/replay_stats.h"
+#include "sim/router.h"
+
+namespace kvsim {
+namespace {
+
+// The replicas' engines never pull: the fleet delivers each arrival to one of them.
+class NoSource final : public RequestSource {
+ public:
+  std::optional<TraceRequest> Next() override { return std::nullopt; }
+  std::string Describe() const override { return "fleet"; }
+};
+
+struct Replica {
+  std::unique_ptr<KvAllocator> allocator;
+  std::unique_ptr<ReplayStatistics> stats;
+  std::unique_ptr<ReplayEngine> engine;
+  int64_t usable_blocks = 0;  // paged pools; 0: KV use from the accounting
+  int64_t block_size = 16;
+  ReplicaLoad Load() const {
+    ReplicaLoad l;
+    l.requests = engine->running() + engine->waiting();
+    // KV use counts what the waiting requests' prompts will take: a router that saw only used
+    // blocks would send every request of a burst to the replica that has not admitted them yet.
+    if (usable_blocks > 0) {
+      const int64_t pending = (engine->waiting_tokens() + block_size - 1) / block_size;
+      l.kv_used_fraction = static_cast<double>(allocator->UsedBlocks() + pending) / static_cast<double>(usable_blocks);
+    } else {
+      const KvAccounting a = allocator->Accounting();
+      l.kv_used_fraction = a.capacity_slots > 0 ? static_cast<double>(a.used_slots()) / static_cast<double>(a.capacity_slots) : 0;
+    }
+    return l;
+  }
+};
+
+FleetSummary::Spread SpreadOf(const std::vector<double>& v) {
+  FleetSummary::Spread s;
+  for (double x : v) s.max = std::max(s.max, x), s.mean += x;
+  s.mean = v.empty() ? 0 : std::round(s.mean / static_cast<double>(v.size()) * 1e6) / 1e6;
+  return s;
+}
+
+// Per-replica summaries and the imbalance figures.
+std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& replicas, const std::vector<int64_t>& routed,
+                                                const CapacityResult& cap, const ReplayOptions& r, const StepModel& timer) {
+  auto f = std::make_shared<FleetSummary>();
+  f->replicas = static_cast<int64_t>(replicas.size());
+  f->router = r.router;
+  f->routed = routed;
+  std::vector<double> load, kv, hit;
+  ReplayOptions one = r;
+  one.replicas = 1;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    ReplaySummary s;
+    replicas[i].stats->FillSummary(s);
+    FillRunSections(cap, one, replicas[i].engine->counters(), 0.0, replicas[i].stats->peak_used_blocks(), timer, s);
+    load.push_back(static_cast<double>(routed[i]));
+    kv.push_back(s.kv.peak_used_fraction);
+    hit.push_back(s.prefix_cache.hit_rate);
+    f->per_replica.push_back(std::move(s));
+  }
+  f->load = SpreadOf(load);
+  f->kv_peak_used_fraction = SpreadOf(kv);
+  f->prefix_hit_rate = SpreadOf(hit);
+  return f;
+}
+
+}  // namespace
+
+ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayHooks& hooks) {
+  if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
+  if (r.replicas > 1 && (!r.timeseries_path.empty() || !r.requests_path.empty()))
+    throw Error("--timeseries/--requests: not available with --replicas > 1 (the rows of the replicas would interleave)");
+  ReplayResult result;
+  result.capacity = PlanCapacity(d.model, d.gpu, d.config);
+  const CapacityResult& cap = result.capacity;
+  if (!cap.does_not_fit.empty()) throw Error(cap.does_not_fit);
+  std::unique_ptr<RequestSource> source = OpenRequestSource(r, hooks);
+  const StepModelOptions timer_options = TimerOptions(d, r);
+  const StepModel timer(d.model, cap, d.gpu, timer_options);
+  ReplayStatistics fleet_stats(StatsOptions(r, cap, timer_options));
+  LoadCheckObserver load_check;
+  NoSource no_source;
+  std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
+  for (Replica& rep : replicas) {
+    rep.allocator = MakeAllocator(d, r, cap);
+    rep.stats = std::make_unique<ReplayStatistics>(StatsOptions(r, cap, timer_options));
+    rep.block_size = cap.settings.block_size;
+    rep.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.num_gpu_blocks - 1) : 0;
+    std::vector<ReplayObserver*> observers = {rep.stats.get(), &fleet_stats, &load_check};
+    observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
+    rep.engine = std::make_unique<ReplayEngine>(MakeEngineOptions(d, r, cap), *rep.allocator, timer, std::move(observers),
+                                                no_source);
+  }
+  Router router(r.router, static_cast<int>(r.replicas));
+  std::vector<ReplicaLoad> loads(replicas.size());
+  std::vector<int64_t> routed(replicas.size(), 0);
+  bool partial = false;
+  int64_t steps = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<TraceRequest> pending = source->Next();
+  while (true) {
+    ReplayEngine* next = nullptr;
+    for (Replica& rep : replicas)
+      if (!rep.engine->Idle() && (!next || rep.engine->now_ns() < next->now_ns())) next = rep.engine.get();
+    if (pending && (!next || pending->arrival_ns <= next->now_ns())) {
+      for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
+      const int k = router.Pick(*pending, loads);
+      ++routed[static_cast<size_t>(k)];
+      replicas[static_cast<size_t>(k)].engine->Deliver(std::move(*pending));
+      pending = source->Next();
+      continue;
+    }
+    if (!next) break;
+    if (!next->StepOnce()) continue;
+    if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source->progress(), next->now_ns());
+    if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
+      partial = true;
+      break;
+    }
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  EngineCounters total;
+  int64_t peak_blocks = 0;
+  for (const Replica& rep : replicas) {
+    total.steps += rep.engine->counters().steps;
+    total.events += rep.engine->counters().events;
+    total.preemptions += rep.engine->counters().preemptions;
+    peak_blocks = std::max(peak_blocks, rep.stats->peak_used_blocks());
+  }
+  ReplaySummary& s = result.summary;
+  fleet_stats.FillSummary(s);
+  s.requests.preemptions = total.preemptions;  // each replica counts its own
+  FillRunSections(cap, r, total, wall_s, peak_blocks, timer, s);
+  s.load_check = load_check.Result();
+  s.partial = partial;
+  s.fleet = SummarizeReplicas(replicas, routed, cap, r, timer);
+  FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
+  return result;
+}
+
+}  // namespace kvsim
