@@ -1,7 +1,9 @@
 #include "reports/html_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "kvcache/base/text_format.h"
 #include "reports/replay_report.h"
 #include "reports/svg_chart.h"
 
@@ -148,8 +150,31 @@ std::string Waste(const ReplaySummary& s) {
 
 }  // namespace
 
+// Fleets: requests in each replica over time (the over-time charts above show, per bucket, the
+// busiest replica's step).
+std::string FleetLoad(const ReplaySummary& s) {
+  if (!s.fleet || s.fleet->load_over_time.empty()) return "";
+  const FleetSummary& f = *s.fleet;
+  static const char* kColors[] = {"#2b6cb0", "#c05621", "#2f855a", "#9b2c2c", "#6b46c1", "#b7791f", "#2c7a7b", "#97266d"};
+  size_t n = 0;
+  for (const auto& r : f.load_over_time) n = std::max(n, r.size());
+  std::vector<double> t;
+  for (size_t i = 0; i < n; ++i) t.push_back((static_cast<double>(i) + 0.5) * f.load_interval_s);
+  std::vector<Series> lines;
+  for (size_t r = 0; r < f.load_over_time.size(); ++r) {
+    Series line{"replica " + std::to_string(r), kColors[r % 8], {}, {}};
+    for (size_t i = 0; i < n; ++i)
+      line.y.push_back(i < f.load_over_time[r].size() ? static_cast<double>(f.load_over_time[r][i]) : 0.0);
+    lines.push_back(std::move(line));
+  }
+  return "<h2>Fleet: load per replica over time</h2>\n<p class=\"note\">" + std::to_string(f.replicas) +
+         " replicas, router " + NameOf(f.router) + "; requests in each replica (running + waiting) as the router saw them, "
+         "maximum per " + Format("%g", f.load_interval_s) + " s. The charts above show the busiest replica per bucket.</p>\n" +
+         SvgLines({"Requests per replica (interval maxima)", "simulated time (s)", "requests"}, t, lines);
+}
+
 std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
-  return Header(s) + Configuration(s) + Capacity(s) + OverTime(rec) + Latency(s, rec) + Waste(s) +
+  return Header(s) + Configuration(s) + Capacity(s) + OverTime(rec) + FleetLoad(s) + Latency(s, rec) + Waste(s) +
          "<p class=\"note\">kvsim " + Escape(KVSIM_VERSION) + "; " + std::to_string(s.sim.steps) + " steps, " +
          std::to_string(s.sim.events) + " events.</p>\n</body></html>\n";
 }

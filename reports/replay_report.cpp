@@ -49,6 +49,10 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["waste_saturated"]["saturated_time_fraction"] = s.saturated_time_fraction;
   j["prefix_cache"] = {{"queried_tokens", s.prefix_cache.queried_tokens}, {"hit_tokens", s.prefix_cache.hit_tokens},
                        {"hit_rate", s.prefix_cache.hit_rate}};
+  if (s.prefix_cache.readmission_hit_tokens > 0)  // re-admissions that found their own blocks (absent otherwise)
+    j["prefix_cache"]["readmissions"] = {{"queried_tokens", s.prefix_cache.readmission_queried_tokens},
+                                         {"hit_tokens", s.prefix_cache.readmission_hit_tokens},
+                                         {"hit_rate", s.prefix_cache.readmission_hit_rate}};
   j["latency_s"] = nlohmann::json::object();
   for (const auto& [name, l] : s.latency_s.Named()) j["latency_s"][name] = LatencyJson(*l);
   const auto& th = s.throughput;

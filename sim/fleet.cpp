@@ -44,6 +44,34 @@ struct Replica {
   }
 };
 
+// Requests per replica over time, the maximum per interval; the interval doubles (pairs merged)
+// whenever the run outgrows kIntervals of them, so memory is constant.
+class LoadSeries {
+ public:
+  explicit LoadSeries(size_t replicas) : series_(replicas) {}
+  void Add(int64_t t_ns, const std::vector<ReplicaLoad>& loads) {
+    while (t_ns / width_ns_ >= kIntervals) {
+      for (auto& s : series_) {
+        for (size_t i = 0; i < s.size(); i += 2) s[i / 2] = std::max(s[i], i + 1 < s.size() ? s[i + 1] : 0);
+        s.resize((s.size() + 1) / 2);
+      }
+      width_ns_ *= 2;
+    }
+    const size_t k = static_cast<size_t>(t_ns / width_ns_);
+    for (size_t r = 0; r < series_.size(); ++r) {
+      if (series_[r].size() <= k) series_[r].resize(k + 1, 0);
+      series_[r][k] = std::max(series_[r][k], loads[r].requests);
+    }
+  }
+  double interval_s() const { return static_cast<double>(width_ns_) / 1e9; }
+  const std::vector<std::vector<int64_t>>& series() const { return series_; }
+
+ private:
+  static constexpr int64_t kIntervals = 512;
+  int64_t width_ns_ = 1'000'000'000;
+  std::vector<std::vector<int64_t>> series_;
+};
+
 FleetSummary::Spread SpreadOf(const std::vector<double>& v) {
   FleetSummary::Spread s;
   for (double x : v) s.max = std::max(s.max, x), s.mean += x;
@@ -106,6 +134,7 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
   Router router(r.router, static_cast<int>(r.replicas));
   std::vector<ReplicaLoad> loads(replicas.size());
   std::vector<int64_t> routed(replicas.size(), 0);
+  LoadSeries series(replicas.size());
   bool partial = false;
   int64_t steps = 0;
   const auto t0 = std::chrono::steady_clock::now();
@@ -116,6 +145,7 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
       if (!rep.engine->Idle() && (!next || rep.engine->now_ns() < next->now_ns())) next = rep.engine.get();
     if (pending && (!next || pending->arrival_ns <= next->now_ns())) {
       for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
+      series.Add(pending->arrival_ns, loads);
       const int k = router.Pick(*pending, loads);
       ++routed[static_cast<size_t>(k)];
       replicas[static_cast<size_t>(k)].engine->Deliver(std::move(*pending));
@@ -146,7 +176,10 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
   FillRunSections(cap, r, total, wall_s, peak_blocks, timer, s);
   s.load_check = load_check.Result();
   s.partial = partial;
-  s.fleet = SummarizeReplicas(replicas, routed, cap, r, timer);
+  std::shared_ptr<FleetSummary> fleet = SummarizeReplicas(replicas, routed, cap, r, timer);
+  fleet->load_interval_s = series.interval_s();
+  fleet->load_over_time = series.series();
+  s.fleet = fleet;
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
   return result;
 }

@@ -18,10 +18,13 @@ namespace ba = boost::accumulators;
 struct LatencyStats::Accumulators {
   using Set = ba::accumulator_set<double, ba::stats<ba::tag::extended_p_square_quantile(ba::quadratic)>>;
   static constexpr double kProbs[3] = {0.5, 0.9, 0.99};
-  Set set{ba::extended_p_square_probabilities = std::vector<double>(std::begin(kProbs), std::end(kProbs))};
+  explicit Accumulators(std::vector<double> probs) : set{ba::extended_p_square_probabilities = std::move(probs)} {}
+  Set set;
 };
 
-LatencyStats::LatencyStats() : acc_(std::make_unique<Accumulators>()) {}
+LatencyStats::LatencyStats()
+    : acc_(std::make_unique<Accumulators>(std::vector<double>(std::begin(Accumulators::kProbs), std::end(Accumulators::kProbs)))),
+      tail_(std::make_unique<Accumulators>(std::vector<double>{0.999})) {}
 LatencyStats::~LatencyStats() = default;
 LatencyStats::LatencyStats(LatencyStats&&) noexcept = default;
 LatencyStats& LatencyStats::operator=(LatencyStats&&) noexcept = default;
@@ -30,6 +33,7 @@ void LatencyStats::Add(double seconds) {
   ++count_;
   sum_ += seconds;
   acc_->set(seconds);
+  tail_->set(seconds);
   if (exact_.size() < kExactLimit) exact_.push_back(seconds);
 }
 
@@ -44,12 +48,13 @@ double LatencyStats::Quantile(double p) const {
     std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
     return v[k];
   }
+  if (p > 0.99) return ba::quantile(tail_->set, ba::quantile_probability = p);
   return ba::quantile(acc_->set, ba::quantile_probability = p);
 }
 
 LatencySummary LatencyStats::Summary() const {
   auto r = [](double x) { return std::round(x * 1e6) / 1e6; };
-  return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99))};
+  return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99)), r(Quantile(0.999))};
 }
 
 }  // namespace kvsim

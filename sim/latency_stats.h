@@ -13,6 +13,7 @@ namespace kvsim {
 struct LatencySummary {
   int64_t count = 0;
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+  double p999 = 0;  // for SLOs (sweeps); not in the replay JSON, whose keys stay as they were
 };
 
 class LatencyStats {
@@ -35,6 +36,7 @@ class LatencyStats {
  private:
   struct Accumulators;
   std::unique_ptr<Accumulators> acc_;
+  std::unique_ptr<Accumulators> tail_;  // p99.9 alone, so the p50/p90/p99 estimates stay as they were
   std::vector<double> exact_;
   int64_t count_ = 0;
   double sum_ = 0;

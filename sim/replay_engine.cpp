@@ -182,6 +182,8 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
       l.record.admitted_ns = now_ns_;
       l.record.cached_tokens = plan->cached_tokens;
       for (ReplayObserver* o : observers_) o->OnPrefixLookup(l.req.prompt_tokens, plan->cached_tokens);
+    } else {
+      for (ReplayObserver* o : observers_) o->OnPrefixRelookup(q.prompt_tokens, plan->cached_tokens);
     }
     l.computed = plan->cached_tokens + plan->new_tokens;
     budget -= plan->new_tokens;

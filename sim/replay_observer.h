@@ -64,6 +64,8 @@ class ReplayObserver {
   virtual void OnRequestDone(const RequestRecord& record) { (void)record; }
   // A request's first admission: prompt tokens looked up in the prefix cache and found there.
   virtual void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) { (void)queried_tokens, (void)hit_tokens; }
+  // A preempted request's re-admission: its prompt (and recomputed output) looked up again.
+  virtual void OnPrefixRelookup(int64_t queried_tokens, int64_t hit_tokens) { (void)queried_tokens, (void)hit_tokens; }
 };
 
 }  // namespace kvsim

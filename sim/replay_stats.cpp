@@ -63,6 +63,11 @@ void ReplayStatistics::OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens
   prefix_hit_ += hit_tokens;
 }
 
+void ReplayStatistics::OnPrefixRelookup(int64_t queried_tokens, int64_t hit_tokens) {
+  readmit_queried_ += queried_tokens;
+  readmit_hit_ += hit_tokens;
+}
+
 void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.requests = {total_, finished_, rejected_, preemptions_, rejected_by_reason_};
   s.concurrency = {peak_running_, R6(Ratio(running_time_integral_, time_total_ns_)), peak_waiting_};
@@ -73,7 +78,8 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.waste_saturated = Shares(waste_saturated_);
   s.saturated_time_fraction = R6(Ratio(time_saturated_ns_, time_total_ns_));
   s.prefix_cache = {prefix_queried_, prefix_hit_,
-                    R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_)))};
+                    R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
+                    readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};
   s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), tpot_.Summary(), itl_.Summary(),
                  e2e_.Summary()};
   const double span_s = static_cast<double>(end_ns_) / 1e9;

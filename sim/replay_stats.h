@@ -33,6 +33,7 @@ class ReplayStatistics final : public ReplayObserver {
   void OnStep(const StepSample& s) override;
   void OnRequestDone(const RequestRecord& r) override;
   void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) override;
+  void OnPrefixRelookup(int64_t queried_tokens, int64_t hit_tokens) override;
 
   // Fills the sections these statistics own: requests, concurrency, kv, waste, prefix_cache,
   // latency_s, throughput and goodput. The caller adds memory, sim and the configuration.
@@ -52,6 +53,7 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t last_arrival_ns_ = 0;  // the offered load is total_ over this span
   int64_t output_tokens_ = 0;
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
+  int64_t readmit_queried_ = 0, readmit_hit_ = 0;
   LatencyStats queue_, ttft_, client_ttft_, tpot_, e2e_;
   WeightedHistogram itl_;
   int64_t goodput_requests_ = 0;

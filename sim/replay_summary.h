@@ -70,7 +70,10 @@ struct ReplaySummary {
   double saturated_time_fraction = 0;
   struct PrefixCache {
     int64_t queried_tokens = 0, hit_tokens = 0;
-    double hit_rate = 0;
+    double hit_rate = 0;  // first admissions
+    // Re-admissions of preempted requests (their own cached prompt blocks; in JSON only when any hit).
+    int64_t readmission_queried_tokens = 0, readmission_hit_tokens = 0;
+    double readmission_hit_rate = 0;
   } prefix_cache;
   struct Latency {
     LatencySummary queue;
@@ -129,6 +132,10 @@ struct FleetSummary {
   };
   // Imbalance: requests routed, peak KV use and prefix hit rate across replicas.
   Spread load, kv_peak_used_fraction, prefix_hit_rate;
+  // Load over time: requests in each replica (running + waiting) as the router saw them at each
+  // arrival, the maximum per interval; at most 512 intervals (their width doubles as the run grows).
+  double load_interval_s = 0;
+  std::vector<std::vector<int64_t>> load_over_time;  // [replica][interval]
 };
 
 }  // namespace kvsim

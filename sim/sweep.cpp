@@ -38,8 +38,11 @@ SloConstraint ParseSlo(const std::string& piece) {
   if (!quantile) throw Error("--slo: '" + piece + "': quantile must be " + EnumChoices<SloQuantile>(", "));
   k.metric = *metric;
   k.quantile = *quantile;
+  if ((k.metric == SloMetric::kGoodput) != (k.quantile == SloQuantile::kMin))
+    throw Error("--slo: '" + piece + "': the goodput fraction is written goodput-min=F (F in (0, 1]); latencies take p50..p99.9 or mean");
   k.limit_s = ParseDurationSeconds(piece.substr(eq + 1), piece);
   if (!(k.limit_s > 0)) throw Error("--slo: '" + piece + "': the limit must be positive");
+  if (k.metric == SloMetric::kGoodput && k.limit_s > 1) throw Error("--slo: '" + piece + "': a goodput fraction is at most 1");
   k.text = piece;
   return k;
 }
@@ -58,6 +61,12 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
   }
   for (const SloConstraint& slo : c.slos) {
     const double v = SloValue(s, slo.metric, slo.quantile);
+    if (slo.metric == SloMetric::kGoodput) {  // at least the limit
+      p.distance = std::max(p.distance, v > 0 ? slo.limit_s / v : 1e9);
+      if (v < slo.limit_s)
+        p.violations.push_back(Format("goodput fraction %.4f < %g", v, slo.limit_s));
+      continue;
+    }
     p.distance = std::max(p.distance, v / slo.limit_s);
     if (v > slo.limit_s)
       p.violations.push_back(std::string(NameOf(slo.metric)) + "-" + NameOf(slo.quantile) + " " + Format("%.6g", v) +
@@ -111,8 +120,10 @@ PointOutcome Outcome(const std::string& label, const VariantRun& run, const Swee
 }  // namespace
 
 double SloValue(const ReplaySummary& s, SloMetric metric, SloQuantile quantile) {
+  if (metric == SloMetric::kGoodput) return s.goodput.fraction;
   const LatencySummary* l = &s.latency_s.ttft;
   switch (metric) {
+    case SloMetric::kGoodput: break;
     case SloMetric::kQueue: l = &s.latency_s.queue; break;
     case SloMetric::kTtft: l = &s.latency_s.ttft; break;
     case SloMetric::kClientTtft: l = &s.latency_s.client_ttft; break;
@@ -125,6 +136,8 @@ double SloValue(const ReplaySummary& s, SloMetric metric, SloQuantile quantile) 
     case SloQuantile::kP50: return l->p50;
     case SloQuantile::kP90: return l->p90;
     case SloQuantile::kP99: return l->p99;
+    case SloQuantile::kP999: return l->p999;
+    case SloQuantile::kMin: return l->p50;  // not a latency quantile (ParseSlo allows it for goodput only)
   }
   return l->p99;
 }

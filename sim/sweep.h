@@ -14,19 +14,23 @@
 
 namespace kvsim {
 
-enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e };
+// kGoodput: the fraction of finished requests within the per-request TTFT/TPOT limits, as
+// "goodput-min=0.95" (at least); every other metric is a latency at most its limit.
+enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e, kGoodput };
 template <>
 struct EnumNames<SloMetric> {
   static constexpr EnumEntry<SloMetric> kEntries[] = {
       {SloMetric::kTtft, "ttft"}, {SloMetric::kClientTtft, "client_ttft"}, {SloMetric::kTpot, "tpot"},
-      {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"}};
+      {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"},
+      {SloMetric::kGoodput, "goodput"}};
 };
 
-enum class SloQuantile { kMean, kP50, kP90, kP99 };
+enum class SloQuantile { kMean, kP50, kP90, kP99, kP999, kMin };
 template <>
 struct EnumNames<SloQuantile> {
-  static constexpr EnumEntry<SloQuantile> kEntries[] = {
-      {SloQuantile::kP50, "p50"}, {SloQuantile::kP90, "p90"}, {SloQuantile::kP99, "p99"}, {SloQuantile::kMean, "mean"}};
+  static constexpr EnumEntry<SloQuantile> kEntries[] = {{SloQuantile::kP50, "p50"},   {SloQuantile::kP90, "p90"},
+                                                        {SloQuantile::kP99, "p99"},   {SloQuantile::kP999, "p99.9"},
+                                                        {SloQuantile::kMean, "mean"}, {SloQuantile::kMin, "min"}};
 };
 
 enum class Objective {

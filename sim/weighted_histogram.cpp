@@ -44,7 +44,8 @@ double WeightedHistogram::Quantile(double p) const {
 
 LatencySummary WeightedHistogram::Summary() const {
   if (count_ == 0) return {};
-  return {count_, R6(sum_ / static_cast<double>(count_)), R6(Quantile(0.5)), R6(Quantile(0.9)), R6(Quantile(0.99))};
+  return {count_, R6(sum_ / static_cast<double>(count_)), R6(Quantile(0.5)), R6(Quantile(0.9)), R6(Quantile(0.99)),
+          R6(Quantile(0.999))};
 }
 
 }  // namespace kvsim

@@ -29,7 +29,7 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
       ("sweep", po::value(&f.sweeps)->composing(), "OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)")
       ("grid", po::value(&f.grid_file), "JSON file {\"option\": [values], ...} with more axes")
       ("objective", po::value(&f.objective)->default_value(f.objective), "throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest per output token; needs --gpu-hourly-cost)")
-      ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99=100ms")
+      ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99.9=100ms (p50|p90|p99|p99.9|mean); goodput-min=0.95: at least that fraction of requests within the TTFT/TPOT limits")
       ("max-preemption-rate", po::value(&f.max_preemption_rate), "constraint: preemptions per finished request")
       ("find", po::value(&f.find), "max-num-seqs | rate-scale | replicas (the smallest fleet): search instead of a grid")
       ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered; --find replicas: the most replicas (at most 256)")

@@ -105,6 +105,9 @@ TEST(FleetTest, TwoReplicasServeTwoRequestsInParallel) {
   EXPECT_EQ(two.fleet->per_replica[0].requests.finished, 1);
   EXPECT_EQ(two.fleet->per_replica[1].requests.finished, 1);
   EXPECT_EQ(two.sim.steps, 20);  // 10 steps on each replica
+  // The router saw {0, 0} for the first arrival and {1, 0} for the second (both in the first second).
+  EXPECT_EQ(two.fleet->load_over_time, (std::vector<std::vector<int64_t>>{{1}, {0}}));
+  EXPECT_DOUBLE_EQ(two.fleet->load_interval_s, 1.0);
 }
 
 // The fleet's loop with one replica must replay exactly what the single engine does.

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/model_catalog.h"
+#include "sim/latency_stats.h"
 #include "sim/binding.h"
 #include "sim/load_check.h"
 #include "sim/sweep.h"
@@ -104,6 +107,27 @@ TEST(HonestSearchTest, NoFeasibleProbeNamesTheNearestByTheLargestViolatedRatio) 
   const std::string why = ExplainNoFeasibleProbe(r, c);
   EXPECT_EQ(why.rfind("nearest: " + nearest->label + " (", 0), 0u) << why;
   EXPECT_NE(why.find("binds: "), std::string::npos);
+}
+
+TEST(HonestSearchTest, TailQuantilesAndGoodputFractionAsSlos) {
+  const SweepCriteria c = ParseCriteria("throughput", "ttft-p99.9=5s,goodput-min=0.9", -1);
+  ASSERT_EQ(c.slos.size(), 2u);
+  EXPECT_EQ(c.slos[0].quantile, SloQuantile::kP999);
+  EXPECT_EQ(c.slos[1].metric, SloMetric::kGoodput);
+  EXPECT_THROW(ParseCriteria("throughput", "goodput-p99=0.9", -1), Error);
+  EXPECT_THROW(ParseCriteria("throughput", "ttft-min=1s", -1), Error);
+  EXPECT_THROW(ParseCriteria("throughput", "goodput-min=2", -1), Error);
+  // Nearest rank over 1..1000: p99.9 is the 999th value.
+  LatencyStats l;
+  for (int i = 1; i <= 1000; ++i) l.Add(i);
+  EXPECT_DOUBLE_EQ(l.Summary().p999, 999.0);
+  // The overloaded case: goodput fraction against its own TTFT limit.
+  const SweepCriteria g = ParseCriteria("throughput", "ttft-p99=1000s,goodput-min=0.99", -1);
+  Variant v = Case(1, 8);
+  const PointOutcome p = EvaluateOne(v, g, nullptr);
+  ASSERT_TRUE(p.summary);
+  const double fraction = p.summary->goodput.fraction;
+  EXPECT_EQ(fraction < 0.99, Join(p.violations, ";").find("goodput fraction") != std::string::npos);
 }
 
 TEST(HonestSearchTest, SmallestReplicasMatchesEveryN) {
