@@ -104,6 +104,34 @@ std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& repl
   return f;
 }
 
+// The global event loop: the next arrival is routed when it comes no later than every busy
+// replica's next step start; otherwise the replica whose step starts first steps. Returns true
+// when the stop flag ended the run.
+bool RunEvents(std::vector<Replica>& replicas, Router& router, RequestSource& source, const ReplayHooks& hooks,
+               std::vector<int64_t>& routed, LoadSeries& series) {
+  std::vector<ReplicaLoad> loads(replicas.size());
+  int64_t steps = 0;
+  std::optional<TraceRequest> pending = source.Next();
+  while (true) {
+    ReplayEngine* next = nullptr;
+    for (Replica& rep : replicas)
+      if (!rep.engine->Idle() && (!next || rep.engine->now_ns() < next->now_ns())) next = rep.engine.get();
+    if (pending && (!next || pending->arrival_ns <= next->now_ns())) {
+      for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
+      series.Add(pending->arrival_ns, loads);
+      const int k = router.Pick(*pending, loads);
+      ++routed[static_cast<size_t>(k)];
+      replicas[static_cast<size_t>(k)].engine->Deliver(std::move(*pending));
+      pending = source.Next();
+      continue;
+    }
+    if (!next) return false;
+    if (!next->StepOnce()) continue;
+    if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source.progress(), next->now_ns());
+    if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) return true;
+  }
+}
+
 }  // namespace
 
 ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayHooks& hooks) {
@@ -132,34 +160,10 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
                                                 no_source);
   }
   Router router(r.router, static_cast<int>(r.replicas));
-  std::vector<ReplicaLoad> loads(replicas.size());
   std::vector<int64_t> routed(replicas.size(), 0);
   LoadSeries series(replicas.size());
-  bool partial = false;
-  int64_t steps = 0;
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<TraceRequest> pending = source->Next();
-  while (true) {
-    ReplayEngine* next = nullptr;
-    for (Replica& rep : replicas)
-      if (!rep.engine->Idle() && (!next || rep.engine->now_ns() < next->now_ns())) next = rep.engine.get();
-    if (pending && (!next || pending->arrival_ns <= next->now_ns())) {
-      for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
-      series.Add(pending->arrival_ns, loads);
-      const int k = router.Pick(*pending, loads);
-      ++routed[static_cast<size_t>(k)];
-      replicas[static_cast<size_t>(k)].engine->Deliver(std::move(*pending));
-      pending = source->Next();
-      continue;
-    }
-    if (!next) break;
-    if (!next->StepOnce()) continue;
-    if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source->progress(), next->now_ns());
-    if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
-      partial = true;
-      break;
-    }
-  }
+  const bool partial = RunEvents(replicas, router, *source, hooks, routed, series);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   EngineCounters total;
