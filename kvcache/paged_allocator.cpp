@@ -22,6 +22,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
   caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+  counting_ = o.count_interchangeable_blocks && !caching_ &&
+              std::all_of(groups_.begin(), groups_.end(), [](const KvCacheGroup& g) { return g.kind == AttentionKind::kFull; });
 }
 
 int64_t PagedAllocator::WatermarkBlocks() const {
@@ -60,7 +62,7 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
   plan.blocks_needed += hits_in_queue;
   plan.slots_needed = plan.blocks_needed * block_size_;
-  plan.feasible = plan.blocks_needed <= pool_.num_queued() - WatermarkBlocks();
+  plan.feasible = plan.blocks_needed <= QueuedBlocks() - WatermarkBlocks();
   return plan;
 }
 
@@ -88,6 +90,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
     gb.first_live = 0;
     gb.blocks.clear();
     gb.tail_reserved = 0;
+    gb.counted = 0;
   }
   const int64_t hits = plan.cached_tokens / block_size_;
   prefix_queried_blocks_ += caching_ ? std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
@@ -121,7 +124,7 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
       for (int64_t i = 0; i < n; ++i)
         if (pool_.at(gb.blocks[i]).ref_count == 1) ++*released;
     }
-    const int64_t held = gb.first_live + static_cast<int64_t>(gb.blocks.size());
+    const int64_t held = gb.held();
     need += std::max<int64_t>(0, BlocksFor(target) - held);
   }
   return need;
@@ -131,13 +134,13 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
   const RequestState& r = requests_.at(id);
   int64_t released = 0;
   const int64_t need = BlocksToGrow(r, tokens, &released);
-  return need <= pool_.num_queued() + released;
+  return need <= QueuedBlocks() + released;
 }
 
 bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   RequestState& r = requests_.at(id);
   int64_t released = 0;
-  if (BlocksToGrow(r, tokens, &released) > pool_.num_queued() + released) return false;
+  if (BlocksToGrow(r, tokens, &released) > QueuedBlocks() + released) return false;
   CommitGrow(r, tokens);
   return true;
 }
@@ -173,6 +176,7 @@ void PagedAllocator::ReleaseSkipped(RequestState& r) {
 }
 
 void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
+  if (counting_) return CommitGrowCounted(r, tokens);
   ClearTail(r);
   ReleaseSkipped(r);
   const int64_t target = r.computed + tokens;
@@ -254,7 +258,7 @@ void PagedAllocator::SetTail(RequestState& r) {
   const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
   const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
   for (GroupBlocks& gb : r.groups) {
-    if (gb.blocks.empty()) continue;
+    if (gb.held() == 0) continue;
     reserved_slots_ += value;
     gb.tail_reserved = value;
   }
@@ -262,6 +266,11 @@ void PagedAllocator::SetTail(RequestState& r) {
 
 void PagedAllocator::Free(RequestId id) {
   RequestState& r = requests_.at(id);
+  if (counting_) {
+    FreeCounted(r);
+    requests_.erase(id);
+    return;
+  }
   ClearTail(r);
   for (GroupBlocks& gb : r.groups) {
     // Tail first. A finished request's blocks were last touched long ago: fetch ahead.
@@ -272,6 +281,31 @@ void PagedAllocator::Free(RequestId id) {
     }
   }
   requests_.erase(id);
+}
+
+// Counting mode: every held block is full but the last, which holds Offset(computed) tokens, so a
+// grow takes BlocksFor(target) − held blocks per group and fills exactly `tokens` slots in each.
+void PagedAllocator::CommitGrowCounted(RequestState& r, int64_t tokens) {
+  ClearTail(r);
+  const int64_t target = r.computed + tokens;
+  const int64_t per_group = BlocksFor(target);
+  for (GroupBlocks& gb : r.groups) {
+    const int64_t take = std::max<int64_t>(0, per_group - gb.held());
+    gb.counted += take;
+    counted_taken_ += take;
+  }
+  token_slots_ += tokens * static_cast<int64_t>(r.groups.size());
+  r.computed = target;
+  SetTail(r);
+}
+
+void PagedAllocator::FreeCounted(RequestState& r) {
+  ClearTail(r);
+  for (GroupBlocks& gb : r.groups) {
+    counted_taken_ -= gb.counted;
+    gb.counted = 0;
+  }
+  token_slots_ -= r.computed * static_cast<int64_t>(r.groups.size());
 }
 
 int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at(id).computed; }
@@ -285,7 +319,7 @@ KvAccounting PagedAllocator::Accounting() const {
   a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - reserved_slots_;
   a.external_fragmentation_slots = block_size_;  // the null block
   a.cached_slots = pool_.num_cached() * block_size_;
-  a.free_slots = (pool_.num_queued() - pool_.num_cached()) * block_size_;
+  a.free_slots = (QueuedBlocks() - pool_.num_cached()) * block_size_;
   a.shared_saved_slots = shared_saved_;
   return a;
 }

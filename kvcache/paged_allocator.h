@@ -20,6 +20,11 @@
 //   models.
 // - vLLM v0's admission watermark (a fraction of blocks that admission leaves free). v0's swap
 //   preemption is not modelled: v0 preempts single-sequence requests by recompute, as v1 does.
+// - Counting mode (default when no prefix hit is possible: caching off and only full-attention
+//   groups): blocks are interchangeable, so a request holds a count of blocks, not ids, and grows
+//   and frees in runs; the pool's list is never touched. Every figure (waste categories, used and
+//   free blocks) is the same as with ids: the last block holds Offset(computed) tokens, every other
+//   block is full. `count_interchangeable_blocks = false` keeps the ids (the reference).
 // Complexity: admit/grow/free O(blocks touched); Accounting() O(1).
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
@@ -41,6 +46,7 @@ struct PagedAllocatorOptions {
   // One entry per layer group; default: one full-attention group.
   std::vector<KvCacheGroup> groups = {KvCacheGroup{}};
   double watermark_fraction = 0.0; // vLLM v0: 0.01
+  bool count_interchangeable_blocks = true;  // counting mode when no prefix hit is possible
 };
 
 class PagedAllocator final : public KvAllocator {
@@ -68,8 +74,9 @@ class PagedAllocator final : public KvAllocator {
     return true;
   }
 
-  int64_t num_free_blocks() const { return pool_.num_queued(); }  // free + cached
-  int64_t num_used_blocks() const { return pool_.num_blocks() - 1 - pool_.num_queued(); }
+  int64_t num_free_blocks() const { return QueuedBlocks(); }  // free + cached
+  int64_t num_used_blocks() const { return pool_.num_blocks() - 1 - QueuedBlocks(); }
+  bool counting() const { return counting_; }
   int64_t block_size() const { return block_size_; }
   const BlockPool& pool() const { return pool_; }
 
@@ -82,6 +89,8 @@ class PagedAllocator final : public KvAllocator {
     int64_t first_live = 0;         // logical index of blocks_[0]; earlier ones slid out of the window
     std::vector<BlockId> blocks;
     int32_t tail_reserved = 0;      // unfilled slots of blocks.back() this request will still fill
+    int64_t counted = 0;            // counting mode: blocks held (no ids; `blocks` stays empty)
+    int64_t held() const { return first_live + static_cast<int64_t>(blocks.size()) + counted; }
   };
   struct RequestState {
     int64_t computed = 0;
@@ -107,10 +116,15 @@ class PagedAllocator final : public KvAllocator {
   struct BlockTotals {
     int64_t token = 0, saved = 0, queued = 0, cached = 0;
   };
-  int64_t CheckOwners(std::vector<int32_t>& refs) const;  // counts owners per block; returns Σ tail reservations
+  // Counts owners per block; returns Σ tail reservations; counted: counting mode's tokens and blocks.
+  int64_t CheckOwners(std::vector<int32_t>& refs, BlockTotals& counted) const;
   BlockTotals CheckBlocks(const std::vector<int32_t>& refs) const;
   void CheckFreeQueue(const BlockTotals& totals) const;
   bool CachingEnabled() const { return caching_; }
+  // Free blocks: the pool's queue less the blocks counting mode took without dequeuing them.
+  int64_t QueuedBlocks() const { return pool_.num_queued() - counted_taken_; }
+  void CommitGrowCounted(RequestState& r, int64_t tokens);
+  void FreeCounted(RequestState& r);
 
   // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for
   // hybrid models whose page sizes were unified), divisions otherwise.
@@ -123,6 +137,8 @@ class PagedAllocator final : public KvAllocator {
   std::vector<KvCacheGroup> groups_;
   bool caching_;
   double watermark_fraction_;
+  bool counting_ = false;
+  int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests
   BlockPool pool_;
   RequestTable<RequestState> requests_;
 

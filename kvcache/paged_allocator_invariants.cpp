@@ -9,13 +9,13 @@
 
 namespace kvsim {
 
-int64_t PagedAllocator::CheckOwners(std::vector<int32_t>& refs) const {
+int64_t PagedAllocator::CheckOwners(std::vector<int32_t>& refs, BlockTotals& counted) const {
   const int64_t n = pool_.num_blocks();
   int64_t tail_reserved = 0;
   requests_.ForEach([&](RequestId id, const RequestState& r) {
     for (size_t g = 0; g < r.groups.size(); ++g) {
       const GroupBlocks& gb = r.groups[g];
-      const int64_t logical = gb.first_live + static_cast<int64_t>(gb.blocks.size());
+      const int64_t logical = gb.held();
       KVSIM_CHECK(logical == CeilDiv(r.computed, block_size_),
               "PagedAllocator: request " + std::to_string(id) + " holds " + std::to_string(logical) + " blocks for " +
                   std::to_string(r.computed) + " tokens");
@@ -27,9 +27,16 @@ int64_t PagedAllocator::CheckOwners(std::vector<int32_t>& refs) const {
         const int64_t expect = last ? r.computed - (logical - 1) * block_size_ : block_size_;
         KVSIM_CHECK(pool_.at(b).filled_slots == expect, "block " + std::to_string(b) + " fill disagrees with its owner");
       }
-      const int64_t unfilled = gb.blocks.empty() ? 0 : block_size_ - pool_.at(gb.blocks.back()).filled_slots;
+      KVSIM_CHECK(counting_ || gb.counted == 0, "a counted block outside counting mode");
+      KVSIM_CHECK(!counting_ || gb.blocks.empty(), "a block id held in counting mode");
+      int64_t unfilled = gb.blocks.empty() ? 0 : block_size_ - pool_.at(gb.blocks.back()).filled_slots;
+      if (counting_) {
+        unfilled = Offset(r.computed) == 0 ? 0 : block_size_ - Offset(r.computed);
+        counted.token += r.computed;
+        counted.queued += gb.counted;
+      }
       KVSIM_CHECK(gb.tail_reserved >= 0 && gb.tail_reserved <= unfilled, "tail reservation beyond unfilled");
-      KVSIM_CHECK(unfilled == 0 || pool_.at(gb.blocks.back()).ref_count == 1, "a partly filled last block is shared");
+      KVSIM_CHECK(unfilled == 0 || counting_ || pool_.at(gb.blocks.back()).ref_count == 1, "a partly filled last block is shared");
       tail_reserved += gb.tail_reserved;
     }
   });
@@ -87,10 +94,12 @@ void PagedAllocator::CheckFreeQueue(const BlockTotals& t) const {
 
 void PagedAllocator::CheckInvariants() const {
   std::vector<int32_t> refs(static_cast<size_t>(pool_.num_blocks()), 0);
-  const int64_t tail_reserved = CheckOwners(refs);
+  BlockTotals counted;
+  const int64_t tail_reserved = CheckOwners(refs, counted);
   const BlockTotals t = CheckBlocks(refs);
   CheckFreeQueue(t);
-  KVSIM_CHECK(t.token == token_slots_ && tail_reserved == reserved_slots_ && t.saved == shared_saved_,
+  KVSIM_CHECK(counted.queued == counted_taken_, "counting mode: blocks held disagree with the blocks taken");
+  KVSIM_CHECK(t.token + counted.token == token_slots_ && tail_reserved == reserved_slots_ && t.saved == shared_saved_,
               "accounting totals drifted");
   const KvAccounting a = Accounting();
   KVSIM_CHECK(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");

@@ -266,6 +266,19 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   return !scheduled.empty() || lazy_count_ > 0;
 }
 
+// True when StepV1 would only let the lazy decoders decode: no prefill, no event due this step
+// (its calendar bucket is empty and the far heap's top is later), everyone fits the budget, and
+// pass 2 cannot admit (empty queue or max_num_seqs reached). Skipping StepV1 and AfterStep for
+// such a step changes nothing: both would find no work.
+bool ReplayEngine::QuietDecodeStep() const {
+  if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
+  if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
+  if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
+  if (!calendar_[static_cast<size_t>(step_ % kCalendarSteps)].empty()) return false;
+  return far_events_.empty() || far_events_.top().step > step_;
+}
+
 bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
   int64_t budget = o_.max_num_batched_tokens;
   // Prefill steps first (whole prompts); otherwise decode every running request.
@@ -361,7 +374,10 @@ bool ReplayEngine::StepOnce() {
   preempted_this_step_ = false;
   scheduled_.clear();
   std::vector<Scheduled>& scheduled = scheduled_;
-  const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
+  // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly.
+  const bool quiet = QuietDecodeStep();
+  if (quiet) work_.clear();
+  const bool work = quiet || (o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled));
   if (!work && running_.empty()) {
     // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
     const Slot slot = waiting_.front();
@@ -385,7 +401,7 @@ bool ReplayEngine::StepOnce() {
   KVSIM_DCHECK(dt > 0);  // time never goes back
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
-  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
+  const int64_t later_tokens = lazy_tokens + (quiet ? 0 : AfterStep(scheduled));
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);
   return true;

@@ -118,6 +118,7 @@ class ReplayEngine {
   void Arrive(TraceRequest r);
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
+  bool QuietDecodeStep() const;
   bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);

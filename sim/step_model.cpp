@@ -182,8 +182,7 @@ GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {
   return s;
 }
 
-double StepModel::Memo(std::vector<double>& memo, int64_t key,
-                       void (StepModel::*add)(int64_t, std::vector<OperatorCost>*, double*) const) const {
+double StepModel::MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) const {
   if (key < 0) key = 0;
   if (key > kMaxMemoKey) {  // beyond any batch a server schedules (a one-off `kvsim step`): no table
     double v = 0;

@@ -119,7 +119,14 @@ class StepModel {
   void AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   double Overhead(const StepWork& w, double gpu_seconds) const;
   int64_t KernelsPerStep() const;
-  double Memo(std::vector<double>& memo, int64_t key, void (StepModel::*add)(int64_t, std::vector<OperatorCost>*, double*) const) const;
+  using AddFn = void (StepModel::*)(int64_t, std::vector<OperatorCost>*, double*) const;
+  // speed: the table hit is inline (four per step); computing a missing entry is not.
+  double Memo(std::vector<double>& memo, int64_t key, AddFn add) const {
+    if (key >= 0 && static_cast<size_t>(key) < memo.size() && memo[static_cast<size_t>(key)] == memo[static_cast<size_t>(key)])
+      return memo[static_cast<size_t>(key)];  // x == x: computed (not NaN)
+    return MemoMiss(memo, key, add);
+  }
+  double MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) const;
 
   int64_t fixed_ns_ = 0;
   std::string calibration_;

@@ -21,7 +21,16 @@ class WeightedHistogram {
   LatencySummary Summary() const;   // rounded to 10^-6 s like LatencyStats
 
  private:
+  // speed: consecutive steps mostly land in the bucket of the one before, so Add tests the last
+  // bucket's exact edges before taking a logarithm. An edge is the smallest double the bucket
+  // formula maps to that bucket or above (found once per bucket by bisection: the formula is
+  // monotone: log, division and truncation never decrease), so the answer is the formula's, bit for bit.
+  static int BucketOf(double seconds);
+  double LowerEdge(int bucket);
   std::vector<int64_t> buckets_;
+  std::vector<double> edges_;  // lower edges by bucket, NaN until needed
+  int last_bucket_ = -1;
+  double last_lo_ = 0, last_hi_ = 0;
   int64_t count_ = 0;
   double sum_ = 0;
 };

@@ -59,6 +59,13 @@ TEST(ReplayEngineTest, EventSkippingEqualsTokenSteppingWithPreemptionsPrefixesAn
                                "pow2", "--placement", "buddy", "--max-requests", "3000", "--rate-scale", "2"});
 }
 
+// Quiet decode steps (only lazy decoders, nothing due) skip the scheduler passes: with a full
+// batch and a queue left waiting (max_num_seqs reached), and with an idle queue.
+TEST(ReplayEngineTest, QuietDecodeStepsEqualTokenSteppingAtTheBatchCap) {
+  ExpectSameWithBothSteppings({"--gpu", "h100", "--max-num-seqs", "8", "--max-requests", "1500"});
+  ExpectSameWithBothSteppings({"--gpu", "h100", "--max-requests", "1500"});
+}
+
 TEST(ReplayEngineTest, EveryRequestEndsFinishedOrRejectedWithAReason) {
   const testing::TempDir dir;
   const std::string csv = dir.File("requests.csv");
