@@ -2,8 +2,11 @@
 #ifndef KVSIM_TESTS_TESTUTIL_H_
 #define KVSIM_TESTS_TESTUTIL_H_
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +59,13 @@ struct CommandResult {
 // Runs the kvsim executable with `args` (the CLI is linked into it only), capturing stdout,
 // stderr and the exit code; a signal death is reported as 128 + the signal number.
 CommandResult RunCli(const std::vector<std::string>& args);
+
+// Bad input: exit 2 and one line on stderr (no usage dump) that contains `must_contain`.
+inline void ExpectOneLineError(const CommandResult& r, const std::string& must_contain) {
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
+}
 
 }  // namespace kvsim::testing
 

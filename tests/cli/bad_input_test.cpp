@@ -10,13 +10,8 @@
 namespace kvsim {
 namespace {
 
+using testing::ExpectOneLineError;
 using testing::RunCli;
-
-void ExpectOneLineError(const testing::CommandResult& r, const std::string& must_contain) {
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
-}
 
 
 TEST(BadInputTest, MissingConfigFile) {

@@ -13,6 +13,7 @@
 #include "sim/binding.h"
 #include "sim/load_check.h"
 #include "sim/sweep.h"
+#include "tests/sim/small_l4_case.h"
 #include "sim/sweep_search.h"
 #include "tests/testutil.h"
 
@@ -21,20 +22,8 @@ namespace {
 
 // 400 synthetic requests at `rate` per second on an L4 (the sweep test's small case).
 Variant Case(int64_t cap, double rate, const std::string& prompt_len = "uniform:200:800", int64_t replicas = 1) {
-  Variant v;
-  v.label = "max-num-seqs=" + std::to_string(cap) + ",replicas=" + std::to_string(replicas);
-  DeploymentOptions d;
-  d.gpu = "l4";
-  d.max_model_len = "4096";
-  d.max_num_seqs = std::to_string(cap);
-  v.deployment = ResolveDeployment(d, DataDirectory());
-  v.replay.synthetic = 400;
-  v.replay.rate = rate;
-  v.replay.prompt_len = prompt_len;
-  v.replay.output_len = "uniform:50:200";
-  v.replay.replicas = replicas;
-  ValidateReplayOptions(v.replay, DataDirectory());
-  return v;
+  return testing::MakeSmallL4Variant({.label = "max-num-seqs=" + std::to_string(cap) + ",replicas=" + std::to_string(replicas),
+                                      .max_num_seqs = cap, .rate = rate, .prompt_len = prompt_len, .replicas = replicas});
 }
 
 RequestRecord Done(double arrival_s, double finished_s) {

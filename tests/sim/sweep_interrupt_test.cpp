@@ -7,23 +7,15 @@
 
 #include "kvcache/model/model_catalog.h"
 #include "sim/sweep.h"
+#include "tests/sim/small_l4_case.h"
 #include "sim/sweep_search.h"
 
 namespace kvsim {
 namespace {
 
 Variant Small(const std::string& label, int64_t cap) {
-  Variant v;
-  v.label = label;
-  DeploymentOptions d;
-  d.gpu = "l4";
-  d.max_model_len = "4096";
-  d.max_num_seqs = std::to_string(cap);
-  v.deployment = ResolveDeployment(d, DataDirectory());
-  v.replay.synthetic = 300;
-  v.replay.rate = 5;
-  ValidateReplayOptions(v.replay, DataDirectory());
-  return v;
+  return testing::MakeSmallL4Variant(
+      {.label = label, .max_num_seqs = cap, .requests = 300, .rate = 5, .prompt_len = "", .output_len = ""});
 }
 
 // Raises the stop flag at its `at`-th step, as a signal handler would.

@@ -9,6 +9,7 @@
 #include "sim/mpi_farm.h"
 #include "sim/point_wire.h"
 #include "sim/sweep.h"
+#include "tests/sim/small_l4_case.h"
 #include "sim/sweep_search.h"
 
 namespace kvsim {
@@ -16,20 +17,8 @@ namespace {
 
 // 400 synthetic requests on an L4 (as in sweep_test.cpp): a replay takes milliseconds.
 Variant SmallCase(int64_t cap, double rate_scale) {
-  Variant v;
-  v.label = "max-num-seqs=" + std::to_string(cap) + ",rate-scale=" + std::to_string(rate_scale);
-  DeploymentOptions d;
-  d.gpu = "l4";
-  d.max_model_len = "4096";
-  d.max_num_seqs = std::to_string(cap);
-  v.deployment = ResolveDeployment(d, DataDirectory());
-  v.replay.synthetic = 400;
-  v.replay.rate = 8;
-  v.replay.window.rate_scale = rate_scale;
-  v.replay.prompt_len = "uniform:200:800";
-  v.replay.output_len = "uniform:50:200";
-  ValidateReplayOptions(v.replay, DataDirectory());
-  return v;
+  return testing::MakeSmallL4Variant({.label = "max-num-seqs=" + std::to_string(cap) + ",rate-scale=" + std::to_string(rate_scale),
+                                      .max_num_seqs = cap, .rate_scale = rate_scale});
 }
 
 TEST(PointWireTest, AJudgedReplayDecodesToTheSameJsonBitForBit) {

@@ -8,6 +8,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/sweep.h"
+#include "tests/sim/small_l4_case.h"
 #include "sim/sweep_search.h"
 #include "tests/testutil.h"
 
@@ -16,19 +17,7 @@ namespace {
 
 // A small case: 400 synthetic requests (8 per second) on an L4 whose TPOT grows with the batch.
 Variant SmallCase(int64_t cap, double rate) {
-  Variant v;
-  v.label = "max-num-seqs=" + std::to_string(cap);
-  DeploymentOptions d;
-  d.gpu = "l4";
-  d.max_model_len = "4096";
-  d.max_num_seqs = std::to_string(cap);
-  v.deployment = ResolveDeployment(d, DataDirectory());
-  v.replay.synthetic = 400;
-  v.replay.rate = rate;
-  v.replay.prompt_len = "uniform:200:800";
-  v.replay.output_len = "uniform:50:200";
-  ValidateReplayOptions(v.replay, DataDirectory());
-  return v;
+  return testing::MakeSmallL4Variant({.label = "max-num-seqs=" + std::to_string(cap), .max_num_seqs = cap, .rate = rate});
 }
 
 Variant WithCap(int64_t cap) { return SmallCase(cap, 8); }
