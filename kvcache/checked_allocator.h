@@ -65,6 +65,25 @@ class CheckedAllocator final : public KvAllocator {
   void CheckInvariants() const override { inner_.CheckInvariants(); }
   std::string name() const override { return inner_.name(); }
   bool GrowsCompose() const override { return inner_.GrowsCompose(); }
+  int64_t HeldGrowthBlockSize() const override { return inner_.HeldGrowthBlockSize(); }
+  int64_t FreeBlocks() const override { return inner_.FreeBlocks(); }
+  int64_t HeldBlocks() const override { return inner_.HeldBlocks(); }
+  bool HoldBlocks(int64_t blocks) override {
+    const KvAccounting before = inner_.Accounting();
+    const int64_t used = inner_.UsedBlocks();
+    const bool held = inner_.HoldBlocks(blocks);
+    if (!held) CheckUnchanged(before, "a failed HoldBlocks");
+    KVSIM_CHECK(inner_.UsedBlocks() == used + (held ? blocks : 0), "HoldBlocks miscounted the used blocks");
+    Check("HoldBlocks");
+    return held;
+  }
+  void GrowFromHeld(RequestId id, int64_t tokens) override {
+    const int64_t used = inner_.UsedBlocks(), computed = inner_.ComputedTokens(id);
+    inner_.GrowFromHeld(id, tokens);
+    KVSIM_CHECK(inner_.UsedBlocks() == used, "GrowFromHeld took blocks from the free pool");
+    KVSIM_CHECK(inner_.ComputedTokens(id) == computed + tokens, "GrowFromHeld miscounted the computed tokens");
+    Check("GrowFromHeld");
+  }
   int64_t slots_per_token() const override { return inner_.slots_per_token(); }
 
  private:

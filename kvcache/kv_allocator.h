@@ -133,6 +133,20 @@ class KvAllocator {
   virtual int64_t GrowRoom(RequestId id) const = 0;
   virtual bool Grow(RequestId id, int64_t tokens) = 0;
 
+  // Held growth (speed, for the replay's lazy decoders): when blocks are interchangeable, the replay
+  // takes the blocks its decoding requests cross into from the free pool as the steps happen
+  // (HoldBlocks) and hands them to each request when it next syncs (GrowFromHeld), without a call
+  // per request per block. Held blocks count as used; the tokens that fill them are accounted by
+  // the caller until the sync. Allocators whose blocks are not interchangeable return 0 from
+  // HeldGrowthBlockSize and are never asked for the rest.
+  virtual int64_t HeldGrowthBlockSize() const { return 0; }
+  virtual int64_t FreeBlocks() const { return 0; }     // blocks HoldBlocks or a Grow could take now
+  virtual int64_t HeldBlocks() const { return 0; }
+  // Takes `blocks` free blocks into the held reserve. False, with no side effect, when fewer are free.
+  virtual bool HoldBlocks(int64_t blocks) { return blocks == 0; }
+  // Grow whose new blocks come from the held reserve. REQUIRES: enough held; `id` live.
+  virtual void GrowFromHeld(RequestId id, int64_t tokens) { (void)id, (void)tokens; }
+
   // Releases a finished or preempted request. REQUIRES: `id` live.
   virtual void Free(RequestId id) = 0;
 

@@ -24,7 +24,8 @@
 //   groups): blocks are interchangeable, so a request holds a count of blocks, not ids, and grows
 //   and frees in runs; the pool's list is never touched. Every figure (waste categories, used and
 //   free blocks) is the same as with ids: the last block holds Offset(computed) tokens, every other
-//   block is full. `count_interchangeable_blocks = false` keeps the ids (the reference).
+//   block is full. `count_interchangeable_blocks = false` keeps the ids (the reference). Only this
+//   mode offers held growth (KvAllocator::HoldBlocks).
 // Complexity: admit/grow/free O(blocks touched); Accounting() O(1).
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
@@ -73,6 +74,12 @@ class PagedAllocator final : public KvAllocator {
       if (g.kind == AttentionKind::kSlidingWindow) return false;
     return true;
   }
+
+  int64_t HeldGrowthBlockSize() const override { return counting_ ? block_size_ : 0; }
+  int64_t FreeBlocks() const override { return QueuedBlocks(); }
+  int64_t HeldBlocks() const override { return held_; }
+  bool HoldBlocks(int64_t blocks) override;
+  void GrowFromHeld(RequestId id, int64_t tokens) override;
 
   int64_t num_free_blocks() const { return QueuedBlocks(); }  // free + cached
   int64_t num_used_blocks() const { return pool_.num_blocks() - 1 - QueuedBlocks(); }
@@ -123,7 +130,8 @@ class PagedAllocator final : public KvAllocator {
   bool CachingEnabled() const { return caching_; }
   // Free blocks: the pool's queue less the blocks counting mode took without dequeuing them.
   int64_t QueuedBlocks() const { return pool_.num_queued() - counted_taken_; }
-  void CommitGrowCounted(RequestState& r, int64_t tokens);
+  // `from_held`: the new blocks come out of held_ instead of the free pool.
+  void CommitGrowCounted(RequestState& r, int64_t tokens, bool from_held = false);
   void FreeCounted(RequestState& r);
 
   // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for
@@ -138,7 +146,8 @@ class PagedAllocator final : public KvAllocator {
   bool caching_;
   double watermark_fraction_;
   bool counting_ = false;
-  int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests
+  int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests, plus held_
+  int64_t held_ = 0;            // counting mode: blocks taken for the replay's lazy decoders (HoldBlocks)
   BlockPool pool_;
   RequestTable<RequestState> requests_;
 

@@ -98,7 +98,8 @@ void PagedAllocator::CheckInvariants() const {
   const int64_t tail_reserved = CheckOwners(refs, counted);
   const BlockTotals t = CheckBlocks(refs);
   CheckFreeQueue(t);
-  KVSIM_CHECK(counted.queued == counted_taken_, "counting mode: blocks held disagree with the blocks taken");
+  KVSIM_CHECK(held_ >= 0 && counted.queued + held_ == counted_taken_,
+              "counting mode: blocks held disagree with the blocks taken");
   KVSIM_CHECK(t.token + counted.token == token_slots_ && tail_reserved == reserved_slots_ && t.saved == shared_saved_,
               "accounting totals drifted");
   const KvAccounting a = Accounting();

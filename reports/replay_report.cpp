@@ -65,7 +65,8 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["memory_gib"] = {{"weights", m.weights}, {"activation", m.activation}, {"non_torch", m.non_torch},
                      {"kv_pool", m.kv_pool}, {"kv_peak_used", m.kv_peak_used}, {"peak_total", m.peak_total},
                      {"units", "GiB = 2^30 bytes, per GPU"}};
-  j["sim"] = {{"wall_s", s.sim.wall_s}, {"events", s.sim.events}, {"steps", s.sim.steps}, {"stepping", NameOf(s.sim.stepping)}};
+  j["sim"] = {{"wall_s", s.sim.wall_s}, {"events", s.sim.events}, {"steps", s.sim.steps}, {"stepping", NameOf(s.sim.stepping)},
+              {"latency_quantiles", s.sim.exact_quantiles ? "exact" : "sketch (log buckets 1% wide: within 0.5%)"}};
   j["config"] = ReplayConfigToJson(s.config);
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
@@ -117,6 +118,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
   for (const auto& [name, l] : s.latency_s.Named())
     lat.AddRow({name, Format("%.3f", l->mean), Format("%.3f", l->p50), Format("%.3f", l->p90), Format("%.3f", l->p99)});
   out += lat.Render();
+  if (!s.sim.exact_quantiles) out += "(quantiles from a log-bucket sketch, within 0.5%; --exact-quantiles keeps every value)\n";
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);
   out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost

@@ -126,7 +126,7 @@ bool RunEvents(std::vector<Replica>& replicas, Router& router, RequestSource& so
       continue;
     }
     if (!next) return false;
-    if (!next->StepOnce()) continue;
+    if (!next->StepOnce(pending ? pending->arrival_ns : INT64_MAX)) continue;
     if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source.progress(), next->now_ns());
     if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) return true;
   }

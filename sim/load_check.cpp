@@ -29,6 +29,16 @@ void LoadCheckObserver::OnStep(const StepSample& s) {
   }
 }
 
+// The waiting count is the run's throughout, so the run counts as one step of its whole length
+// (bucket sums are whole request·ns, exact in a double below 2^53 per bucket either way).
+void LoadCheckObserver::OnStepRun(const StepRun& run) {
+  if (run.first.waiting == 0) return;
+  StepSample whole = run.first;
+  whole.duration_ns = 0;
+  for (int64_t j = 0; j < run.steps; ++j) whole.duration_ns += run.durations[j];
+  OnStep(whole);
+}
+
 void LoadCheckObserver::OnRequestDone(const RequestRecord& r) {
   Fit(std::max(r.arrival_ns, r.finished_ns));
   arrivals_[Bucket(r.arrival_ns)] += 1;

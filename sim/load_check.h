@@ -17,6 +17,7 @@ namespace kvsim {
 class LoadCheckObserver final : public ReplayObserver {
  public:
   void OnStep(const StepSample& sample) override;
+  void OnStepRun(const StepRun& run) override;
   void OnRequestDone(const RequestRecord& record) override;
   LoadCheck Result() const;
 

@@ -164,7 +164,7 @@ void Visit(Io& io, ReplaySummary& s) {
   auto& m = s.memory_gib;
   io.Field(m.weights), io.Field(m.activation), io.Field(m.non_torch), io.Field(m.kv_pool), io.Field(m.kv_peak_used);
   io.Field(m.peak_total);
-  io.Field(s.sim.wall_s), io.Field(s.sim.events), io.Field(s.sim.steps), io.Field(s.sim.stepping);
+  io.Field(s.sim.wall_s), io.Field(s.sim.events), io.Field(s.sim.steps), io.Field(s.sim.stepping), io.Field(s.sim.exact_quantiles);
   auto& c = s.config;
   Visit(io, c.settings);
   io.Field(c.trace), io.Field(c.scheduler), io.Field(c.allocator), io.Field(c.step_time_model), io.Field(c.seed);

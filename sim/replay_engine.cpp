@@ -17,6 +17,55 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepMo
       observers_(std::move(observers)),
       source_(source) {
   grows_compose_ = alloc_.GrowsCompose();
+  if (lazy_decode_) held_block_size_ = alloc_.HeldGrowthBlockSize();
+  if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
+}
+
+// Takes the blocks the lazy requests cross into at `step`, keeping `spare_blocks` free for the
+// explicit requests. False (nothing taken) when the pool is short.
+bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
+  const int64_t blocks = CrossingBlocks(step);
+  if (blocks + spare_blocks > alloc_.FreeBlocks()) return false;
+  // Counted as the explicit grows they replace.
+  counters_.events += crossings_by_phase_[static_cast<size_t>(step % held_block_size_)];
+  if (blocks > 0) {
+    const bool held = alloc_.HoldBlocks(blocks);
+    assert(held);
+    (void)held;
+  }
+  held_step_ = step;
+  return true;
+}
+
+// The lazy requests that cross into a new block this step become explicit and join work_ (both in
+// running order). O(running): only when the pool is short.
+void ReplayEngine::MakeCrossingsExplicit() {
+  const int64_t phase = step_ % held_block_size_;
+  due_.clear();
+  for (auto& [order, slot] : running_) {
+    Live& l = slots_[slot];
+    if (l.lazy && l.phase == phase) {
+      MakeExplicit(l);
+      due_.push_back(slot);
+    }
+  }
+  if (due_.empty()) return;
+  const size_t n = work_.size();
+  work_.insert(work_.end(), due_.begin(), due_.end());
+  std::inplace_merge(work_.begin(), work_.begin() + static_cast<long>(n), work_.end(),
+                     [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+}
+
+// At most the blocks this step's explicit requests (work_) can take: a block per group for every
+// started block of their pending tokens, plus one for a partly filled first block.
+int64_t ReplayEngine::ExplicitBlocksBound() const {
+  int64_t blocks = 0;
+  for (Slot slot : work_) {
+    const Live& l = slots_[slot];
+    if (!l.in_use || l.order < 0) continue;
+    blocks += (PendingTokens(l) + held_block_size_ - 1) / held_block_size_ + 1;
+  }
+  return blocks * alloc_.slots_per_token();
 }
 
 ReplayEngine::Slot ReplayEngine::NewSlot() {
@@ -101,10 +150,21 @@ void ReplayEngine::MakeLazy(Live& l) {
   ++lazy_count_;
   lazy_sum_computed_ += l.computed;
   lazy_sum_sync_ += step_;
-  const int64_t room = alloc_.GrowRoom(l.req.id);
   const int64_t remaining = l.target - l.generated;
   const Slot slot = static_cast<Slot>(&l - slots_.data());
   l.version = next_version_++;
+  if (held_block_size_ > 0) {
+    // Blocks are crossed without events up to the last block, which it enters with `fill` tokens
+    // computed (tokens of the full blocks before it); the event is that step, or the last token's.
+    const int64_t b = held_block_size_;
+    const int64_t last_kv_token = l.req.prompt_tokens + l.target - 1;
+    const int64_t fill = (last_kv_token - 1) / b * b;
+    l.phase = ((step_ + 1 - l.computed) % b + b) % b;
+    ++crossings_by_phase_[static_cast<size_t>(l.phase)];
+    ScheduleEvent({step_ + (l.computed <= fill ? fill - l.computed + 1 : remaining), l.order, slot, l.version});
+    return;
+  }
+  const int64_t room = alloc_.GrowRoom(l.req.id);
   ScheduleEvent({step_ + std::min(room + 1, remaining), l.order, slot, l.version});
 }
 
@@ -122,12 +182,19 @@ void ReplayEngine::MakeExplicit(Live& l) {
   lazy_count_ -= 1;
   lazy_sum_computed_ -= l.computed;
   lazy_sum_sync_ -= l.sync_step;
-  // The allocator gets them together with the request's next tokens (one Grow instead of two).
-  l.unsynced += lag;
   l.computed += lag;
   l.generated += lag;
   l.lazy = false;
   l.version = 0;
+  if (held_block_size_ > 0) {
+    // Its crossings up to the previous step were held; this step's are not yet (see HoldCrossings).
+    KVSIM_DCHECK(held_step_ < step_);
+    --crossings_by_phase_[static_cast<size_t>(l.phase)];
+    if (lag > 0) alloc_.GrowFromHeld(l.req.id, lag);
+    return;
+  }
+  // The allocator gets them together with the request's next tokens (one Grow instead of two).
+  l.unsynced += lag;
 }
 
 void ReplayEngine::Preempt(Slot slot) {
@@ -245,7 +312,16 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
   for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
   work_.clear();
-  if (!lazy_decode_ || demand > budget) {
+  bool in_order = !lazy_decode_ || demand > budget;
+  if (!in_order) {
+    std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
+               [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+    // Held growth: the lazy requests' crossings are taken first, which changes nothing only when
+    // no explicit Grow can then fail; otherwise the crossing requests grow explicitly, in order
+    // with the others (as due events would).
+    if (held_block_size_ > 0 && !HoldCrossings(step_, ExplicitBlocksBound())) MakeCrossingsExplicit();
+  }
+  if (in_order) {
     // Not everyone can be served (or token stepping): every running request, in order.
     for (auto& [order, slot] : running_) {
       Live& l = slots_[slot];
@@ -253,8 +329,6 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
       work_.push_back(slot);
     }
   } else {
-    std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
-               [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
     budget -= lazy_count_;
   }
   for (Slot slot : work_) {
@@ -275,8 +349,69 @@ bool ReplayEngine::QuietDecodeStep() const {
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
-  if (!calendar_[static_cast<size_t>(step_ % kCalendarSteps)].empty()) return false;
-  return far_events_.empty() || far_events_.top().step > step_;
+  if (EventDue(step_)) return false;
+  return held_block_size_ == 0 || CrossingBlocks(step_) <= alloc_.FreeBlocks();
+}
+
+// Whether a lazy request's event (possibly stale) is due at `step`: its calendar bucket holds
+// something or the far heap's top is due. REQUIRES: step − step_ < kCalendarSteps.
+bool ReplayEngine::EventDue(int64_t step) const {
+  if (!calendar_[static_cast<size_t>(step % kCalendarSteps)].empty()) return true;
+  return !far_events_.empty() && far_events_.top().step <= step;
+}
+
+// speed: the quiet step step_ and the quiet steps after it, while no event is due in the next one
+// and it would start before the horizon. Nothing but the lazy decoders' context and the clock
+// changes across the run, so each step costs one step-model call.
+void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
+  run_durations_.clear();
+  run_added_blocks_.clear();
+  const bool held = held_block_size_ > 0;
+  if (held) {
+    const bool ok = HoldCrossings(step_, 0);  // QuietDecodeStep saw the blocks free
+    assert(ok);
+    (void)ok;
+  }
+  StepRun run;
+  StepSample& s = run.first;
+  s.start_ns = now_ns_;
+  s.later_tokens = lazy_count_;  // every lazy request samples its next token
+  s.running = static_cast<int64_t>(running_.size());
+  s.waiting = static_cast<int64_t>(waiting_.size());
+  s.kv = CorrectedAccounting(step_);
+  s.used_blocks = alloc_.UsedBlocks();
+  s.preemptions_total = counters_.preemptions;
+  KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
+  const StepModel::DecodeSteps decode(timer_, lazy_count_);
+  int64_t context = LazyContextBeforeStep();
+  int64_t added = 0;
+  while (true) {
+    const int64_t dt = decode.Ns(context);
+    KVSIM_DCHECK(dt > 0);  // time never goes back
+    now_ns_ += dt;
+    run_durations_.push_back(dt);
+    if (held) run_added_blocks_.push_back(added);
+    context += lazy_count_;
+    const int64_t next = step_ + 1;
+    if (now_ns_ >= horizon_ns || run_durations_.size() >= kMaxRunSteps || EventDue(next)) break;
+    if (held) {
+      const int64_t blocks = CrossingBlocks(next);
+      if (!HoldCrossings(next, 0)) break;
+      added += blocks;
+    }
+    step_ = next;
+  }
+  const int64_t steps = static_cast<int64_t>(run_durations_.size());
+  counters_.steps += steps;
+  s.duration_ns = run_durations_.front();
+  run.durations = run_durations_.data();
+  run.steps = steps;
+  run.token_slots_per_step = lazy_count_ * alloc_.slots_per_token();
+  if (held) {
+    run.added_blocks = run_added_blocks_.data();
+    run.block_slots = held_block_size_;
+  }
+  for (ReplayObserver* o : observers_) o->OnStepRun(run);
 }
 
 bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
@@ -326,12 +461,16 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
   return later_tokens;
 }
 
-KvAccounting ReplayEngine::CorrectedAccounting() const {
+KvAccounting ReplayEngine::CorrectedAccounting(int64_t step) const {
   KvAccounting a = alloc_.Accounting();
   // Tokens decoded lazily since each request's last sync filled slots that were reserved.
-  const int64_t lag = (lazy_count_ * step_ - lazy_sum_sync_) * alloc_.slots_per_token();
+  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * alloc_.slots_per_token();
   a.token_slots += lag;
   a.reserved_slots -= lag;
+  // Each held block a lazy request crossed into is reserved up to its end (never its last block).
+  // (The allocator counts held blocks as used but holds no tokens or reservations in them.)
+  a.reserved_slots += held_block_size_ * alloc_.HeldBlocks();
+  a.internal_fragmentation_slots -= held_block_size_ * alloc_.HeldBlocks();
   return a;
 }
 
@@ -342,7 +481,7 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.later_tokens = later_tokens;
   sample.running = static_cast<int64_t>(running_.size());
   sample.waiting = static_cast<int64_t>(waiting_.size());
-  sample.kv = CorrectedAccounting();
+  sample.kv = CorrectedAccounting(step_);
   sample.used_blocks = alloc_.UsedBlocks();
   sample.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
@@ -358,9 +497,10 @@ EngineCounters ReplayEngine::Run(const std::function<bool(int64_t)>& on_step) {
       now_ns_ = std::max(now_ns_, pending_->arrival_ns);  // idle until the next arrival
       continue;
     }
-    if (!StepOnce()) continue;
+    if (!StepOnce(pending_ ? pending_->arrival_ns : INT64_MAX)) continue;
     if (on_step && !on_step(now_ns_)) break;
   }
+  KVSIM_DCHECK(pending_ || lazy_count_ > 0 || alloc_.HeldBlocks() == 0);  // every held block went to its request
   return counters_;
 }
 
@@ -369,15 +509,18 @@ void ReplayEngine::Deliver(TraceRequest r) {
   Arrive(std::move(r));
 }
 
-bool ReplayEngine::StepOnce() {
+bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
   std::vector<Scheduled>& scheduled = scheduled_;
-  // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly.
-  const bool quiet = QuietDecodeStep();
-  if (quiet) work_.clear();
-  const bool work = quiet || (o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled));
+  // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly,
+  // and neither do the quiet steps after it.
+  if (QuietDecodeStep()) {
+    RunQuietSteps(horizon_ns);
+    return true;
+  }
+  const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
   if (!work && running_.empty()) {
     // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
     const Slot slot = waiting_.front();
@@ -401,7 +544,7 @@ bool ReplayEngine::StepOnce() {
   KVSIM_DCHECK(dt > 0);  // time never goes back
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
-  const int64_t later_tokens = lazy_tokens + (quiet ? 0 : AfterStep(scheduled));
+  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);
   return true;

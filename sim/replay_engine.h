@@ -22,6 +22,14 @@
 // boundary, or its last output token. Its tokens are accounted in aggregate meanwhile. Steps in
 // which the budget cannot serve everyone fall back to processing every request in order. The
 // results are identical to stepping every request every step (Stepping::kToken).
+//
+// Quiet runs: when only lazy requests run, nothing is due and nothing can be admitted, the steps up
+// to the next due event or arrival are taken in one call and reported as one StepRun: each step's
+// time is still the step model's, but no scheduling pass runs and observers take the run whole.
+// With held growth (counting-mode paged pools) a lazy request's block boundaries are not events
+// either, as long as the pool has the blocks: the step's crossings are taken in one HoldBlocks call
+// (they cannot fail, so the order of pass 1 does not matter); when the pool is short, the step
+// falls back to processing every running request in order.
 #ifndef KVSIM_SIM_REPLAY_ENGINE_H_
 #define KVSIM_SIM_REPLAY_ENGINE_H_
 
@@ -74,9 +82,11 @@ class ReplayEngine {
   void Deliver(TraceRequest r);
   bool Idle() const { return running_.empty() && waiting_.empty(); }
   int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
-  // One step (or the rejection of a request that can never be admitted). Returns true when a step
-  // was taken. REQUIRES: !Idle().
-  bool StepOnce();
+  // One step (or the rejection of a request that can never be admitted), or a run of quiet decode
+  // steps (nothing due, nothing to admit) that ends before the first step that would start at or
+  // after `horizon_ns` (the next arrival: it must be delivered before a step that starts after it).
+  // Returns true when a step was taken. REQUIRES: !Idle().
+  bool StepOnce(int64_t horizon_ns = INT64_MAX);
   const EngineCounters& counters() const { return counters_; }
   int64_t running() const { return static_cast<int64_t>(running_.size()); }
   int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
@@ -94,6 +104,7 @@ class ReplayEngine {
     int64_t order = -1;           // running order (admission sequence); -1 when waiting
     bool lazy = false;
     int64_t sync_step = 0;        // lazy: step after which `computed`/`generated` are exact
+    int64_t phase = 0;            // lazy, held growth: steps ≡ phase (mod block size) cross into a new block
     uint64_t version = 0;         // of its pending event; stale events carry older numbers
     bool in_use = false;
     bool prefilling = false;
@@ -119,6 +130,8 @@ class ReplayEngine {
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
   bool QuietDecodeStep() const;
+  bool EventDue(int64_t step) const;
+  void RunQuietSteps(int64_t horizon_ns);
   bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
@@ -132,7 +145,7 @@ class ReplayEngine {
   AdmitRequest AdmissionFor(const Live& l) const;
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
-  KvAccounting CorrectedAccounting() const;
+  KvAccounting CorrectedAccounting(int64_t step) const;
   void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);
@@ -155,6 +168,8 @@ class ReplayEngine {
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
   std::vector<Scheduled> scheduled_;
+  std::vector<int64_t> run_durations_;     // the steps of the current quiet run
+  static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
   // worth of steps), a heap for anything further.
@@ -171,6 +186,20 @@ class ReplayEngine {
   int64_t next_order_ = 0;
   uint64_t next_version_ = 1;  // never reused, even when a slot is
   int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
+  // Held growth (KvAllocator::HoldBlocks; 0 when the allocator does not offer it): a lazy request
+  // crosses block boundaries without an event; each step the blocks its lazy requests cross into
+  // are held at once, counted by the step's residue modulo the block size. Events remain for
+  // entering the last block (where reserved slots stop at the request's end) and for the last token.
+  int64_t held_block_size_ = 0;
+  std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
+  std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run
+  int64_t held_step_ = -1;                   // the last step whose crossings were held
+  int64_t CrossingBlocks(int64_t step) const {
+    return crossings_by_phase_[static_cast<size_t>(step % held_block_size_)] * alloc_.slots_per_token();
+  }
+  bool HoldCrossings(int64_t step, int64_t spare_blocks);
+  void MakeCrossingsExplicit();
+  int64_t ExplicitBlocksBound() const;
   bool preempted_this_step_ = false;
   EngineCounters counters_;
   bool grows_compose_ = true;

@@ -57,10 +57,48 @@ struct StepSample {
   int64_t preemptions_total = 0;
 };
 
+// A run of quiet decode steps (ReplayEngine): consecutive steps in which nothing changes but the
+// clock and the tokens the running requests decode. Step j (from 0) starts when step j − 1 ends and
+// lasts durations[j]; its sample is `first` with that start and duration and j·token_slots_per_step
+// more token slots (as many fewer reserved ones: the decoded tokens fill slots their blocks held).
+// When the decoders cross into new blocks during the run (held growth), added_blocks[j] blocks more
+// than in the first step are in use at step j, each block_slots slots moved from free to reserved.
+struct StepRun {
+  StepSample first;
+  const int64_t* durations = nullptr;
+  int64_t steps = 0;
+  int64_t token_slots_per_step = 0;
+  const int64_t* added_blocks = nullptr;  // nullptr: none
+  int64_t block_slots = 0;
+
+  // Step j's sample, given its start.
+  StepSample Step(int64_t j, int64_t start_ns) const {
+    StepSample s = first;
+    s.start_ns = start_ns;
+    s.duration_ns = durations[j];
+    s.kv.token_slots += j * token_slots_per_step;
+    s.kv.reserved_slots -= j * token_slots_per_step;
+    if (added_blocks) {
+      s.used_blocks += added_blocks[j];
+      s.kv.reserved_slots += added_blocks[j] * block_slots;
+      s.kv.free_slots -= added_blocks[j] * block_slots;
+    }
+    return s;
+  }
+};
+
 class ReplayObserver {
  public:
   virtual ~ReplayObserver() = default;
   virtual void OnStep(const StepSample& sample) { (void)sample; }
+  // Observers that can take a run whole override this (speed); the default sees every step.
+  virtual void OnStepRun(const StepRun& run) {
+    int64_t start = run.first.start_ns;
+    for (int64_t j = 0; j < run.steps; ++j) {
+      OnStep(run.Step(j, start));
+      start += run.durations[j];
+    }
+  }
   virtual void OnRequestDone(const RequestRecord& record) { (void)record; }
   // A request's first admission: prompt tokens looked up in the prefix cache and found there.
   virtual void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) { (void)queried_tokens, (void)hit_tokens; }

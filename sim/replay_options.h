@@ -67,6 +67,7 @@ struct ReplayOptions {
   Placement placement = Placement::kFirstFit;       // contiguous
   StepModelOptions timer;
   Stepping stepping = Stepping::kEvent;
+  bool exact_quantiles = false;  // latency quantiles from every value instead of the 0.5% sketch
 
   // Outputs (the CLI writes them; observers fill the CSVs).
   std::string json_path, timeseries_path, requests_path, report_path;

@@ -126,7 +126,10 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
                          static_cast<double>(cap.stages[cap.bottleneck_stage].layout.block_bytes);
   s.memory_gib = {r4(cap.weights_bytes), r4(cap.activation_peak_bytes), r4(cap.non_torch_bytes), r4(cap.kv_cache_bytes),
                   r4(kv_peak), r4(cap.weights_bytes + cap.activation_peak_bytes + cap.non_torch_bytes + kv_peak)};
-  s.sim = {std::round((r.omit_wall_time ? 0.0 : wall_s) * 1e4) / 1e4, counters.events, counters.steps, r.stepping};
+  s.sim.wall_s = std::round((r.omit_wall_time ? 0.0 : wall_s) * 1e4) / 1e4;
+  s.sim.events = counters.events;
+  s.sim.steps = counters.steps;
+  s.sim.stepping = r.stepping;  // exact_quantiles: the statistics' (FillSummary)
   s.config.settings = cap.settings;
   s.config.scheduler = r.scheduler;
   s.config.step_time_model = timer.Describe();
@@ -151,7 +154,7 @@ StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
 
 ReplayStatsOptions StatsOptions(const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& t) {
   return {r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
-          t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6};
+          t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6, r.exact_quantiles};
 }
 
 EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {

@@ -38,6 +38,42 @@ void ReplayStatistics::OnStep(const StepSample& s) {
   end_ns_ = std::max(end_ns_, s.start_ns + s.duration_ns);  // a fleet's replicas interleave their steps
 }
 
+// The same sums as OnStep for every step of the run, in the same order (so the same doubles), with
+// what the run holds constant taken once.
+void ReplayStatistics::OnStepRun(const StepRun& run) {
+  const StepSample& s = run.first;
+  double slots[kNumWasteCategories];
+  for (int i = 0; i < kNumWasteCategories; ++i) slots[i] = static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i)));
+  constexpr int kToken = static_cast<int>(WasteCategory::kTokenStates), kReserved = static_cast<int>(WasteCategory::kReserved),
+                kFree = static_cast<int>(WasteCategory::kFree);
+  const double running = static_cast<double>(s.running);
+  const bool saturated = s.waiting > 0;
+  int64_t end = s.start_ns;
+  for (int64_t j = 0; j < run.steps; ++j) {
+    const int64_t grown = j * run.token_slots_per_step;
+    const int64_t added = run.added_blocks ? run.added_blocks[j] * run.block_slots : 0;
+    slots[kToken] = static_cast<double>(s.kv.token_slots + grown);
+    slots[kReserved] = static_cast<double>(s.kv.reserved_slots - grown + added);
+    slots[kFree] = static_cast<double>(s.kv.free_slots - added);
+    const double dt = static_cast<double>(run.durations[j]);
+    time_total_ns_ += dt;
+    running_time_integral_ += running * dt;
+    for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += slots[i] * dt;
+    if (saturated) {
+      time_saturated_ns_ += dt;
+      for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += slots[i] * dt;
+    }
+    itl_.Add(dt / 1e9, s.later_tokens);
+    end += run.durations[j];
+  }
+  peak_running_ = std::max(peak_running_, s.running);
+  peak_waiting_ = std::max(peak_waiting_, s.waiting);
+  // Blocks are only added during a run: the last step uses the most.
+  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks + (run.added_blocks ? run.added_blocks[run.steps - 1] : 0));
+  preemptions_ = s.preemptions_total;
+  end_ns_ = std::max(end_ns_, end);
+}
+
 void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   ++total_;
   last_arrival_ns_ = std::max(last_arrival_ns_, r.arrival_ns);
@@ -80,6 +116,7 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.prefix_cache = {prefix_queried_, prefix_hit_,
                     R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
                     readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};
+  s.sim.exact_quantiles = queue_.exact() && ttft_.exact() && client_ttft_.exact() && tpot_.exact() && e2e_.exact();
   s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), tpot_.Summary(), itl_.Summary(),
                  e2e_.Summary()};
   const double span_s = static_cast<double>(end_ns_) / 1e9;

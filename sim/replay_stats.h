@@ -24,13 +24,21 @@ struct ReplayStatsOptions {
   // What a benchmark client adds to the server's time to first token (kernel_efficiency.h).
   double client_ttft_s = 0;
   double tokenize_s_per_token = 0;
+  bool exact_quantiles = false;  // keep every latency (LatencyStats) instead of the sketch
 };
 
 class ReplayStatistics final : public ReplayObserver {
  public:
-  explicit ReplayStatistics(ReplayStatsOptions options) : o_(options) {}
+  explicit ReplayStatistics(ReplayStatsOptions options)
+      : o_(options),
+        queue_(options.exact_quantiles),
+        ttft_(options.exact_quantiles),
+        client_ttft_(options.exact_quantiles),
+        tpot_(options.exact_quantiles),
+        e2e_(options.exact_quantiles) {}
 
   void OnStep(const StepSample& s) override;
+  void OnStepRun(const StepRun& run) override;
   void OnRequestDone(const RequestRecord& r) override;
   void OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) override;
   void OnPrefixRelookup(int64_t queried_tokens, int64_t hit_tokens) override;

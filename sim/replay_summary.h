@@ -104,6 +104,7 @@ struct ReplaySummary {
     double wall_s = 0;
     int64_t events = 0, steps = 0;
     Stepping stepping = Stepping::kEvent;
+    bool exact_quantiles = true;  // false: some latency quantile came from the sketch (±0.5%)
   } sim;
   struct Config {
     EffectiveSettings settings;

@@ -326,7 +326,40 @@ StepBreakdown StepModel::Breakdown(const StepWork& w) const {
 
 int64_t StepModel::StepNs(const StepWork& w) const {
   if (fixed_ns_ > 0) return fixed_ns_;
-  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(Breakdown(w).total() * 1e9)));
+  return RoundNs(Breakdown(w).total() * 1e9);
+}
+
+StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
+    : m_(m), sequences_(sequences), fixed_ns_(m.fixed_ns_) {
+  if (fixed_ns_ > 0) return;
+  // Breakdown's table lookups and AddAttention's batch-only terms, computed as they compute them.
+  linear_ = m.Memo(m.linear_memo_, sequences, &StepModel::AddLinear);
+  other_ = m.Memo(m.other_memo_, sequences, &StepModel::AddOther);
+  lm_head_ = m.Memo(m.lm_head_memo_, sequences, &StepModel::AddLmHead);
+  communication_ = m.Memo(m.comm_memo_, sequences, &StepModel::AddCommunication);
+  overhead_known_ = !m.eager_ && sequences <= kMaxGraphSequences;  // a CUDA graph: no gpu-time term
+  if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
+  has_attention_ = sequences > 0 && m.kv_layers_ > 0;
+  if (!has_attention_) return;
+  t_ = static_cast<double>(sequences);
+  per_layer_kv_ = m.kv_bytes_per_token_ / m.kv_layers_;
+  query_bytes_ = t_ * (m.q_width_ + m.v_width_) * m.act_bytes_;
+  flops_per_pair_ = 2.0 * (m.absorbed_width_ > 0 ? m.absorbed_width_ : m.q_width_ + m.v_width_);
+  compute_rate_ = m.peak16_ * m.eff_.attention_compute;
+  memory_rate_ = m.hbm_ * m.eff_.attention_memory;
+  floor_s_ = m.eff_.kernel_floor_us * 1e-6;
+  full_layers_ = m.kv_layers_ - m.window_layers_;
+  window_layers_ = m.window_layers_;
+  window_attended_ = t_ * m.window_tokens_;
+  window_context_ = static_cast<double>(std::max<int64_t>(1, sequences)) * m.window_tokens_;
+}
+
+StepWork StepModel::DecodeSteps::Work(int64_t context_tokens) const {
+  StepWork w;
+  w.sequences = w.new_tokens = sequences_;
+  w.context_tokens = context_tokens;
+  w.attended = context_tokens + sequences_;
+  return w;
 }
 
 std::vector<OperatorCost> StepModel::Operators(const StepWork& w) const {

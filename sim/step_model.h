@@ -25,6 +25,7 @@
 #ifndef KVSIM_SIM_STEP_MODEL_H_
 #define KVSIM_SIM_STEP_MODEL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -87,6 +88,49 @@ class StepModel {
   StepBreakdown Breakdown(const StepWork& work) const;
   std::vector<OperatorCost> Operators(const StepWork& work) const;
 
+  // The steps of a quiet decode run (sim/replay_engine.h): `sequences` requests decoding one token
+  // each, steps that differ only in the context they read. Ns(context) is StepNs of that step bit
+  // for bit (the same operations in the same order); what depends only on the batch is looked up
+  // once, and the call inlines into the run's loop.
+  class DecodeSteps {
+   public:
+    DecodeSteps(const StepModel& model, int64_t sequences);
+    int64_t Ns(int64_t context_tokens) const {
+      if (fixed_ns_ > 0) return fixed_ns_;
+      const double att = Attention(context_tokens);
+      const double gpu = linear_ + att + other_ + lm_head_ + communication_;
+      const double overhead = overhead_known_ ? overhead_ : m_.Overhead(Work(context_tokens), gpu);
+      return RoundNs((gpu + overhead) * 1e9);
+    }
+
+   private:
+    StepWork Work(int64_t context_tokens) const;
+    // StepModel::AddAttention for this batch (decode only).
+    double Attention(int64_t context_tokens) const {
+      if (!has_attention_) return 0;
+      double seconds = 0;
+      auto layer = [&](double attended, double context, double count) {
+        if (count <= 0) return;
+        const double flops = flops_per_pair_ * attended;
+        const double bytes = (context + t_) * per_layer_kv_ + query_bytes_;
+        seconds += (std::max(flops / compute_rate_, bytes / memory_rate_) + floor_s_) * count;
+      };
+      const double attended = static_cast<double>(context_tokens + sequences_), context = static_cast<double>(context_tokens);
+      layer(attended, context, full_layers_);
+      layer(std::min(attended, window_attended_), std::min(context, window_context_), window_layers_);
+      return seconds;
+    }
+
+    const StepModel& m_;
+    int64_t sequences_ = 0, fixed_ns_ = 0;
+    double linear_ = 0, other_ = 0, lm_head_ = 0, communication_ = 0;
+    bool overhead_known_ = false;
+    double overhead_ = 0;
+    bool has_attention_ = false;
+    double t_ = 0, per_layer_kv_ = 0, query_bytes_ = 0, flops_per_pair_ = 0, compute_rate_ = 0, memory_rate_ = 0,
+           floor_s_ = 0, full_layers_ = 0, window_layers_ = 0, window_attended_ = 0, window_context_ = 0;
+  };
+
   bool fixed() const { return fixed_ns_ > 0; }
   // "per-operator (calibration: FILE)", "per-operator (default efficiencies)" or "fixed 20 ms".
   std::string Describe() const;
@@ -127,6 +171,10 @@ class StepModel {
     return MemoMiss(memo, key, add);
   }
   double MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) const;
+
+  // llround for the non-negative seconds·1e9 of a step (exact below 2^52: x + 0.5 is exact for x ≥ 1,
+  // and below 1 both give at most 1, which the floor of 1 ns absorbs), at least 1.
+  static int64_t RoundNs(double ns) { return std::max<int64_t>(1, static_cast<int64_t>(ns + 0.5)); }
 
   int64_t fixed_ns_ = 0;
   std::string calibration_;

@@ -53,7 +53,10 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
        ("contiguous: " + Choices<Placement>()).c_str())
       ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model")
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
-       "event (skip identical decode steps) | token (every request every step)");
+       "event (skip identical decode steps) | token (every request every step)")
+      ("exact-quantiles", po::bool_switch(&r.exact_quantiles),
+       "latency quantiles from every value kept (memory grows with the trace) instead of the log-bucket "
+       "sketch used beyond 4,096 values (within 0.5%)");
   AddStepModelOptions(desc, f.step_model);
   desc.add_options()
       ("replicas", po::value(&r.replicas)->default_value(r.replicas), "independent replicas of the deployment behind a router")

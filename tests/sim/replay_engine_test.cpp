@@ -2,6 +2,7 @@
 // requests, and the waste figures paged and contiguous allocation give under load.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -28,6 +29,11 @@ nlohmann::json Replay(std::vector<std::string> args) {
 nlohmann::json WithoutStepping(nlohmann::json j) {
   j["sim"].erase("events");  // event stepping touches fewer requests: that is the point
   j["sim"].erase("stepping");
+  if (j.contains("fleet"))
+    for (auto& [k, v] : j["fleet"].items())
+      if (v.is_array())
+        for (auto& replica : v)
+          if (replica.is_object() && replica.contains("sim")) replica["sim"].erase("events"), replica["sim"].erase("stepping");
   return j;
 }
 
@@ -64,6 +70,35 @@ TEST(ReplayEngineTest, EventSkippingEqualsTokenSteppingWithPreemptionsPrefixesAn
 TEST(ReplayEngineTest, QuietDecodeStepsEqualTokenSteppingAtTheBatchCap) {
   ExpectSameWithBothSteppings({"--gpu", "h100", "--max-num-seqs", "8", "--max-requests", "1500"});
   ExpectSameWithBothSteppings({"--gpu", "h100", "--max-requests", "1500"});
+}
+
+// Held growth and quiet runs in a fleet: each replica's runs end at the next arrival anywhere.
+TEST(ReplayEngineTest, EventSkippingEqualsTokenSteppingInAFleet) {
+  ExpectSameWithBothSteppings({"--gpu", "l4", "--max-model-len", "8192", "--replicas", "4", "--router", "least-kv",
+                               "--max-requests", "3000", "--rate-scale", "4"});
+}
+
+// Acceptance of the latency sketch: on the bundled trace (19,366 requests, past the 4,096 kept
+// exactly), every figure is the exact mode's but the quantiles, and those within the sketch's
+// stated 0.5% (plus the microsecond rounding).
+TEST(ReplayEngineTest, SketchedQuantilesAreWithinHalfAPercentAndNothingElseMoves) {
+  auto sketched = Replay({"--gpu", "h100"}), exact = Replay({"--gpu", "h100", "--exact-quantiles"});
+  EXPECT_EQ(sketched["sim"]["latency_quantiles"], "sketch (log buckets 1% wide: within 0.5%)");
+  EXPECT_EQ(exact["sim"]["latency_quantiles"], "exact");
+  int compared = 0;
+  for (auto& [name, l] : exact["latency_s"].items()) {
+    for (const char* q : {"p50", "p90", "p99"}) {
+      const double e = l[q].get<double>(), s = sketched["latency_s"][name][q].get<double>();
+      EXPECT_LE(std::abs(s - e), 0.005 * e + 1e-6) << name << " " << q << ": sketch " << s << ", exact " << e;
+      sketched["latency_s"][name].erase(q);
+      l.erase(q);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 18);
+  sketched["sim"].erase("latency_quantiles");
+  exact["sim"].erase("latency_quantiles");
+  EXPECT_EQ(sketched.dump(1), exact.dump(1));
 }
 
 TEST(ReplayEngineTest, EveryRequestEndsFinishedOrRejectedWithAReason) {

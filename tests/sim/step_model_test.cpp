@@ -3,6 +3,8 @@
 // the GEMM timing's two regimes from the A100 datasheet.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <cmath>
 #include <map>
 
@@ -225,6 +227,34 @@ TEST(StepModelTest, StepTimeGrowsWithTheBatch) {
     EXPECT_NEAR(sum, b.total(), 1e-12);
     EXPECT_GE(model.StepNs(w), previous);
     previous = model.StepNs(w);
+  }
+}
+
+// A quiet decode run times its steps with DecodeSteps: the same nanoseconds as StepNs for every
+// context, on dense, MLA, sliding-window and TP deployments, eagerly and with CUDA graphs, and past
+// the largest graph batch (where the launch term depends on the GPU time).
+TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
+  for (const auto& [model, gpu, tp] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"meta-llama/Llama-3.1-8B-Instruct", "h100", 1},
+           {"deepseek-ai/DeepSeek-V2-Lite", "a100-80gb", 1},
+           {"openai/gpt-oss-20b", "l40s", 1},
+           {"meta-llama/Llama-3.1-70B-Instruct", "h100", 4}}) {
+    const Timed t = On(model, gpu, tp);
+    for (bool eager : {false, true}) {
+      StepModelOptions o;
+      o.enforce_eager = eager;
+      const StepModel m(t.d.model, t.cap, t.d.gpu, o);
+      for (int64_t n : {1, 7, 64, 512, 513, 1024}) {
+        const StepModel::DecodeSteps decode(m, n);
+        for (int64_t context = 0; context < 4'000'000; context = context * 3 + n * 17 + 1) {
+          StepWork w;
+          w.Add(1, 0, n);  // n decoders ...
+          w.context_tokens = context;  // ... reading `context` cached tokens between them
+          w.attended = context + n;
+          ASSERT_EQ(decode.Ns(context), m.StepNs(w)) << model << " eager " << eager << " n " << n << " context " << context;
+        }
+      }
+    }
   }
 }
 
