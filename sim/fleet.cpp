@@ -110,24 +110,35 @@ std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& repl
 bool RunEvents(std::vector<Replica>& replicas, Router& router, RequestSource& source, const ReplayHooks& hooks,
                std::vector<int64_t>& routed, LoadSeries& series) {
   std::vector<ReplicaLoad> loads(replicas.size());
+  // Each replica's next step start (INT64_MAX when idle), kept flat: the scan runs once per step.
+  std::vector<int64_t> next_start(replicas.size(), INT64_MAX);
+  auto update = [&](size_t i) {
+    const ReplayEngine& e = *replicas[i].engine;
+    next_start[i] = e.Idle() ? INT64_MAX : e.now_ns();
+  };
   int64_t steps = 0;
   std::optional<TraceRequest> pending = source.Next();
   while (true) {
-    ReplayEngine* next = nullptr;
-    for (Replica& rep : replicas)
-      if (!rep.engine->Idle() && (!next || rep.engine->now_ns() < next->now_ns())) next = rep.engine.get();
-    if (pending && (!next || pending->arrival_ns <= next->now_ns())) {
+    size_t next = 0;
+    for (size_t i = 1; i < next_start.size(); ++i)
+      if (next_start[i] < next_start[next]) next = i;
+    const bool busy = next_start[next] != INT64_MAX;
+    if (pending && (!busy || pending->arrival_ns <= next_start[next])) {
       for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
       series.Add(pending->arrival_ns, loads);
-      const int k = router.Pick(*pending, loads);
-      ++routed[static_cast<size_t>(k)];
-      replicas[static_cast<size_t>(k)].engine->Deliver(std::move(*pending));
+      const size_t k = static_cast<size_t>(router.Pick(*pending, loads));
+      ++routed[k];
+      replicas[k].engine->Deliver(std::move(*pending));
+      update(k);
       pending = source.Next();
       continue;
     }
-    if (!next) return false;
-    if (!next->StepOnce(pending ? pending->arrival_ns : INT64_MAX)) continue;
-    if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source.progress(), next->now_ns());
+    if (!busy) return false;
+    ReplayEngine& engine = *replicas[next].engine;
+    const bool stepped = engine.StepOnce(pending ? pending->arrival_ns : INT64_MAX);
+    update(next);
+    if (!stepped) continue;
+    if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source.progress(), engine.now_ns());
     if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) return true;
   }
 }

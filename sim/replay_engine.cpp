@@ -17,8 +17,11 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepMo
       observers_(std::move(observers)),
       source_(source) {
   grows_compose_ = alloc_.GrowsCompose();
+  slots_per_token_ = alloc_.slots_per_token();
   if (lazy_decode_) held_block_size_ = alloc_.HeldGrowthBlockSize();
   if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
+  if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
+  if (held_block_size_ > 0) run_added_blocks_.resize(kMaxRunSteps);
 }
 
 // Takes the blocks the lazy requests cross into at `step`, keeping `spare_blocks` free for the
@@ -65,7 +68,7 @@ int64_t ReplayEngine::ExplicitBlocksBound() const {
     if (!l.in_use || l.order < 0) continue;
     blocks += (PendingTokens(l) + held_block_size_ - 1) / held_block_size_ + 1;
   }
-  return blocks * alloc_.slots_per_token();
+  return blocks * slots_per_token_;
 }
 
 ReplayEngine::Slot ReplayEngine::NewSlot() {
@@ -364,13 +367,15 @@ bool ReplayEngine::EventDue(int64_t step) const {
 // and it would start before the horizon. Nothing but the lazy decoders' context and the clock
 // changes across the run, so each step costs one step-model call.
 void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
-  run_durations_.clear();
-  run_added_blocks_.clear();
   const bool held = held_block_size_ > 0;
+  // Held growth: the first step's crossings are taken now (QuietDecodeStep saw the blocks free),
+  // the later steps' counted against what stays free and taken in one call at the end.
+  int64_t spare = 0;
   if (held) {
-    const bool ok = HoldCrossings(step_, 0);  // QuietDecodeStep saw the blocks free
+    const bool ok = HoldCrossings(step_, 0);
     assert(ok);
     (void)ok;
+    spare = alloc_.FreeBlocks();
   }
   StepRun run;
   StepSample& s = run.first;
@@ -384,32 +389,72 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
   const StepModel::DecodeSteps decode(timer_, lazy_count_);
   int64_t context = LazyContextBeforeStep();
-  int64_t added = 0;
+  // Nothing is scheduled during the run, so the far heap's next event is fixed.
+  const int64_t far_next = far_events_.empty() ? INT64_MAX : far_events_.top().step;
+  int64_t* durations = run_durations_.data();  // kMaxRunSteps long
+  int64_t* added_blocks = run_added_blocks_.data();
+  int64_t phase = held ? (step_ + 1) % held_block_size_ : 0;  // of the next step
+  int64_t added = 0, duration_sum = 0, steps = 0;
+  // Σ_k P_k and Σ_k b_k·P_k, P_k the run's time before step k, b_k the blocks taken at step k:
+  // Σ j·dt_j = (n − 1)·Σ dt − Σ_{k=1}^{n−1} P_k, Σ added_j·dt_j = added·Σ dt − Σ b_k·P_k.
+  Int128 prefix_sum = 0, crossed_prefix_sum = 0;
+  // speed: durations are computed a chunk ahead (as many steps as the horizon likely leaves room
+  // for), so the step model's arithmetic of consecutive steps overlaps instead of waiting on the
+  // loop's exit tests; a chunk's unused tail is dropped.
+  constexpr int64_t kChunk = 16;
+  int64_t chunk[kChunk];
+  int64_t ready = 0, used = 0;
   while (true) {
-    const int64_t dt = decode.Ns(context);
+    if (used == ready) {
+      const int64_t last = steps > 0 ? durations[steps - 1] : 0;
+      const int64_t room = last > 0 && horizon_ns != INT64_MAX ? (horizon_ns - now_ns_) / last + 1 : kChunk;
+      ready = steps == 0 ? 1 : std::clamp<int64_t>(room, 1, kChunk);
+      for (int64_t i = 0; i < ready; ++i) chunk[i] = decode.Ns(context + i * lazy_count_);
+      used = 0;
+    }
+    const int64_t dt = chunk[used++];
     KVSIM_DCHECK(dt > 0);  // time never goes back
+    if (steps > 0) prefix_sum += duration_sum;
     now_ns_ += dt;
-    run_durations_.push_back(dt);
-    if (held) run_added_blocks_.push_back(added);
+    durations[steps] = dt;
+    if (held) added_blocks[steps] = added;
+    ++steps;
+    duration_sum += dt;
     context += lazy_count_;
     const int64_t next = step_ + 1;
-    if (now_ns_ >= horizon_ns || run_durations_.size() >= kMaxRunSteps || EventDue(next)) break;
+    if (now_ns_ >= horizon_ns || steps == static_cast<int64_t>(kMaxRunSteps) || next >= far_next ||
+        !calendar_[static_cast<size_t>(static_cast<uint64_t>(next) % kCalendarSteps)].empty())
+      break;
     if (held) {
-      const int64_t blocks = CrossingBlocks(next);
-      if (!HoldCrossings(next, 0)) break;
-      added += blocks;
+      const int64_t crossing = crossings_by_phase_[static_cast<size_t>(phase)];
+      if (crossing > 0) {
+        const int64_t blocks = crossing * slots_per_token_;
+        if (blocks > spare - added) break;
+        added += blocks;
+        crossed_prefix_sum += static_cast<Int128>(blocks) * duration_sum;
+        counters_.events += crossing;  // as HoldCrossings counts
+      }
+      if (++phase == held_block_size_) phase = 0;
     }
     step_ = next;
   }
-  const int64_t steps = static_cast<int64_t>(run_durations_.size());
+  if (added > 0) {
+    const bool ok = alloc_.HoldBlocks(added);
+    assert(ok);
+    (void)ok;
+  }
+  if (held) held_step_ = step_;
   counters_.steps += steps;
-  s.duration_ns = run_durations_.front();
-  run.durations = run_durations_.data();
+  s.duration_ns = durations[0];
+  run.durations = durations;
   run.steps = steps;
-  run.token_slots_per_step = lazy_count_ * alloc_.slots_per_token();
+  run.token_slots_per_step = lazy_count_ * slots_per_token_;
+  run.duration_sum = duration_sum;
+  run.step_duration_sum = static_cast<Int128>(steps - 1) * duration_sum - prefix_sum;
   if (held) {
-    run.added_blocks = run_added_blocks_.data();
+    run.added_blocks = added_blocks;
     run.block_slots = held_block_size_;
+    run.added_duration_sum = static_cast<Int128>(added) * duration_sum - crossed_prefix_sum;
   }
   for (ReplayObserver* o : observers_) o->OnStepRun(run);
 }
@@ -464,7 +509,7 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
 KvAccounting ReplayEngine::CorrectedAccounting(int64_t step) const {
   KvAccounting a = alloc_.Accounting();
   // Tokens decoded lazily since each request's last sync filled slots that were reserved.
-  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * alloc_.slots_per_token();
+  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * slots_per_token_;
   a.token_slots += lag;
   a.reserved_slots -= lag;
   // Each held block a lazy request crossed into is reserved up to its end (never its last block).

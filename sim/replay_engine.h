@@ -168,7 +168,7 @@ class ReplayEngine {
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
   std::vector<Scheduled> scheduled_;
-  std::vector<int64_t> run_durations_;     // the steps of the current quiet run
+  std::vector<int64_t> run_durations_;     // the steps of the current quiet run (kMaxRunSteps long)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
@@ -192,10 +192,10 @@ class ReplayEngine {
   // entering the last block (where reserved slots stop at the request's end) and for the last token.
   int64_t held_block_size_ = 0;
   std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
-  std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run
+  std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run (kMaxRunSteps long)
   int64_t held_step_ = -1;                   // the last step whose crossings were held
   int64_t CrossingBlocks(int64_t step) const {
-    return crossings_by_phase_[static_cast<size_t>(step % held_block_size_)] * alloc_.slots_per_token();
+    return crossings_by_phase_[static_cast<size_t>(step % held_block_size_)] * slots_per_token_;
   }
   bool HoldCrossings(int64_t step, int64_t spare_blocks);
   void MakeCrossingsExplicit();
@@ -203,6 +203,7 @@ class ReplayEngine {
   bool preempted_this_step_ = false;
   EngineCounters counters_;
   bool grows_compose_ = true;
+  int64_t slots_per_token_ = 1;  // the allocator's (one per layer group), fixed
 };
 
 }  // namespace kvsim

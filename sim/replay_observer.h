@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "kvcache/base/wide_int.h"
 #include "kvcache/kv_allocator.h"
 
 namespace kvsim {
@@ -70,6 +71,10 @@ struct StepRun {
   int64_t token_slots_per_step = 0;
   const int64_t* added_blocks = nullptr;  // nullptr: none
   int64_t block_slots = 0;
+  // For observers that integrate in closed form: Σ durations[j], Σ j·durations[j] and
+  // Σ added_blocks[j]·durations[j] (ns; block·ns).
+  int64_t duration_sum = 0;
+  Int128 step_duration_sum = 0, added_duration_sum = 0;
 
   // Step j's sample, given its start.
   StepSample Step(int64_t j, int64_t start_ns) const {

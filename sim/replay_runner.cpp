@@ -70,6 +70,9 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   if (needs_arrivals && !(r.rate > 0))
     throw Error("--rate: the lengths file " + r.trace + " has no arrival times; give a rate (requests/s)");
   const bool read_once = IsStreamInput(reader.path);
+  // Said before reading: a small window's later copies replay from memory and would never reopen.
+  if (read_once && r.window.repeat > 1)
+    throw Error("--trace " + reader.path + ": a pipe or stdin can be read only once; --repeat needs a regular file");
   auto opened = std::make_shared<bool>(false);
   return [reader, r, needs_arrivals, read_once, opened] {
     if (read_once && *opened)

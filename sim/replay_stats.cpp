@@ -8,11 +8,12 @@ namespace {
 
 double R6(double x) { return std::round(x * 1e6) / 1e6; }
 
-WasteShares Shares(const double sums[kNumWasteCategories]) {
-  double total = 0;
+WasteShares Shares(const Int128 sums[kNumWasteCategories]) {
+  Int128 total = 0;
   for (int i = 0; i < kNumWasteCategories; ++i) total += sums[i];
   WasteShares w{};
-  for (int i = 0; i < kNumWasteCategories; ++i) w[static_cast<size_t>(i)] = R6(total > 0 ? sums[i] / total : 0.0);
+  for (int i = 0; i < kNumWasteCategories; ++i)
+    w[static_cast<size_t>(i)] = R6(total > 0 ? ToDouble(sums[i]) / ToDouble(total) : 0.0);
   return w;
 }
 
@@ -21,16 +22,16 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 }  // namespace
 
 void ReplayStatistics::OnStep(const StepSample& s) {
-  const double dt = static_cast<double>(s.duration_ns);
+  const int64_t dt = s.duration_ns;
   time_total_ns_ += dt;
-  running_time_integral_ += static_cast<double>(s.running) * dt;
-  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
+  running_time_integral_ += static_cast<Int128>(s.running) * dt;
+  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
   if (s.waiting > 0) {
     time_saturated_ns_ += dt;
     for (int i = 0; i < kNumWasteCategories; ++i)
-      waste_saturated_[i] += static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
+      waste_saturated_[i] += static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
   }
-  itl_.Add(dt / 1e9, s.later_tokens);
+  itl_.AddNs(dt, s.later_tokens);
   peak_running_ = std::max(peak_running_, s.running);
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
@@ -38,40 +39,31 @@ void ReplayStatistics::OnStep(const StepSample& s) {
   end_ns_ = std::max(end_ns_, s.start_ns + s.duration_ns);  // a fleet's replicas interleave their steps
 }
 
-// The same sums as OnStep for every step of the run, in the same order (so the same doubles), with
-// what the run holds constant taken once.
+// The integrals of OnStep over the run in closed form: step j holds j·token_slots_per_step more
+// token slots (as many fewer reserved) and added_blocks[j] more blocks (reserved, not free).
 void ReplayStatistics::OnStepRun(const StepRun& run) {
   const StepSample& s = run.first;
-  double slots[kNumWasteCategories];
-  for (int i = 0; i < kNumWasteCategories; ++i) slots[i] = static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i)));
-  constexpr int kToken = static_cast<int>(WasteCategory::kTokenStates), kReserved = static_cast<int>(WasteCategory::kReserved),
-                kFree = static_cast<int>(WasteCategory::kFree);
-  const double running = static_cast<double>(s.running);
-  const bool saturated = s.waiting > 0;
-  int64_t end = s.start_ns;
-  for (int64_t j = 0; j < run.steps; ++j) {
-    const int64_t grown = j * run.token_slots_per_step;
-    const int64_t added = run.added_blocks ? run.added_blocks[j] * run.block_slots : 0;
-    slots[kToken] = static_cast<double>(s.kv.token_slots + grown);
-    slots[kReserved] = static_cast<double>(s.kv.reserved_slots - grown + added);
-    slots[kFree] = static_cast<double>(s.kv.free_slots - added);
-    const double dt = static_cast<double>(run.durations[j]);
-    time_total_ns_ += dt;
-    running_time_integral_ += running * dt;
-    for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += slots[i] * dt;
-    if (saturated) {
-      time_saturated_ns_ += dt;
-      for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += slots[i] * dt;
-    }
-    itl_.Add(dt / 1e9, s.later_tokens);
-    end += run.durations[j];
+  const Int128 s0 = run.duration_sum, s1 = run.step_duration_sum, s2 = run.added_duration_sum;
+  Int128 integral[kNumWasteCategories];
+  for (int i = 0; i < kNumWasteCategories; ++i) integral[i] = static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * s0;
+  const Int128 decoded = run.token_slots_per_step * s1, crossed = run.block_slots * s2;
+  integral[static_cast<int>(WasteCategory::kTokenStates)] += decoded;
+  integral[static_cast<int>(WasteCategory::kReserved)] += crossed - decoded;
+  integral[static_cast<int>(WasteCategory::kFree)] -= crossed;
+  time_total_ns_ += run.duration_sum;
+  running_time_integral_ += static_cast<Int128>(s.running) * s0;
+  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += integral[i];
+  if (s.waiting > 0) {
+    time_saturated_ns_ += run.duration_sum;
+    for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += integral[i];
   }
+  itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
   peak_running_ = std::max(peak_running_, s.running);
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
   // Blocks are only added during a run: the last step uses the most.
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks + (run.added_blocks ? run.added_blocks[run.steps - 1] : 0));
   preemptions_ = s.preemptions_total;
-  end_ns_ = std::max(end_ns_, end);
+  end_ns_ = std::max(end_ns_, s.start_ns + run.duration_sum);
 }
 
 void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
@@ -106,13 +98,14 @@ void ReplayStatistics::OnPrefixRelookup(int64_t queried_tokens, int64_t hit_toke
 
 void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.requests = {total_, finished_, rejected_, preemptions_, rejected_by_reason_};
-  s.concurrency = {peak_running_, R6(Ratio(running_time_integral_, time_total_ns_)), peak_waiting_};
+  const double time_total = static_cast<double>(time_total_ns_);
+  s.concurrency = {peak_running_, R6(Ratio(ToDouble(running_time_integral_), time_total)), peak_waiting_};
   const int64_t usable = std::max<int64_t>(1, o_.num_blocks - 1);
   s.kv = {o_.num_blocks, o_.block_size, peak_used_blocks_,
           R6(static_cast<double>(peak_used_blocks_) / static_cast<double>(usable))};
   s.waste = Shares(waste_);
   s.waste_saturated = Shares(waste_saturated_);
-  s.saturated_time_fraction = R6(Ratio(time_saturated_ns_, time_total_ns_));
+  s.saturated_time_fraction = R6(Ratio(static_cast<double>(time_saturated_ns_), time_total));
   s.prefix_cache = {prefix_queried_, prefix_hit_,
                     R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
                     readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};

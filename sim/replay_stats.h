@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "kvcache/base/wide_int.h"
 #include "sim/latency_stats.h"
 #include "sim/weighted_histogram.h"
 #include "sim/replay_observer.h"
@@ -54,9 +55,10 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t total_ = 0, finished_ = 0, rejected_ = 0, preemptions_ = 0;
   std::map<std::string, int64_t> rejected_by_reason_;
   int64_t peak_running_ = 0, peak_waiting_ = 0, peak_used_blocks_ = 0;
-  double running_time_integral_ = 0;  // Σ running × dt (ns)
-  double time_total_ns_ = 0, time_saturated_ns_ = 0;
-  double waste_[kNumWasteCategories] = {}, waste_saturated_[kNumWasteCategories] = {};  // slot·ns
+  // Integrals over time, exact (so a run summed in closed form equals its steps one by one).
+  Int128 running_time_integral_ = 0;  // Σ running × dt (ns)
+  int64_t time_total_ns_ = 0, time_saturated_ns_ = 0;
+  Int128 waste_[kNumWasteCategories] = {}, waste_saturated_[kNumWasteCategories] = {};  // slot·ns
   int64_t end_ns_ = 0;
   int64_t last_arrival_ns_ = 0;  // the offered load is total_ over this span
   int64_t output_tokens_ = 0;

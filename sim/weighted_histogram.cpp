@@ -18,7 +18,9 @@ double R6(double x) { return std::round(x * 1e6) / 1e6; }
 }  // namespace
 
 WeightedHistogram::WeightedHistogram()
-    : buckets_(kBuckets + 1, 0), edges_(kBuckets + 2, std::numeric_limits<double>::quiet_NaN()) {}
+    : buckets_(kBuckets + 1, 0),
+      edges_(kBuckets + 2, std::numeric_limits<double>::quiet_NaN()),
+      ns_edges_(kBuckets + 2, -1) {}
 
 int WeightedHistogram::BucketOf(double seconds) {
   if (!(seconds >= kLowest)) return 0;  // [0, kLowest) and the buckets above it
@@ -56,6 +58,61 @@ void WeightedHistogram::Add(double seconds, int64_t weight) {
   sum_ += seconds * static_cast<double>(weight);
 }
 
+// The smallest integer ns whose ns / 1e9 s lands in `bucket` or above (BucketOf is monotone in ns).
+int64_t WeightedHistogram::FirstNsAtOrAbove(int bucket) {
+  if (bucket <= 0) return 0;
+  if (bucket > kBuckets) return std::numeric_limits<int64_t>::max();
+  int64_t& cached = ns_edges_[static_cast<size_t>(bucket)];
+  if (cached >= 0) return cached;
+  auto bucket_of = [](int64_t ns) { return BucketOf(static_cast<double>(ns) / 1e9); };
+  int64_t ns = static_cast<int64_t>(std::ceil(LowerEdge(bucket) * 1e9));
+  while (ns > 0 && bucket_of(ns - 1) >= bucket) --ns;
+  while (bucket_of(ns) < bucket) ++ns;
+  return cached = ns;
+}
+
+void WeightedHistogram::SetLastNs(int64_t ns) {
+  // The neighbouring buckets first (a run's steps grow slowly); a logarithm only for a jump.
+  int bucket = last_ns_bucket_;
+  if (ns >= last_hi_ns_ && ns < FirstNsAtOrAbove(bucket + 2) && last_hi_ns_ > 0) {
+    bucket += 1;
+  } else if (ns < last_lo_ns_ && bucket > 0 && ns >= FirstNsAtOrAbove(bucket - 1)) {
+    bucket -= 1;
+  } else {
+    bucket = BucketOf(static_cast<double>(ns) / 1e9);
+  }
+  last_ns_bucket_ = bucket;
+  last_lo_ns_ = FirstNsAtOrAbove(bucket);
+  last_hi_ns_ = FirstNsAtOrAbove(bucket + 1);
+}
+
+void WeightedHistogram::AddNs(int64_t ns, int64_t weight) {
+  if (weight <= 0) return;
+  if (ns < last_lo_ns_ || ns >= last_hi_ns_) SetLastNs(ns);
+  buckets_[static_cast<size_t>(last_ns_bucket_)] += weight;
+  count_ += weight;
+  sum_ns_ += static_cast<Int128>(ns) * weight;
+}
+
+// speed: a decode run's steps mostly share a bucket; only a change of bucket costs more than a compare.
+void WeightedHistogram::AddRunNs(const int64_t* ns, int64_t n, int64_t weight) {
+  if (weight <= 0 || n <= 0) return;
+  int64_t in_bucket = 0, sum = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    const int64_t v = ns[j];
+    if (v < last_lo_ns_ || v >= last_hi_ns_) {
+      buckets_[static_cast<size_t>(last_ns_bucket_)] += in_bucket * weight;
+      in_bucket = 0;
+      SetLastNs(v);
+    }
+    ++in_bucket;
+    sum += v;
+  }
+  buckets_[static_cast<size_t>(last_ns_bucket_)] += in_bucket * weight;
+  count_ += n * weight;
+  sum_ns_ += static_cast<Int128>(sum) * weight;
+}
+
 double WeightedHistogram::Quantile(double p) const {
   if (count_ == 0) return 0;
   const int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(p * static_cast<double>(count_))));
@@ -73,7 +130,8 @@ double WeightedHistogram::Quantile(double p) const {
 
 LatencySummary WeightedHistogram::Summary() const {
   if (count_ == 0) return {};
-  return {count_, R6(sum_ / static_cast<double>(count_)), R6(Quantile(0.5)), R6(Quantile(0.9)), R6(Quantile(0.99)),
+  const double sum = sum_ + ToDouble(sum_ns_) / 1e9;
+  return {count_, R6(sum / static_cast<double>(count_)), R6(Quantile(0.5)), R6(Quantile(0.9)), R6(Quantile(0.99)),
           R6(Quantile(0.999))};
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kvcache/base/wide_int.h"
 #include "sim/latency_stats.h"
 
 namespace kvsim {
@@ -16,6 +17,10 @@ class WeightedHistogram {
   WeightedHistogram();
   // Adds `weight` samples of `seconds` (non-negative; values beyond the range land in the end buckets).
   void Add(double seconds, int64_t weight);
+  // Nanosecond samples, summed exactly for the mean (the bucket is that of ns / 1e9 s, as Add's):
+  // one, or a run of them sharing one weight (a decode run's steps, each the wait of `weight` tokens).
+  void AddNs(int64_t ns, int64_t weight);
+  void AddRunNs(const int64_t* ns, int64_t n, int64_t weight);
   int64_t count() const { return count_; }
   double Quantile(double p) const;  // nearest rank over the weights; 0 when empty
   LatencySummary Summary() const;   // rounded to 10^-6 s like LatencyStats
@@ -29,10 +34,16 @@ class WeightedHistogram {
   double LowerEdge(int bucket);
   std::vector<int64_t> buckets_;
   std::vector<double> edges_;  // lower edges by bucket, NaN until needed
+  std::vector<int64_t> ns_edges_;  // FirstNsAtOrAbove by bucket, -1 until needed
+  int64_t FirstNsAtOrAbove(int bucket);
+  void SetLastNs(int64_t ns);
   int last_bucket_ = -1;
   double last_lo_ = 0, last_hi_ = 0;
+  int last_ns_bucket_ = 0;
+  int64_t last_lo_ns_ = 0, last_hi_ns_ = 0;  // the integer ns values of last_ns_bucket_: [lo, hi)
   int64_t count_ = 0;
-  double sum_ = 0;
+  double sum_ = 0;     // seconds (Add)
+  Int128 sum_ns_ = 0;  // nanoseconds (AddNs, AddRunNs)
 };
 
 }  // namespace kvsim

@@ -126,6 +126,27 @@ TEST(TraceReadersTest, WindowRepeatAndRateScale) {
   EXPECT_LT(some.back().arrival_ns, 600000000000);
 }
 
+// A repeated window is read from the file once and replayed from memory: every copy is the first
+// with its arrivals shifted (so equal lengths, in order), and the file is opened once.
+TEST(TraceReadersTest, RepeatedCopiesReplayTheFirstFromMemory) {
+  const auto path = testing::SharedPath("traces/azure_2023/AzureLLMInferenceTrace_code.csv");
+  WindowOptions w;
+  w.repeat = 4;
+  w.start_s = 60;
+  int opens = 0;
+  auto src = ApplyWindow([&] { ++opens; return Open(path); }, w);
+  const auto all = ReadAll(*src);
+  EXPECT_EQ(opens, 1);
+  ASSERT_EQ(all.size() % 4, 0u);
+  const size_t copy = all.size() / 4;
+  for (size_t i = 0; i < copy; ++i)
+    for (size_t k = 1; k < 4; ++k) {
+      ASSERT_EQ(all[k * copy + i].prompt_tokens, all[i].prompt_tokens);
+      ASSERT_EQ(all[k * copy + i].output_tokens, all[i].output_tokens);
+      ASSERT_EQ(all[k * copy + i].arrival_ns - all[k * copy].arrival_ns, all[i].arrival_ns - all[0].arrival_ns);
+    }
+}
+
 TEST(TraceReadersTest, SyntheticIsSeeded) {
   auto make = [](uint64_t seed) {
     return MakeSyntheticSource(50, ArrivalGenerator(ArrivalKind::kGamma, 5.0, 2.0, seed), LengthSampler("uniform:10:100", "p", ""),
