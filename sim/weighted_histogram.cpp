@@ -32,8 +32,14 @@ double WeightedHistogram::LowerEdge(int bucket) {
   if (bucket > kBuckets) return std::numeric_limits<double>::infinity();
   double& edge = edges_[static_cast<size_t>(bucket)];
   if (std::isnan(edge)) {
-    // Positive doubles order as their bit patterns: bisect for the first one at or above `bucket`.
-    uint64_t lo = std::bit_cast<uint64_t>(kLowest), hi = std::bit_cast<uint64_t>(1e300);
+    // Positive doubles order as their bit patterns. speed: the edge is within a few units in the
+    // last place of kLowest·kGrowth^(bucket−1), so bisection starts from that bracket (widened
+    // until it holds the edge) instead of from the whole range (60 logarithms a bucket).
+    const uint64_t guess = std::bit_cast<uint64_t>(kLowest * std::pow(kGrowth, static_cast<double>(bucket - 1)));
+    uint64_t lo = guess - 8, hi = guess + 8;
+    for (uint64_t widen = 16; BucketOf(std::bit_cast<double>(lo)) >= bucket && lo > std::bit_cast<uint64_t>(kLowest); widen *= 2)
+      lo = std::max(std::bit_cast<uint64_t>(kLowest), lo > widen ? lo - widen : 0);
+    for (uint64_t widen = 16; BucketOf(std::bit_cast<double>(hi)) < bucket; widen *= 2) hi += widen;
     while (lo < hi) {
       const uint64_t mid = lo + (hi - lo) / 2;
       if (BucketOf(std::bit_cast<double>(mid)) >= bucket) hi = mid;
