@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 
+#include "kvcache/base/check.h"
+
 namespace kvsim {
 namespace {
 
@@ -17,44 +19,78 @@ double R6(double x) { return std::round(x * 1e6) / 1e6; }
 
 }  // namespace
 
-WeightedHistogram::WeightedHistogram()
-    : buckets_(kBuckets + 1, 0),
-      edges_(kBuckets + 2, std::numeric_limits<double>::quiet_NaN()),
-      ns_edges_(kBuckets + 2, -1) {}
-
 int WeightedHistogram::BucketOf(double seconds) {
   if (!(seconds >= kLowest)) return 0;  // [0, kLowest) and the buckets above it
   return std::min(kBuckets, 1 + static_cast<int>(std::log(seconds / kLowest) / kLogGrowth));
 }
 
-double WeightedHistogram::LowerEdge(int bucket) {
-  if (bucket <= 0) return 0.0;
-  if (bucket > kBuckets) return std::numeric_limits<double>::infinity();
-  double& edge = edges_[static_cast<size_t>(bucket)];
-  if (std::isnan(edge)) {
-    // Positive doubles order as their bit patterns. speed: the edge is within a few units in the
-    // last place of kLowest·kGrowth^(bucket−1), so bisection starts from that bracket (widened
-    // until it holds the edge) instead of from the whole range (60 logarithms a bucket).
-    const uint64_t guess = std::bit_cast<uint64_t>(kLowest * std::pow(kGrowth, static_cast<double>(bucket - 1)));
-    uint64_t lo = guess - 8, hi = guess + 8;
-    for (uint64_t widen = 16; BucketOf(std::bit_cast<double>(lo)) >= bucket && lo > std::bit_cast<uint64_t>(kLowest); widen *= 2)
-      lo = std::max(std::bit_cast<uint64_t>(kLowest), lo > widen ? lo - widen : 0);
-    for (uint64_t widen = 16; BucketOf(std::bit_cast<double>(hi)) < bucket; widen *= 2) hi += widen;
-    while (lo < hi) {
-      const uint64_t mid = lo + (hi - lo) / 2;
-      if (BucketOf(std::bit_cast<double>(mid)) >= bucket) hi = mid;
-      else lo = mid + 1;
-    }
-    edge = std::bit_cast<double>(lo);
+namespace {
+
+// The smallest double BucketOf maps to `bucket` or above. Positive doubles order as their bit
+// patterns; the edge is within a few units in the last place of kLowest·kGrowth^(bucket−1), so the
+// bisection starts from that bracket, widened until it holds the edge.
+double ComputeLowerEdge(int bucket) {
+  const uint64_t lowest = std::bit_cast<uint64_t>(kLowest);
+  const uint64_t guess = std::bit_cast<uint64_t>(kLowest * std::pow(kGrowth, static_cast<double>(bucket - 1)));
+  uint64_t lo = std::max(lowest, guess - 8), hi = guess + 8;
+  for (uint64_t widen = 16; lo > lowest && WeightedHistogram::BucketOf(std::bit_cast<double>(lo)) >= bucket; widen *= 2)
+    lo = lo - lowest > widen ? lo - widen : lowest;
+  for (uint64_t widen = 16; WeightedHistogram::BucketOf(std::bit_cast<double>(hi)) < bucket; widen *= 2) hi += widen;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    if (WeightedHistogram::BucketOf(std::bit_cast<double>(mid)) >= bucket) hi = mid;
+    else lo = mid + 1;
   }
-  return edge;
+  return std::bit_cast<double>(lo);
+}
+
+// Every bucket's lower edge, [0, kBuckets + 1]: an immutable table built once per process (a few
+// thousand logarithms), shared by every histogram.
+const std::vector<double>& LowerEdges() {
+  static const std::vector<double> edges = [] {
+    std::vector<double> e(kBuckets + 2);
+    e[0] = 0.0;
+    for (int b = 1; b <= kBuckets; ++b) e[static_cast<size_t>(b)] = ComputeLowerEdge(b);
+    e[kBuckets + 1] = std::numeric_limits<double>::infinity();
+    return e;
+  }();
+  return edges;
+}
+
+}  // namespace
+
+WeightedHistogram::WeightedHistogram()
+    : buckets_(kBuckets + 1, 0), edges_(LowerEdges().data()), ns_edges_(kBuckets + 2, -1) {}
+
+double WeightedHistogram::LowerEdge(int bucket) const {
+  return edges_[static_cast<size_t>(std::clamp(bucket, 0, kBuckets + 1))];
+}
+
+// BucketOf without a logarithm: a guess from the exponent and a quadratic in the mantissa (log2
+// within 0.006, under half a bucket), corrected against the exact edges: BucketOf's answer bit for bit.
+int WeightedHistogram::LocateBucket(double seconds) const {
+  if (!(seconds >= kLowest)) return 0;
+  if (seconds >= edges_[kBuckets]) return kBuckets;
+  const uint64_t bits = std::bit_cast<uint64_t>(seconds);
+  const double exponent = static_cast<double>(static_cast<int>((bits >> 52) & 0x7ff) - 1023);
+  const double x = std::bit_cast<double>((bits & 0xfffffffffffffULL) | 0x3ff0000000000000ULL) - 1.0;  // mantissa − 1
+  const double log2 = exponent + x + 0.346 * x * (1.0 - x);
+  constexpr double kLog2Lowest = -23.253496664211536;    // log2(1e-7)
+  constexpr double kBucketsPerOctave = 69.66071689357483;  // ln 2 / ln 1.01
+  // The guess is within 0.12 of a bucket of the formula's index, so one step either way corrects it
+  // (branch-free: the values of a latency sketch come in no order).
+  int b = std::clamp(1 + static_cast<int>((log2 - kLog2Lowest) * kBucketsPerOctave), 2, kBuckets - 1);
+  b -= static_cast<int>(seconds < edges_[b]);
+  b += static_cast<int>(seconds >= edges_[b + 1]);
+  KVSIM_DCHECK(b == BucketOf(seconds));
+  return b;
 }
 
 void WeightedHistogram::Add(double seconds, int64_t weight) {
   if (weight <= 0) return;
   int bucket = last_bucket_;
   if (!(seconds >= last_lo_ && seconds < last_hi_)) {
-    bucket = BucketOf(seconds);
+    bucket = LocateBucket(seconds);
     last_bucket_ = bucket;
     last_lo_ = LowerEdge(bucket);
     last_hi_ = LowerEdge(bucket + 1);
@@ -70,7 +106,7 @@ int64_t WeightedHistogram::FirstNsAtOrAbove(int bucket) {
   if (bucket > kBuckets) return std::numeric_limits<int64_t>::max();
   int64_t& cached = ns_edges_[static_cast<size_t>(bucket)];
   if (cached >= 0) return cached;
-  auto bucket_of = [](int64_t ns) { return BucketOf(static_cast<double>(ns) / 1e9); };
+  auto bucket_of = [this](int64_t ns) { return LocateBucket(static_cast<double>(ns) / 1e9); };
   int64_t ns = static_cast<int64_t>(std::ceil(LowerEdge(bucket) * 1e9));
   while (ns > 0 && bucket_of(ns - 1) >= bucket) --ns;
   while (bucket_of(ns) < bucket) ++ns;
@@ -85,7 +121,7 @@ void WeightedHistogram::SetLastNs(int64_t ns) {
   } else if (ns < last_lo_ns_ && bucket > 0 && ns >= FirstNsAtOrAbove(bucket - 1)) {
     bucket -= 1;
   } else {
-    bucket = BucketOf(static_cast<double>(ns) / 1e9);
+    bucket = LocateBucket(static_cast<double>(ns) / 1e9);
   }
   last_ns_bucket_ = bucket;
   last_lo_ns_ = FirstNsAtOrAbove(bucket);

@@ -14,6 +14,9 @@ namespace kvsim {
 
 class WeightedHistogram {
  public:
+  // The bucket formula, the definition every edge is derived from: 0 below 10^-7 s, then
+  // 1 + floor(log(s / 10^-7) / log(1.01)), at most the last bucket.
+  static int BucketOf(double seconds);
   WeightedHistogram();
   // Adds `weight` samples of `seconds` (non-negative; values beyond the range land in the end buckets).
   void Add(double seconds, int64_t weight);
@@ -30,10 +33,10 @@ class WeightedHistogram {
   // bucket's exact edges before taking a logarithm. An edge is the smallest double the bucket
   // formula maps to that bucket or above (found once per bucket by bisection: the formula is
   // monotone: log, division and truncation never decrease), so the answer is the formula's, bit for bit.
-  static int BucketOf(double seconds);
-  double LowerEdge(int bucket);
+  int LocateBucket(double seconds) const;  // BucketOf, faster (the edge table)
+  double LowerEdge(int bucket) const;
   std::vector<int64_t> buckets_;
-  std::vector<double> edges_;  // lower edges by bucket, NaN until needed
+  const double* edges_;            // the process's lower-edge table (kBuckets + 2 entries)
   std::vector<int64_t> ns_edges_;  // FirstNsAtOrAbove by bucket, -1 until needed
   int64_t FirstNsAtOrAbove(int bucket);
   void SetLastNs(int64_t ns);

@@ -65,5 +65,29 @@ TEST(WeightedHistogramTest, BucketDoesNotDependOnOrder) {
   }
 }
 
+// Values land in the bucket of the formula (BucketOf, the definition) whichever way Add finds it
+// (the last bucket's edges, the edge table with a guessed index, or the integer-ns path): checked
+// through the one-value histogram's median, the centre of that bucket.
+TEST(WeightedHistogramTest, EveryPathFindsTheFormulasBucket) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> exponent(-8.0, 4.5);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::pow(10.0, exponent(rng));
+    const int b = WeightedHistogram::BucketOf(v);
+    const double centre = b == 0 ? 0.0 : 1e-7 * std::pow(1.01, static_cast<double>(b) - 0.5);
+    WeightedHistogram h;
+    h.Add(v, 1);
+    ASSERT_EQ(h.Quantile(0.5), centre) << v;
+    const int64_t ns = static_cast<int64_t>(v * 1e9);
+    if (ns <= 0 || ns > 9'000'000'000'000) continue;
+    const int bn = WeightedHistogram::BucketOf(static_cast<double>(ns) / 1e9);
+    WeightedHistogram g;
+    g.AddNs(ns, 1);
+    const int64_t run[3] = {ns, ns, ns + 1};
+    g.AddRunNs(run, 3, 2);
+    ASSERT_EQ(g.Quantile(0.01), bn == 0 ? 0.0 : 1e-7 * std::pow(1.01, static_cast<double>(bn) - 0.5)) << ns;
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
