@@ -22,6 +22,16 @@ std::string PresetFromConfigFile(const std::string& config_file) {
   return base;
 }
 
+std::string ConfigForRow(const std::string& config_file, const std::string& configs_dir, const std::string& logs_dir) {
+  if (!configs_dir.empty()) return (fs::path(configs_dir) / fs::path(config_file).filename()).string();
+  if (!logs_dir.empty()) {
+    const fs::path beside = fs::path(logs_dir) / config_file;
+    std::error_code ec;
+    if (fs::is_regular_file(beside, ec)) return beside.string();
+  }
+  return PresetFromConfigFile(config_file);
+}
+
 // Maps the log's free-text quantization cell onto a --quantization value; empty = the checkpoint's.
 std::string QuantizationFlag(const std::string& cell) {
   std::string s = cell;
@@ -104,7 +114,7 @@ DeploymentOptions OptionsForLogRow(const VllmLogRow& row) {
 }
 
 LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std::string& configs_dir,
-                                  const std::string& data_dir) {
+                                  const std::string& data_dir, const std::string& logs_dir) {
   LogValidation v;
   ResolveCache cache;
   for (const VllmLogRow& row : rows) {
@@ -113,8 +123,7 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
       continue;
     }
     DeploymentOptions o = OptionsForLogRow(row);
-    o.model = configs_dir.empty() ? PresetFromConfigFile(row.config_file)
-                                  : (fs::path(configs_dir) / fs::path(row.config_file).filename()).string();
+    o.model = ConfigForRow(row.config_file, configs_dir, logs_dir);
     ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,
                      {}, {}, {}, {}, false, ""};
     std::optional<double> w, k, t, b;

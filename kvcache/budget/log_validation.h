@@ -59,10 +59,12 @@ struct LogValidation {
 // quantization, dtype, GPU and server settings).
 DeploymentOptions OptionsForLogRow(const VllmLogRow& row);
 
-// `configs_dir` empty: the rows' configs are the presets. Rows whose settings kvsim refuses are
-// kept with the reason as their note.
+// Where a row's config_file cell ("configs/org__name.json") is read from: `configs_dir` / its
+// file name when `configs_dir` is given; else the cell as a path relative to `logs_dir` (the CSV's
+// directory) when that file exists, so a table can ship the configs its rows need beside it; else
+// the preset org/name. Rows whose settings kvsim refuses are kept with the reason as their note.
 LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std::string& configs_dir,
-                                  const std::string& data_dir);
+                                  const std::string& data_dir, const std::string& logs_dir = "");
 
 }  // namespace kvsim
 

@@ -20,15 +20,6 @@ namespace {
 using nlohmann::json;
 
 
-// HF LlamaConfig defaults, used for llava-style text_configs that list only non-default fields.
-void ApplyLlamaDefaults(json& text) {
-  const std::pair<const char*, int64_t> defaults[] = {
-      {"hidden_size", 4096}, {"intermediate_size", 11008}, {"num_hidden_layers", 32},
-      {"num_attention_heads", 32}, {"vocab_size", 32000}, {"max_position_embeddings", 2048}};
-  for (const auto& [key, value] : defaults)
-    if (!text.contains(key)) text[key] = value;
-}
-
 // Rough parameter count of a ViT-style vision encoder plus its projector. Multimodal checkpoints
 // carry one; its weights count towards memory though kvsim does not model image traffic.
 int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std::string& source) {
@@ -179,8 +170,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
     text = *tc;
     prefix = "text_config.";
-    if (text.value("model_type", std::string()) == "llama" || root.value("model_type", std::string()) == "llava")
-      ApplyLlamaDefaults(text);
+    FillConfigClassDefaults(text, root.value("model_type", std::string()));
     for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
       if (!text.contains(key) && root.contains(key)) text[key] = root[key];
   }

@@ -1,6 +1,8 @@
 #include "kvcache/model/model_families.h"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 
 namespace kvsim {
 namespace {
@@ -21,7 +23,28 @@ bool IsStateOnlyLayerType(const std::string& kind) {
          kind == "conv" || kind == "recurrent";
 }
 
+void FillMissing(nlohmann::json& text, std::initializer_list<std::pair<const char*, int64_t>> defaults) {
+  for (const auto& [key, value] : defaults)
+    if (!text.contains(key)) text[key] = value;
+}
+
 }  // namespace
+
+void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type) {
+  const std::string type = text.value("model_type", std::string());
+  if (type == "llama" || root_type == "llava") {
+    // transformers' LlamaConfig.__init__ defaults.
+    FillMissing(text, {{"hidden_size", 4096}, {"intermediate_size", 11008}, {"num_hidden_layers", 32},
+                       {"num_attention_heads", 32}, {"vocab_size", 32000}, {"max_position_embeddings", 2048}});
+  } else if (type == "gemma3_text" || root_type == "gemma3") {
+    // transformers' Gemma3TextConfig.__init__ defaults (models/gemma3/configuration_gemma3.py): the
+    // vocabulary includes the image tokens (262,208), head_dim is 256 whatever hidden / heads is
+    // (12B: 3840 / 16 = 240, but its heads are 256 wide), 8 query and 4 KV heads.
+    FillMissing(text, {{"vocab_size", 262208}, {"hidden_size", 2304}, {"intermediate_size", 9216},
+                       {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
+                       {"head_dim", 256}, {"max_position_embeddings", 131072}, {"sliding_window", 4096}});
+  }
+}
 
 bool TiesEmbeddingsByDefault(const std::string& type) {
   // These config classes keep PretrainedConfig's default (True) or set it; Llama-style ones say False.

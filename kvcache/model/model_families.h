@@ -21,6 +21,12 @@ namespace kvsim {
 // Whether the family's config class ties input and output embeddings when the file does not say.
 bool TiesEmbeddingsByDefault(const std::string& model_type);
 
+// Fills what a multimodal wrapper's text_config leaves to its config class: LlamaConfig's defaults
+// for llava-style wrappers, Gemma3TextConfig's for gemma3 (the published gemma-3 configs state only
+// the fields that differ: no vocab_size, max_position_embeddings, and head_dim only for 27B).
+// `root_type` is the wrapper's model_type. Fields the file states are kept.
+void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type);
+
 // Fields some families omit from config.json because their config class has a default.
 int64_t DefaultIntermediateSize(const std::string& model_type, int64_t hidden_size);  // 0: required
 int64_t DefaultMaxPositions(const std::string& model_type);                           // 0: required

@@ -27,7 +27,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
       "rate is below its minimum.\n\nOptions");
   desc.add_options()("help,h", "show this help")
       ("logs", po::value(&logs)->default_value(logs), "CSV of logged start-up figures")
-      ("configs", po::value(&configs_dir), "directory of org__name.json configs (default: the presets)")
+      ("configs", po::value(&configs_dir), "directory of org__name.json configs (default: a row's config_file beside the CSV, else the preset)")
       ("min-weights-pass", po::value(&min_weights)->default_value(min_weights, Format("%g", min_weights)), "required share of rows with weights within 2%")
       ("min-kv-pass", po::value(&min_kv)->default_value(min_kv, Format("%g", min_kv)), "required share of rows with KV GiB / tokens within 5%");
   po::variables_map vm;
@@ -40,7 +40,9 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
   }
   if (!configs_dir.empty() && !std::filesystem::is_directory(configs_dir))
     throw Error("--configs: '" + configs_dir + "' is not a directory");
-  const LogValidation v = ValidateAgainstLogs(ReadVllmLogRows(logs), configs_dir, data_dir);
+  const std::string logs_dir = std::filesystem::path(logs).parent_path().string();
+  const LogValidation v =
+      ValidateAgainstLogs(ReadVllmLogRows(logs), configs_dir, data_dir, logs_dir.empty() ? "." : logs_dir);
   out << RenderValidationText(v, min_weights, min_kv);
   return v.Passes(min_weights, min_kv) ? kExitOk : kExitThresholdMissed;
 }

@@ -134,5 +134,39 @@ TEST(ModelFamiliesTest, CohereTwoInterleavesThreeLocalLayersWithOneGlobal) {
   EXPECT_EQ(s.norms_per_layer, 1);
 }
 
+// The published Gemma 3 configs state only what differs from transformers' Gemma3TextConfig:
+// no vocab_size or max_position_embeddings, and head_dim only where it is not 256. Shapes of the
+// 12B text model from its model card (48 layers, hidden 3,840, MLP 15,360, 16 query / 8 KV heads);
+// vLLM 0.19's log of google/gemma-3-12b-it prints head_size=256 (not 3840 / 16 = 240), and the
+// tokenizer's vocabulary with its image tokens is 262,208. One full layer every six, window 1,024.
+TEST(ModelFamiliesTest, GemmaThreeTextConfigTakesItsClassDefaults) {
+  const ModelSpec s = SpecFromJson(R"({"architectures":["Gemma3ForConditionalGeneration"],"model_type":"gemma3",
+    "text_config":{"hidden_size":3840,"intermediate_size":15360,"model_type":"gemma3_text","num_attention_heads":16,
+      "num_hidden_layers":48,"num_key_value_heads":8,"rope_scaling":{"factor":8.0,"rope_type":"linear"},
+      "sliding_window":1024},
+    "torch_dtype":"bfloat16",
+    "vision_config":{"hidden_size":1152,"image_size":896,"intermediate_size":4304,"model_type":"siglip_vision_model",
+      "num_attention_heads":16,"num_hidden_layers":27,"patch_size":14,"vision_use_head":false}})");
+  EXPECT_EQ(s.vocab_size, 262208);
+  EXPECT_EQ(s.head_dim, 256);
+  EXPECT_EQ(s.num_kv_heads, 8);
+  EXPECT_EQ(s.max_position_embeddings, 131072);
+  EXPECT_TRUE(s.tie_word_embeddings);
+  ASSERT_EQ(s.layers.size(), 48u);
+  EXPECT_EQ(s.layers[0].window_tokens, 1024);
+  for (size_t i = 0; i < s.layers.size(); ++i)
+    EXPECT_EQ(s.layers[i].kind, (i + 1) % 6 == 0 ? AttentionKind::kFull : AttentionKind::kSlidingWindow) << i;
+}
+
+// What the file states wins over the class default: gemma-3-27b-it states head_dim 128.
+TEST(ModelFamiliesTest, GemmaThreeStatedFieldsKeepTheirValues) {
+  const ModelSpec s = SpecFromJson(R"({"model_type":"gemma3","text_config":{"head_dim":128,"hidden_size":5376,
+    "intermediate_size":21504,"model_type":"gemma3_text","num_attention_heads":32,"num_hidden_layers":62,
+    "num_key_value_heads":16,"sliding_window":1024,"vocab_size":262144}})");
+  EXPECT_EQ(s.head_dim, 128);
+  EXPECT_EQ(s.vocab_size, 262144);
+  EXPECT_EQ(s.num_layers, 62);
+}
+
 }  // namespace
 }  // namespace kvsim

@@ -69,6 +69,16 @@ TEST(ParameterCountTest, MoeAndMlaModelsMatchTheirCards) {
   EXPECT_NEAR(billions(SharedModel("microsoft__phi-4.json")), 14.66, 0.01);          // "14.7B"
 }
 
+// DeepSeek-R1 (data/models preset, its published config.json): the card and the DeepSeek-V3
+// technical report give 671B total and 37B activated parameters for the main model (the 685B on
+// Hugging Face adds the 14B multi-token-prediction module, which vLLM loads only as a drafter).
+TEST(ParameterCountTest, DeepSeekR1PresetMatchesItsCard) {
+  const ModelSpec spec =
+      LoadModelConfigFile(std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/models/deepseek-ai/DeepSeek-R1.json");
+  EXPECT_NEAR(static_cast<double>(CountParameters(spec)) / 1e9, 671.0, 0.5);
+  EXPECT_NEAR(static_cast<double>(CountActiveParameters(spec)) / 1e9, 37.0, 0.6);
+}
+
 TEST(ParameterCountTest, TiedEmbeddingsCountOnce) {
   const int64_t untied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, false)));
   const int64_t tied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, true)));
