@@ -387,7 +387,11 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
-  const StepModel::DecodeSteps decode(timer_, lazy_count_);
+  // speed: the batch-only terms of a decode step depend on the batch size alone; kept per size.
+  if (decode_steps_.size() <= static_cast<size_t>(lazy_count_)) decode_steps_.resize(static_cast<size_t>(lazy_count_) + 1);
+  std::optional<StepModel::DecodeSteps>& cached = decode_steps_[static_cast<size_t>(lazy_count_)];
+  if (!cached) cached.emplace(timer_, lazy_count_);
+  const StepModel::DecodeSteps& decode = *cached;
   int64_t context = LazyContextBeforeStep();
   // Nothing is scheduled during the run, so the far heap's next event is fixed.
   const int64_t far_next = far_events_.empty() ? INT64_MAX : far_events_.top().step;
