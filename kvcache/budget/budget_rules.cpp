@@ -43,6 +43,19 @@ class VllmRule final : public BudgetRule {
   // start (issue 16; vllm/v1/core/kv_cache_utils.py, v0.11).
   bool RequiresOneFullRequest(const DeploymentConfig&) const override { return true; }
 
+  // V1 (>= 0.8, PR #14097): BlockPool.__init__ pops block 0 off the free queue as the null block
+  // whatever the model, so requests share num_gpu_blocks - 1 (get_num_free_blocks, get_usage);
+  // get_max_concurrency_for_kv_cache_config and the "GPU KV cache size" line divide the whole
+  // num_blocks (vllm/v1/core/block_pool.py, kv_cache_utils.py, v0.8 - v0.11). V0 takes a null
+  // block only when a sliding window drops blocks (vllm/core/block/block_table.py
+  // append_token_ids -> allocate_or_get_null_block, v0.6).
+  int64_t NullBlocks(const ModelSpec& spec) const override {
+    if (version_.era() != VllmEra::kV0) return 1;
+    for (const LayerAttention& l : spec.layers)
+      if (l.kind == AttentionKind::kSlidingWindow) return 1;
+    return 0;
+  }
+
  protected:
   int64_t DefaultBlockSize() const override { return 16; }
   double DefaultMemoryFraction(int) const override { return 0.9; }

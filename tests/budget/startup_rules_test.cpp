@@ -182,5 +182,46 @@ TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
   EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
 }
 
+
+// The null block (vllm/v1/core/block_pool.py, v0.8 - v0.11: BlockPool.__init__ pops block 0 as
+// null_block). vLLM's own test_get_max_concurrency_for_kv_cache_config (tests/v1/core/
+// test_kv_cache_utils.py) divides the whole pool: 1,536 blocks / (16,384 / 16 = 1,024 blocks per
+// request) = 1.5x, so the logged figures count the null block; requests share 1,536 - 1 = 1,535.
+// "GPU KV cache size" on 0.19 is 1,536 // 1 group x 16 = 24,576 tokens.
+TEST(StartupRulesTest, NullBlockIsLoggedButNeverHeldByARequest) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "1536";
+  o.max_model_len = "16384";
+  const CapacityResult v1 = Plan(o);
+  EXPECT_EQ(v1.num_gpu_blocks, 1536);
+  EXPECT_EQ(v1.usable_gpu_blocks, 1535);
+  EXPECT_DOUBLE_EQ(v1.max_concurrency, 1.5);
+  EXPECT_EQ(v1.gpu_kv_cache_tokens, 24576);
+  // V0 (0.6.4) takes a null block only when a sliding window drops blocks
+  // (vllm/core/block/block_table.py append_token_ids): none for Llama, one for Gemma-2.
+  o.vllm_version = "0.6.4";
+  EXPECT_EQ(Plan(o).usable_gpu_blocks, 1536);
+  o.model = "google/gemma-2-9b-it";
+  o.max_model_len = "8192";
+  EXPECT_EQ(Plan(o).usable_gpu_blocks, 1535);
+}
+
+// vLLM's start-up check compares bytes (kv_cache_utils._check_enough_kv_cache_memory), so 100 blocks
+// of 16 tokens pass for max_model_len 1,600 (cdiv(1600, 16) = 100 blocks); with block 0 kept back
+// only 99 are usable and that request can never be scheduled (vLLM PR #26939 describes this case).
+TEST(StartupRulesTest, NullBlockLeavesAnExactPoolOneBlockShort) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "100";
+  o.max_model_len = "1600";
+  const CapacityResult r = Plan(o);
+  EXPECT_TRUE(r.does_not_fit.empty());
+  EXPECT_EQ(r.usable_gpu_blocks, 99);
+  bool noted = false;
+  for (const std::string& n : r.notes) noted = noted || n.find("null block") != std::string::npos;
+  EXPECT_TRUE(noted);
+  o.max_model_len = "1584";  // 99 blocks: fits the usable pool, no note
+  for (const std::string& n : Plan(o).notes) EXPECT_EQ(n.find("null block"), std::string::npos) << n;
+}
+
 }  // namespace
 }  // namespace kvsim
