@@ -186,13 +186,14 @@ std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const S
 
 // The per-GPU totals: the largest weights/overhead over stages; KV from the bottleneck stage, as
 // vLLM takes the minimum over workers.
-void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r) {
+void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
   const EffectiveSettings& s = r.settings;
   const StageCapacity& b = r.stages[r.bottleneck_stage];
   r.kv_cache_bytes = b.kv_cache_bytes;
   r.kv_bytes_per_token = b.layout.bytes_per_token;
   r.num_gpu_blocks = b.num_blocks;
   r.usable_gpu_blocks = std::max<int64_t>(0, b.num_blocks - rule.NullBlocks(spec));
+  r.spec_decode_slots = c.engine == Engine::kVllm ? SpeculativeDecodeSlots(c.speculative, s.vllm_era) : 0;
   r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
   r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
   r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
@@ -281,7 +282,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.stages.push_back(std::move(st));
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16
-  Summarize(spec, *rule, r);
+  Summarize(spec, c, *rule, r);
   CheckOneFullRequestFits(c, *rule, r);
 
   r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
@@ -296,7 +297,8 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
 double ConcurrencyAt(const CapacityResult& r, int64_t tokens) {
   KVSIM_CHECK(!r.stages.empty(), "ConcurrencyAt needs a planned result");
   const StageCapacity& b = r.stages[r.bottleneck_stage];
-  const int64_t pages = b.layout.PagesPerRequest(std::max<int64_t>(tokens, 1), r.settings.max_num_batched_tokens);
+  const int64_t held = std::min(std::max<int64_t>(tokens, 1) + r.spec_decode_slots, r.settings.max_model_len);
+  const int64_t pages = b.layout.PagesPerRequest(held, r.settings.max_num_batched_tokens);
   return pages > 0 ? static_cast<double>(r.usable_gpu_blocks) / static_cast<double>(pages) : 0.0;
 }
 

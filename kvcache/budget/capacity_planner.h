@@ -88,9 +88,13 @@ struct CapacityResult {
   int64_t gpu_kv_cache_tokens = 0;      // as vLLM's "GPU KV cache size" log line
   double max_concurrency = 0;           // requests of max_model_len tokens
   int64_t pages_per_max_len_request = 0;
+  // KV slots a decoding request holds beyond its context for speculative decoding (draft tokens and
+  // lookahead; SpeculativeDecodeSlots in startup_rules.h); 0 without --speculative-config.
+  int64_t spec_decode_slots = 0;
   // issue 16: requests of shorter lengths (1k, 4k, 16k below max_model_len; any length through
   // ConcurrencyAt) decoding at once as the scheduler allocates: usable blocks (the null block left out)
-  // over the pages of that many tokens. vLLM logs no such figure; max_concurrency above is its logged one.
+  // over the pages of min(length + spec_decode_slots, max_model_len) tokens. vLLM logs no such figure;
+  // max_concurrency above is its logged one.
   std::vector<std::pair<int64_t, double>> concurrency_at;
 
   // Baselines, per GPU.

@@ -48,4 +48,14 @@ bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft) {
   return true;
 }
 
+int64_t SpeculativeDecodeSlots(const SpeculativeSettings& s, VllmEra era) {
+  const int64_t k = s.num_speculative_tokens;
+  if (s.method.empty() || k == 0) return 0;
+  if (era == VllmEra::kV0) return k;
+  const std::string& m = s.method;
+  const bool mtp = m == "mtp" || (m.size() > 4 && m.compare(m.size() - 4, 4, "_mtp") == 0);  // deepseek_mtp, ernie_mtp, ...
+  const bool proposer_has_kv = m == "eagle" || m == "eagle3" || mtp || m == "draft_model";
+  return k + (proposer_has_kv ? k : 0);
+}
+
 }  // namespace kvsim

@@ -7,6 +7,7 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/budget/encoder_budget.h"
+#include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/model_catalog.h"
 #include "kvcache/model/model_config_parser.h"
 #include "tests/testutil.h"
@@ -221,6 +222,45 @@ TEST(StartupRulesTest, NullBlockLeavesAnExactPoolOneBlockShort) {
   EXPECT_TRUE(noted);
   o.max_model_len = "1584";  // 99 blocks: fits the usable pool, no note
   for (const std::string& n : Plan(o).notes) EXPECT_EQ(n.find("null block"), std::string::npos) << n;
+}
+
+// Speculative decoding's KV slots per decoding request (vllm/v1/core/sched/scheduler.py, v0.11:
+// num_new_tokens = 1 + k drafts, num_lookahead_tokens = k when SpeculativeConfig.use_eagle() or
+// uses_draft_model(), else 0; vllm/v1/core/kv_cache_manager.py allocate_slots caps the slots at
+// max_model_len). V0 (vllm/core/scheduler.py, v0.6) appends num_lookahead_slots = k per decode step.
+TEST(StartupRulesTest, SpeculativeDecodeSlotsPerMethodAndEra) {
+  SpeculativeSettings s;
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 0);
+  s.num_speculative_tokens = 3;
+  s.method = "eagle3";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 6);      // 3 drafts + 3 lookahead
+  s.method = "deepseek_mtp";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1Sort), 6);
+  s.method = "ngram";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 3);      // drafts only: n-gram proposals hold no KV
+  s.method = "eagle";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV0), 3);      // v0: the lookahead slots are the drafts
+}
+
+// The slots make shorter requests take more blocks; a max_model_len request does not grow (the cap).
+// 1,536 blocks (1,535 usable), max_model_len 16,384, block 16, n-gram with k = 4:
+//   1,024-token requests hold 1,028 slots -> cdiv(1028, 16) = 65 blocks -> 1,535 / 65 = 23.6154
+//   without speculative decoding 64 blocks -> 1,535 / 64 = 23.984375
+//   16,384 tokens: min(16,388, 16,384) -> 1,024 blocks -> 1,535 / 1,024; logged max concurrency 1.5
+TEST(StartupRulesTest, SpeculativeSlotsInConcurrencyBelowMaxModelLen) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "1536";
+  o.max_model_len = "16384";
+  const CapacityResult plain = Plan(o);
+  ASSERT_FALSE(plain.concurrency_at.empty());
+  EXPECT_EQ(plain.concurrency_at[0].first, 1024);
+  EXPECT_DOUBLE_EQ(plain.concurrency_at[0].second, 1535.0 / 64.0);
+  o.speculative_config = R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})";
+  const CapacityResult spec = Plan(o);
+  EXPECT_EQ(spec.spec_decode_slots, 4);
+  EXPECT_DOUBLE_EQ(spec.concurrency_at[0].second, 1535.0 / 65.0);
+  EXPECT_DOUBLE_EQ(ConcurrencyAt(spec, 16384), 1535.0 / 1024.0);
+  EXPECT_DOUBLE_EQ(spec.max_concurrency, 1.5);
 }
 
 }  // namespace
