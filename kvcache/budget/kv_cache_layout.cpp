@@ -55,7 +55,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   KvCacheLayout layout;
   layout.block_size = block_size;
   layout.num_attention_layers = 0;
-  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].kind != AttentionKind::kStateOnly;
+  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].HasOwnKv();
   if (spec.has_mla) {
     layout.bytes_per_token_per_layer = format.fp8_ds_mla
         ? 656.0
@@ -76,7 +76,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   // Count layers per attention type; std::map keeps the group order deterministic.
   std::map<std::pair<int, int64_t>, int64_t> types;
   for (int64_t i = first_layer; i < end_layer; ++i) {
-    if (spec.layers[i].kind == AttentionKind::kStateOnly) continue;
+    if (!spec.layers[i].HasOwnKv()) continue;  // state-only and KV-sharing layers get no pages
     LayerAttention a = grouping == KvGrouping::kHybrid ? spec.layers[i] : LayerAttention{};
     types[{static_cast<int>(a.kind), a.window_tokens}] += 1;
   }
