@@ -18,7 +18,10 @@ class VllmRule final : public BudgetRule {
     return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes;
   }
 
+  // get_num_blocks: available // page_size // group_size; one group of mixed page sizes
+  // (UniformTypeKVCacheSpecs): available // the sum of its pages.
   int64_t Blocks(double kv_bytes, const KvCacheLayout& layout) const override {
+    if (layout.mixed_page_sizes) return static_cast<int64_t>(std::floor(kv_bytes / static_cast<double>(layout.block_bytes)));
     return static_cast<int64_t>(std::floor(kv_bytes / static_cast<double>(layout.page_bytes))) / layout.group_size;
   }
 

@@ -135,8 +135,7 @@ void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSett
     draft.num_attention_layers = 1;
     draft.bytes_per_token = st.layout.bytes_per_token_per_layer;
   }
-  // When the pages differ (a drafter of another shape) vLLM pads them to one size; kvsim then leaves the
-  // drafter's KV out of the pool (AddDraftKvLayers returns false).
+  // A drafter of another page size next to a hybrid target is left out (AddDraftKvLayers returns false).
   AddDraftKvLayers(st.layout, draft);
 }
 // --- end issue 16 ---

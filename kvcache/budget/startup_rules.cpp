@@ -37,14 +37,22 @@ int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int
 }
 
 bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft) {
-  if (layout.groups.size() != 1 || layout.groups[0].kind != AttentionKind::kFull || draft.page_bytes != layout.page_bytes)
-    return false;
   const int64_t extra = draft.num_attention_layers;
+  if (extra == 0) return false;
+  if (draft.page_bytes == layout.page_bytes && !layout.mixed_page_sizes) {
+    auto types = layout.LayersPerType();
+    types[{AttentionKind::kFull, 0}] += extra;
+    AssignLayerGroups(types, layout);
+  } else if (layout.groups.size() == 1 && layout.groups[0].kind == AttentionKind::kFull) {
+    layout.mixed_page_sizes = true;
+    layout.group_size += extra;
+    layout.groups[0].num_layers += extra;
+    layout.block_bytes += draft.page_bytes * extra;
+  } else {
+    return false;
+  }
   layout.num_attention_layers += extra;
   layout.bytes_per_token += draft.bytes_per_token;
-  layout.group_size += extra;
-  layout.groups[0].num_layers += extra;
-  layout.block_bytes = layout.page_bytes * layout.group_size;
   return true;
 }
 

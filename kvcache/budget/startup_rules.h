@@ -35,8 +35,13 @@ int ExpertShards(const DeploymentConfig& config);
 int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int64_t max_num_batched_tokens,
                             int64_t upper);
 
-// The draft model's attention layers join the pool's full-attention group when their page matches
-// (EAGLE/draft models of the same family); returns false (layout unchanged) otherwise.
+// The draft model's (full-attention) layers join the pool as vLLM's get_kv_cache_groups does:
+//  - same page size: they count as full-attention layers and the layers are regrouped (gpt-oss-20b + an
+//    EAGLE layer: 12 sliding + 13 full -> two groups of 13, one padding layer);
+//  - another page size next to a full-attention-only target: one group of per-layer pages
+//    (UniformTypeKVCacheSpecs), a block the sum of every layer's page.
+// Returns false (layout unchanged) for another page size next to a hybrid target: vLLM then raises the
+// block size of the smaller pages (unify_kv_cache_spec_page_size), per-group block sizes kvsim lacks.
 bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft);
 
 // KV slots a decoding request holds beyond the tokens of its context under speculative decoding.

@@ -263,5 +263,46 @@ TEST(StartupRulesTest, SpeculativeSlotsInConcurrencyBelowMaxModelLen) {
   EXPECT_DOUBLE_EQ(spec.max_concurrency, 1.5);
 }
 
+// A drafter of another page size (vllm/v1/core/kv_cache_utils.py, v0.11: get_kv_cache_groups ->
+// UniformTypeKVCacheSpecs when every layer is full attention; get_kv_cache_config_from_groups:
+// num_blocks = available // the sum of the layers' pages). Llama-3.1-8B (32 layers, page 16 x 2 x 8 x
+// 128 x 2 = 65,536 B) drafted by Llama-2-7B (32 layers, page 16 x 2 x 32 x 128 x 2 = 262,144 B): a
+// block is 32 x 65,536 + 32 x 262,144 = 10,485,760 B, so 10 GiB = 10,737,418,240 B hold exactly 1,024
+// blocks; 131,072 + 524,288 = 655,360 B per token; 8,192 tokens = 512 blocks -> 2.0x.
+TEST(StartupRulesTest, DrafterOfAnotherPageSizeSharesOneGroup) {
+  DeploymentOptions o = Llama8b();
+  o.kv_cache_memory = "10GiB";
+  o.max_model_len = "8192";
+  o.speculative_config = R"({"model": "meta-llama/Llama-2-7b-hf", "num_speculative_tokens": 4})";
+  const CapacityResult r = Plan(o);
+  EXPECT_DOUBLE_EQ(r.kv_bytes_per_token, 655360.0);
+  EXPECT_EQ(r.stages[0].layout.block_bytes, 10485760);
+  EXPECT_EQ(r.num_gpu_blocks, 1024);
+  EXPECT_DOUBLE_EQ(r.max_concurrency, 2.0);
+}
+
+// A drafter of the same page size regroups a hybrid target: vLLM's own example in
+// kv_cache_utils._get_kv_cache_groups_uniform_page_size (v0.11) is gpt-oss-20b + EAGLE, 12 sliding +
+// 13 full layers, padded to two groups of 13 (13 < 1.5 x 12). gpt-oss pages: 16 x 2 x 8 x 64 x 2 =
+// 32,768 B, so a block is 13 x 32,768 = 425,984 B (12 x 32,768 = 393,216 without the drafter).
+TEST(StartupRulesTest, SamePageDrafterRegroupsAHybridTarget) {
+  const ModelSpec gptoss = LoadModelConfigFile(testing::SharedPath("models/openai__gpt-oss-20b.json"));
+  const KvCacheFormat f = ParseKvCacheFormat("auto", gptoss, gptoss.dtype);
+  KvCacheLayout layout = BuildKvCacheLayout(gptoss, f, 1, 0, gptoss.num_layers, 16, KvGrouping::kHybrid);
+  ASSERT_EQ(layout.group_size, 12);
+  EXPECT_EQ(layout.block_bytes, 393216);
+  const ModelSpec eagle = testing::SpecFromJson(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama",
+    "hidden_size":2880,"intermediate_size":8192,"num_hidden_layers":1,"num_attention_heads":64,
+    "num_key_value_heads":8,"head_dim":64,"vocab_size":201088,"max_position_embeddings":131072,
+    "torch_dtype":"bfloat16"})");
+  const KvCacheLayout draft = BuildKvCacheLayout(eagle, f, 1, 0, 1, 16, KvGrouping::kSingleGroup);
+  ASSERT_TRUE(AddDraftKvLayers(layout, draft));
+  EXPECT_EQ(layout.group_size, 13);
+  EXPECT_EQ(layout.groups.size(), 2u);
+  EXPECT_EQ(layout.padding_layers, 1);
+  EXPECT_EQ(layout.block_bytes, 425984);
+  EXPECT_EQ(layout.num_attention_layers, 25);
+}
+
 }  // namespace
 }  // namespace kvsim
