@@ -129,6 +129,7 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["kv_layer_groups"] = b.layout.groups.size();
   j["num_gpu_blocks"] = r.num_gpu_blocks;
   j["usable_gpu_blocks"] = r.usable_gpu_blocks;
+  if (r.spec_decode_slots > 0) j["spec_decode_slots"] = r.spec_decode_slots;  // present only with drafts
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
   nlohmann::json at = nlohmann::json::array();  // issue 16
