@@ -63,6 +63,8 @@ std::string RenderCapacityText(const CapacityResult& r) {
                                                                           static_cast<long long>(b.layout.group_size))});
   if (b.layout.groups.size() > 1) kv.AddRow({"layer groups (hybrid)", std::to_string(b.layout.groups.size())});
   kv.AddRow({"GPU blocks", Thousands(r.num_gpu_blocks)});
+  if (r.usable_gpu_blocks != r.num_gpu_blocks)
+    kv.AddRow({"  usable by requests", Thousands(r.usable_gpu_blocks)});  // the null block left out
   kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
   for (const auto& [tokens, requests] : r.concurrency_at)  // issue 16
     kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(tokens)), Format("%.2fx", requests)});
@@ -126,6 +128,8 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["kv_block_bytes"] = b.layout.block_bytes;
   j["kv_layer_groups"] = b.layout.groups.size();
   j["num_gpu_blocks"] = r.num_gpu_blocks;
+  j["usable_gpu_blocks"] = r.usable_gpu_blocks;
+  if (r.spec_decode_slots > 0) j["spec_decode_slots"] = r.spec_decode_slots;  // present only with drafts
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
   nlohmann::json at = nlohmann::json::array();  // issue 16

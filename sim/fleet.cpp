@@ -164,7 +164,7 @@ ReplayResult RunFleet(const Deployment& d, const ReplayOptions& r, const ReplayH
     rep.allocator = MakeAllocator(d, r, cap);
     rep.stats = std::make_unique<ReplayStatistics>(StatsOptions(r, cap, timer_options));
     rep.block_size = cap.settings.block_size;
-    rep.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.num_gpu_blocks - 1) : 0;
+    rep.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.usable_gpu_blocks) : 0;
     std::vector<ReplayObserver*> observers = {rep.stats.get(), &fleet_stats, &load_check};
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
     rep.engine = std::make_unique<ReplayEngine>(MakeEngineOptions(d, r, cap), *rep.allocator, timer, std::move(observers),

@@ -102,7 +102,9 @@ std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOpti
   const StageCapacity& stage = cap.stages[cap.bottleneck_stage];
   if (r.allocator == AllocatorKind::kPaged) {
     PagedAllocatorOptions po;
-    po.num_blocks = cap.num_gpu_blocks;
+    // The allocator keeps block 0 back as vLLM v1's null block; an engine without one (V0 on a model
+    // with no sliding window) gets that id on top, so requests hold all of its blocks.
+    po.num_blocks = cap.usable_gpu_blocks + 1;
     po.block_size = cap.settings.block_size;
     // Prefix keys come from a trace's block ids (Mooncake hash_ids); without them nothing can hit
     // and the pool may hand out any free block.
@@ -156,7 +158,8 @@ StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
 }
 
 ReplayStatsOptions StatsOptions(const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& t) {
-  return {r.allocator == AllocatorKind::kPaged ? cap.num_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
+  const bool paged = r.allocator == AllocatorKind::kPaged;
+  return {paged ? cap.num_gpu_blocks : 0, paged ? cap.usable_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
           t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6, r.exact_quantiles};
 }
 

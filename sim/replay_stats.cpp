@@ -100,7 +100,7 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.requests = {total_, finished_, rejected_, preemptions_, rejected_by_reason_};
   const double time_total = static_cast<double>(time_total_ns_);
   s.concurrency = {peak_running_, R6(Ratio(ToDouble(running_time_integral_), time_total)), peak_waiting_};
-  const int64_t usable = std::max<int64_t>(1, o_.num_blocks - 1);
+  const int64_t usable = std::max<int64_t>(1, o_.usable_blocks);
   s.kv = {o_.num_blocks, o_.block_size, peak_used_blocks_,
           R6(static_cast<double>(peak_used_blocks_) / static_cast<double>(usable))};
   s.waste = Shares(waste_);

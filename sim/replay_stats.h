@@ -18,7 +18,8 @@
 namespace kvsim {
 
 struct ReplayStatsOptions {
-  int64_t num_blocks = 0;  // paged pool (reported); 0 for contiguous allocators
+  int64_t num_blocks = 0;     // paged pool (reported, as vLLM's num_gpu_blocks); 0 for contiguous allocators
+  int64_t usable_blocks = 0;  // of those, what requests can hold (the engine's null block excluded)
   int64_t block_size = 16;
   double slo_ttft_s = 0;   // goodput thresholds per request (0: not applied)
   double slo_tpot_s = 0;

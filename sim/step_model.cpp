@@ -68,7 +68,9 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
 
   hidden_ = static_cast<double>(spec.hidden_size);
   layers_ = static_cast<double>(spec.num_layers);
-  kv_layers_ = static_cast<double>(spec.kv_layers());
+  // Layers sharing another's KV (num_kv_shared_layers) attend like the others: they read its KV.
+  kv_layers_ = static_cast<double>(spec.attention_layers());
+  own_kv_layers_ = static_cast<double>(spec.kv_layers());
   gated_ = spec.mlp_kind == MlpKind::kGated ? 1.0 : 0.0;
   const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
   const double heads = static_cast<double>(spec.num_attention_heads) / tp_;
@@ -220,7 +222,7 @@ void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double
 
 void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const {
   if (w.new_tokens <= 0 || kv_layers_ <= 0) return;
-  const double per_layer_kv = kv_layers_ > 0 ? kv_bytes_per_token_ / kv_layers_ : 0.0;
+  const double per_layer_kv = own_kv_layers_ > 0 ? kv_bytes_per_token_ / own_kv_layers_ : 0.0;
   // MLA decodes in the latent space (the up-projections absorbed into q and the output): a pair
   // costs q·[latent, rope] plus p·latent per head. Prefill expands K and V and attends per head.
   const bool decode_only = w.new_tokens == w.sequences;
@@ -342,7 +344,7 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
   if (!has_attention_) return;
   t_ = static_cast<double>(sequences);
-  per_layer_kv_ = m.kv_bytes_per_token_ / m.kv_layers_;
+  per_layer_kv_ = m.own_kv_layers_ > 0 ? m.kv_bytes_per_token_ / m.own_kv_layers_ : 0.0;
   query_bytes_ = t_ * (m.q_width_ + m.v_width_) * m.act_bytes_;
   flops_per_pair_ = 2.0 * (m.absorbed_width_ > 0 ? m.absorbed_width_ : m.q_width_ + m.v_width_);
   compute_rate_ = m.peak16_ * m.eff_.attention_compute;

@@ -188,6 +188,7 @@ class StepModel {
   int tp_ = 1, pp_ = 1;
   double act_bytes_ = 2;            // activation element size
   double hidden_ = 0, layers_ = 0, kv_layers_ = 0, gated_ = 1, inter_per_gpu_ = 0;
+  double own_kv_layers_ = 0;  // kv_layers_ less the layers reading another layer's KV
   double q_width_ = 0, kv_width_ = 0, v_width_ = 0;  // per GPU
   double absorbed_width_ = 0;       // MLA: heads × (2 × kv_lora_rank + rope dim), 0 otherwise
   double kv_bytes_per_token_ = 0;   // all layers of this GPU's stages, per token

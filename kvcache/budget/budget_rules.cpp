@@ -18,7 +18,10 @@ class VllmRule final : public BudgetRule {
     return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes;
   }
 
+  // get_num_blocks: available // page_size // group_size; one group of mixed page sizes
+  // (UniformTypeKVCacheSpecs): available // the sum of its pages.
   int64_t Blocks(double kv_bytes, const KvCacheLayout& layout) const override {
+    if (layout.mixed_page_sizes) return static_cast<int64_t>(std::floor(kv_bytes / static_cast<double>(layout.block_bytes)));
     return static_cast<int64_t>(std::floor(kv_bytes / static_cast<double>(layout.page_bytes))) / layout.group_size;
   }
 
@@ -42,6 +45,19 @@ class VllmRule final : public BudgetRule {
   // --kv-cache-memory-bytes: no blocks, or no room for one max_model_len request, and vLLM refuses to
   // start (issue 16; vllm/v1/core/kv_cache_utils.py, v0.11).
   bool RequiresOneFullRequest(const DeploymentConfig&) const override { return true; }
+
+  // V1 (>= 0.8, PR #14097): BlockPool.__init__ pops block 0 off the free queue as the null block
+  // whatever the model, so requests share num_gpu_blocks - 1 (get_num_free_blocks, get_usage);
+  // get_max_concurrency_for_kv_cache_config and the "GPU KV cache size" line divide the whole
+  // num_blocks (vllm/v1/core/block_pool.py, kv_cache_utils.py, v0.8 - v0.11). V0 takes a null
+  // block only when a sliding window drops blocks (vllm/core/block/block_table.py
+  // append_token_ids -> allocate_or_get_null_block, v0.6).
+  int64_t NullBlocks(const ModelSpec& spec) const override {
+    if (version_.era() != VllmEra::kV0) return 1;
+    for (const LayerAttention& l : spec.layers)
+      if (l.kind == AttentionKind::kSlidingWindow) return 1;
+    return 0;
+  }
 
  protected:
   int64_t DefaultBlockSize() const override { return 16; }

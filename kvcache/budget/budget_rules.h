@@ -5,7 +5,8 @@
 //
 //   vLLM v1 (>= 0.8)  kv = --kv-cache-memory, or total × utilization − weights − activation − non-torch;
 //                     blocks = floor(floor(kv / page) / group_size); concurrency = blocks / pages of
-//                     one max_model_len request; refuses to start when that is below 1
+//                     one max_model_len request; refuses to start when that is below 1;
+//                     block 0 is the null block, never handed to a request
 //   vLLM v0           the same budget, one group, concurrency = blocks × block_size / max_model_len
 //   SGLang            kv = (total − weights − context) − total × (1 − mem_fraction_static), the
 //                     CUDA context measured after loading; token-granular cells
@@ -59,6 +60,9 @@ class BudgetRule {
                                  int64_t max_model_len) const;
   // True when the engine refuses to start if one max_model_len request does not fit.
   virtual bool RequiresOneFullRequest(const DeploymentConfig& /*config*/) const { return false; }
+  // Blocks of the pool no request can ever hold (vLLM's null block). The logged figures ("GPU KV
+  // cache size", "Maximum concurrency", num_gpu_blocks) still count them; the scheduler does not.
+  virtual int64_t NullBlocks(const ModelSpec& /*spec*/) const { return 0; }
   // A note for the capacity output; empty for vLLM.
   virtual std::string Note() const { return ""; }
 

@@ -135,8 +135,7 @@ void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSett
     draft.num_attention_layers = 1;
     draft.bytes_per_token = st.layout.bytes_per_token_per_layer;
   }
-  // When the pages differ (a drafter of another shape) vLLM pads them to one size; kvsim then leaves the
-  // drafter's KV out of the pool (AddDraftKvLayers returns false).
+  // A drafter of another page size next to a hybrid target is left out (AddDraftKvLayers returns false).
   AddDraftKvLayers(st.layout, draft);
 }
 // --- end issue 16 ---
@@ -186,19 +185,19 @@ std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const S
 
 // The per-GPU totals: the largest weights/overhead over stages; KV from the bottleneck stage, as
 // vLLM takes the minimum over workers.
-void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r) {
+void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
   const EffectiveSettings& s = r.settings;
   const StageCapacity& b = r.stages[r.bottleneck_stage];
   r.kv_cache_bytes = b.kv_cache_bytes;
   r.kv_bytes_per_token = b.layout.bytes_per_token;
   r.num_gpu_blocks = b.num_blocks;
+  r.usable_gpu_blocks = std::max<int64_t>(0, b.num_blocks - rule.NullBlocks(spec));
+  r.spec_decode_slots = c.engine == Engine::kVllm ? SpeculativeDecodeSlots(c.speculative, s.vllm_era) : 0;
   r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
   r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
   r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
   for (const int64_t tokens : {int64_t{1024}, int64_t{4096}, int64_t{16384}})  // issue 16
-    if (tokens < s.max_model_len)
-      r.concurrency_at.emplace_back(tokens, rule.MaxConcurrency(r.num_gpu_blocks, b.layout.PagesPerRequest(tokens, s.max_num_batched_tokens),
-                                                                b.layout, tokens));
+    if (tokens < s.max_model_len) r.concurrency_at.emplace_back(tokens, ConcurrencyAt(r, tokens));
 
   // Baselines: the rule of thumb and article 003's formula, per GPU.
   const int gpus = s.tensor_parallel_size * s.pipeline_parallel_size;
@@ -211,7 +210,19 @@ void Summarize(const ModelSpec& spec, const BudgetRule& rule, CapacityResult& r)
                                  r.encoder_profile_bytes;
 }
 
+// vLLM's start-up check compares bytes, so a pool of exactly one request's blocks passes; the null
+// block then leaves one block short and that request never gets scheduled.
+void NoteNullBlockShortfall(CapacityResult& r) {
+  if (!r.does_not_fit.empty() || r.usable_gpu_blocks >= r.pages_per_max_len_request ||
+      r.num_gpu_blocks < r.pages_per_max_len_request)
+    return;
+  r.notes.push_back("vLLM starts, but a request of --max-model-len " + std::to_string(r.settings.max_model_len) +
+                    " needs " + std::to_string(r.pages_per_max_len_request) + " blocks and only " +
+                    std::to_string(r.usable_gpu_blocks) + " are usable (block 0 is the null block): it would wait forever");
+}
+
 void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
+  NoteNullBlockShortfall(r);
   if (!rule.RequiresOneFullRequest(c) || r.max_concurrency >= 1.0 || !r.does_not_fit.empty()) return;
   const StageCapacity& b = r.stages[r.bottleneck_stage];
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
@@ -270,7 +281,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.stages.push_back(std::move(st));
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16
-  Summarize(spec, *rule, r);
+  Summarize(spec, c, *rule, r);
   CheckOneFullRequestFits(c, *rule, r);
 
   r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
@@ -285,8 +296,9 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
 double ConcurrencyAt(const CapacityResult& r, int64_t tokens) {
   KVSIM_CHECK(!r.stages.empty(), "ConcurrencyAt needs a planned result");
   const StageCapacity& b = r.stages[r.bottleneck_stage];
-  const int64_t pages = b.layout.PagesPerRequest(std::max<int64_t>(tokens, 1), r.settings.max_num_batched_tokens);
-  return pages > 0 ? static_cast<double>(r.num_gpu_blocks) / static_cast<double>(pages) : 0.0;
+  const int64_t held = std::min(std::max<int64_t>(tokens, 1) + r.spec_decode_slots, r.settings.max_model_len);
+  const int64_t pages = b.layout.PagesPerRequest(held, r.settings.max_num_batched_tokens);
+  return pages > 0 ? static_cast<double>(r.usable_gpu_blocks) / static_cast<double>(pages) : 0.0;
 }
 
 }  // namespace kvsim

@@ -83,13 +83,18 @@ struct CapacityResult {
   double encoder_profile_bytes = 0;     // issue 16: multimodal encoder profile, beyond the LM's activation peak
   double kv_cache_bytes = 0;
   double kv_bytes_per_token = 0;
-  int64_t num_gpu_blocks = 0;
+  int64_t num_gpu_blocks = 0;           // as vLLM's num_gpu_blocks, its null block included
+  int64_t usable_gpu_blocks = 0;        // what requests can hold: num_gpu_blocks less the null block
   int64_t gpu_kv_cache_tokens = 0;      // as vLLM's "GPU KV cache size" log line
   double max_concurrency = 0;           // requests of max_model_len tokens
   int64_t pages_per_max_len_request = 0;
-  // issue 16: requests the KV cache holds at shorter lengths (1k, 4k, 16k below max_model_len, and
-  // any length a caller adds with ConcurrencyAt), as vLLM's get_max_concurrency_for_kv_cache_config
-  // would report them for that max_model_len.
+  // KV slots a decoding request holds beyond its context for speculative decoding (draft tokens and
+  // lookahead; SpeculativeDecodeSlots in startup_rules.h); 0 without --speculative-config.
+  int64_t spec_decode_slots = 0;
+  // issue 16: requests of shorter lengths (1k, 4k, 16k below max_model_len; any length through
+  // ConcurrencyAt) decoding at once as the scheduler allocates: usable blocks (the null block left out)
+  // over the pages of min(length + spec_decode_slots, max_model_len) tokens. vLLM logs no such figure;
+  // max_concurrency above is its logged one.
   std::vector<std::pair<int64_t, double>> concurrency_at;
 
   // Baselines, per GPU.
@@ -110,7 +115,8 @@ struct CapacityResult {
 // here: see CapacityResult::does_not_fit.
 CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& config);
 
-// Requests of `tokens` tokens each that the planned KV cache holds at once (issue 16).
+// Requests of `tokens` tokens each decoding at once in the planned KV cache (issue 16): see
+// CapacityResult::concurrency_at.
 double ConcurrencyAt(const CapacityResult& result, int64_t tokens);
 
 }  // namespace kvsim

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
 
@@ -28,6 +29,42 @@ KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec,
   if (!fmt) throw Error("--kv-cache-dtype: '" + flag + "' is not known (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, int8, int4)");
   f.bytes_per_element = BytesPerElement(*fmt);
   return f;
+}
+
+std::map<std::pair<AttentionKind, int64_t>, int64_t> KvCacheLayout::LayersPerType() const {
+  std::map<std::pair<AttentionKind, int64_t>, int64_t> types;
+  for (const KvCacheGroup& g : groups) types[{g.kind, g.window_tokens}] += g.num_layers;
+  return types;
+}
+
+void AssignLayerGroups(const std::map<std::pair<AttentionKind, int64_t>, int64_t>& types, KvCacheLayout& layout) {
+  KVSIM_DCHECK(layout.page_bytes > 0);  // the page size comes first
+  layout.groups.clear();
+  layout.padding_layers = 0;
+  layout.group_size = 0;
+  if (types.size() == 1) {
+    const auto& [key, count] = *types.begin();
+    layout.group_size = count;
+    layout.groups.push_back({key.first, key.second, count});
+  } else if (!types.empty()) {
+    int64_t min_count = INT64_MAX, max_count = 0;
+    for (const auto& [key, count] : types) {
+      KVSIM_DCHECK(count > 0);
+      min_count = std::min(min_count, count);
+      max_count = std::max(max_count, count);
+    }
+    // vLLM: groups as large as the rarest type, unless the types are nearly balanced, in which case
+    // pad the smaller ones up to the largest (fewer groups, a little padding).
+    layout.group_size = static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count : min_count;
+    for (const auto& [key, count] : types) {
+      for (int64_t left = count; left > 0; left -= layout.group_size) {
+        const int64_t real = std::min(left, layout.group_size);
+        layout.padding_layers += layout.group_size - real;
+        layout.groups.push_back({key.first, key.second, real});
+      }
+    }
+  }
+  layout.block_bytes = layout.page_bytes * layout.group_size;
 }
 
 int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const {
@@ -55,7 +92,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   KvCacheLayout layout;
   layout.block_size = block_size;
   layout.num_attention_layers = 0;
-  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].kind != AttentionKind::kStateOnly;
+  for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].HasOwnKv();
   if (spec.has_mla) {
     layout.bytes_per_token_per_layer = format.fp8_ds_mla
         ? 656.0
@@ -74,34 +111,13 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   layout.page_bytes = static_cast<int64_t>(std::ceil(layout.bytes_per_token_per_layer * static_cast<double>(block_size)));
 
   // Count layers per attention type; std::map keeps the group order deterministic.
-  std::map<std::pair<int, int64_t>, int64_t> types;
+  std::map<std::pair<AttentionKind, int64_t>, int64_t> types;
   for (int64_t i = first_layer; i < end_layer; ++i) {
-    if (spec.layers[i].kind == AttentionKind::kStateOnly) continue;
+    if (!spec.layers[i].HasOwnKv()) continue;  // state-only and KV-sharing layers get no pages
     LayerAttention a = grouping == KvGrouping::kHybrid ? spec.layers[i] : LayerAttention{};
-    types[{static_cast<int>(a.kind), a.window_tokens}] += 1;
+    types[{a.kind, a.window_tokens}] += 1;
   }
-  if (types.size() == 1) {
-    const auto& [key, count] = *types.begin();
-    layout.group_size = count;
-    layout.groups.push_back({static_cast<AttentionKind>(key.first), key.second, count});
-  } else {
-    int64_t min_count = INT64_MAX, max_count = 0;
-    for (const auto& [key, count] : types) {
-      min_count = std::min(min_count, count);
-      max_count = std::max(max_count, count);
-    }
-    // vLLM: groups as large as the rarest type, unless the types are nearly balanced, in which case
-    // pad the smaller ones up to the largest (fewer groups, a little padding).
-    layout.group_size = static_cast<double>(max_count) < 1.5 * static_cast<double>(min_count) ? max_count : min_count;
-    for (const auto& [key, count] : types) {
-      for (int64_t left = count; left > 0; left -= layout.group_size) {
-        const int64_t real = std::min(left, layout.group_size);
-        layout.padding_layers += layout.group_size - real;
-        layout.groups.push_back({static_cast<AttentionKind>(key.first), key.second, real});
-      }
-    }
-  }
-  layout.block_bytes = layout.page_bytes * layout.group_size;
+  AssignLayerGroups(types, layout);
   return layout;
 }
 

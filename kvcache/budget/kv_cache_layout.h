@@ -12,6 +12,7 @@
 #define KVSIM_KVCACHE_BUDGET_KV_CACHE_LAYOUT_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,12 +53,25 @@ struct KvCacheLayout {
   int64_t group_size = 0;             // layers (tensors) sharing one block id
   int64_t padding_layers = 0;
   int64_t block_bytes = 0;            // page_bytes × group_size: memory behind one block id
+  // Layers of one attention kind whose pages differ in size (a drafter of another shape next to the
+  // target) form one group in vLLM (UniformTypeKVCacheSpecs): a block holds one page of each layer,
+  // so block_bytes is the sum of their pages, not page_bytes × group_size.
+  bool mixed_page_sizes = false;
   std::vector<KvCacheGroup> groups;
+
+  // Real layers per attention type (kind, window), from the groups.
+  std::map<std::pair<AttentionKind, int64_t>, int64_t> LayersPerType() const;
 
   // Pages a request of `max_model_len` tokens may hold at once in every group together
   // (vLLM max_memory_usage_bytes / page size, summed over groups).
   int64_t PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const;
 };
+
+// Groups layers of one page size as vLLM's _get_kv_cache_groups_uniform_page_size: one type keeps all
+// its layers in one group; several types get groups of the rarest type's count, or of the largest count
+// when the counts are within 1.5x (the smaller types padded). Sets group_size, groups, padding_layers
+// and block_bytes. REQUIRES: page_bytes set, every count > 0.
+void AssignLayerGroups(const std::map<std::pair<AttentionKind, int64_t>, int64_t>& layers_per_type, KvCacheLayout& layout);
 
 // KvGrouping::kSingleGroup (vLLM v0, or --disable-hybrid-kv-cache-manager) keeps every layer at
 // full length in one group. REQUIRES: first_layer < end_layer <= spec.num_layers, tp >= 1.

@@ -37,15 +37,33 @@ int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int
 }
 
 bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft) {
-  if (layout.groups.size() != 1 || layout.groups[0].kind != AttentionKind::kFull || draft.page_bytes != layout.page_bytes)
-    return false;
   const int64_t extra = draft.num_attention_layers;
+  if (extra == 0) return false;
+  if (draft.page_bytes == layout.page_bytes && !layout.mixed_page_sizes) {
+    auto types = layout.LayersPerType();
+    types[{AttentionKind::kFull, 0}] += extra;
+    AssignLayerGroups(types, layout);
+  } else if (layout.groups.size() == 1 && layout.groups[0].kind == AttentionKind::kFull) {
+    layout.mixed_page_sizes = true;
+    layout.group_size += extra;
+    layout.groups[0].num_layers += extra;
+    layout.block_bytes += draft.page_bytes * extra;
+  } else {
+    return false;
+  }
   layout.num_attention_layers += extra;
   layout.bytes_per_token += draft.bytes_per_token;
-  layout.group_size += extra;
-  layout.groups[0].num_layers += extra;
-  layout.block_bytes = layout.page_bytes * layout.group_size;
   return true;
+}
+
+int64_t SpeculativeDecodeSlots(const SpeculativeSettings& s, VllmEra era) {
+  const int64_t k = s.num_speculative_tokens;
+  if (s.method.empty() || k == 0) return 0;
+  if (era == VllmEra::kV0) return k;
+  const std::string& m = s.method;
+  const bool mtp = m == "mtp" || (m.size() > 4 && m.compare(m.size() - 4, 4, "_mtp") == 0);  // deepseek_mtp, ernie_mtp, ...
+  const bool proposer_has_kv = m == "eagle" || m == "eagle3" || mtp || m == "draft_model";
+  return k + (proposer_has_kv ? k : 0);
 }
 
 }  // namespace kvsim

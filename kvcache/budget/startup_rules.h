@@ -9,7 +9,9 @@
 //  - --num-gpu-blocks-override: the pool has exactly that many blocks (kv_cache_utils.get_num_blocks).
 //  - the pool must hold at least one block and one request of max_model_len, --kv-cache-memory or
 //    not (kv_cache_utils.check_enough_kv_cache_memory).
-//  - --speculative-config: a draft model's weights and its attention layers in the same KV pool.
+//  - --speculative-config: a draft model's weights and its attention layers in the same KV pool, and
+//    the KV slots a decoding request takes beyond its context for draft tokens and lookahead
+//    (vllm/v1/core/sched/scheduler.py num_lookahead_tokens, kv_cache_manager.allocate_slots).
 #ifndef KVSIM_KVCACHE_BUDGET_STARTUP_RULES_H_
 #define KVSIM_KVCACHE_BUDGET_STARTUP_RULES_H_
 
@@ -18,6 +20,7 @@
 
 #include "kvcache/budget/deployment.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/model_spec.h"
 
 namespace kvsim {
@@ -32,9 +35,23 @@ int ExpertShards(const DeploymentConfig& config);
 int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int64_t max_num_batched_tokens,
                             int64_t upper);
 
-// The draft model's attention layers join the pool's full-attention group when their page matches
-// (EAGLE/draft models of the same family); returns false (layout unchanged) otherwise.
+// The draft model's (full-attention) layers join the pool as vLLM's get_kv_cache_groups does:
+//  - same page size: they count as full-attention layers and the layers are regrouped (gpt-oss-20b + an
+//    EAGLE layer: 12 sliding + 13 full -> two groups of 13, one padding layer);
+//  - another page size next to a full-attention-only target: one group of per-layer pages
+//    (UniformTypeKVCacheSpecs), a block the sum of every layer's page.
+// Returns false (layout unchanged) for another page size next to a hybrid target: vLLM then raises the
+// block size of the smaller pages (unify_kv_cache_spec_page_size), per-group block sizes kvsim lacks.
 bool AddDraftKvLayers(KvCacheLayout& layout, const KvCacheLayout& draft);
+
+// KV slots a decoding request holds beyond the tokens of its context under speculative decoding.
+// V1: each step schedules the k draft tokens after the last sampled one (num_new_tokens = 1 + k) and
+// allocate_slots adds num_lookahead_tokens for the proposer's next drafts: k for EAGLE, EAGLE-3, MTP
+// (SpeculativeConfig.use_eagle) and draft models (uses_draft_model), 0 for ngram / medusa / suffix.
+// V0: the block manager appends num_lookahead_slots = k slots per decode step, whatever the method.
+// vLLM caps the slots at max_model_len, so a max_model_len request needs no more blocks than without
+// speculative decoding. 0 without --speculative-config.
+int64_t SpeculativeDecodeSlots(const SpeculativeSettings& speculative, VllmEra era);
 
 }  // namespace kvsim
 

@@ -40,6 +40,7 @@ constexpr NamedRange kRanges[] = {
     {"sliding_window", {1, int64_t{1} << 32}}, {"sliding_window_size", {1, int64_t{1} << 32}},
     {"attention_chunk_size", {1, int64_t{1} << 32}},
     {"sliding_window_pattern", {1, 4 * kKi}}, {"full_attention_interval", {1, 4 * kKi}},
+    {"num_kv_shared_layers", {0, 4 * kKi}},
     {"kv_lora_rank", {1, 64 * kKi}},          {"q_lora_rank", {0, 64 * kKi}},
     {"qk_nope_head_dim", {1, 64 * kKi}},      {"qk_rope_head_dim", {1, 64 * kKi}},
     {"v_head_dim", {1, 64 * kKi}},            {"index_n_heads", {0, 16 * kKi}},

@@ -190,12 +190,12 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   ReadLayerAttention(r, type, spec);
   ReadDropout(r, spec);
 
-  if (spec.kv_layers() == 0)
+  if (spec.attention_layers() == 0)
     throw Error(source + ": model_type '" + type + "' has no attention layers; kvsim models KV caches of attention layers");
-  if (const int64_t state_only = spec.num_layers - spec.kv_layers(); state_only > 0)
+  if (const int64_t state_only = spec.num_layers - spec.attention_layers(); state_only > 0)
     spec.notes.push_back(std::to_string(state_only) + " of " + std::to_string(spec.num_layers) +
                          " layers are linear-attention/SSM: the KV cache covers the other " +
-                         std::to_string(spec.kv_layers()) + "; their fixed per-request state is not modelled");
+                         std::to_string(spec.attention_layers()) + "; their fixed per-request state is not modelled");
   spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings, source, prefix);
   spec.rope_cache_positions = spec.rotary_dim > 0 ? spec.derived_max_model_len : 0;
 

@@ -233,9 +233,33 @@ void ReadWindowPattern(const FieldReader& r, const std::string& type, int64_t wi
   }
   for (auto& layer : spec.layers) layer = {AttentionKind::kSlidingWindow, window};
 }
-}  // namespace
+// Cross-layer KV sharing (Gemma 3n, Gemma 4 E-models): the last num_kv_shared_layers layers read the
+// KV of the last layer of their own kind before them, as vLLM's gemma3n.py Gemma3nAttention sets
+// kv_sharing_target_layer_name (first shared index F = layers - shared; target F - 2 for a sliding
+// layer, F - 1 for a full one; no sharing when the target index is negative). The runner gives those
+// layers no KV spec (gpu_model_runner get_kv_cache_spec), so they take no pages.
+void ReadKvSharing(const FieldReader& r, ModelSpec& spec) {
+  const int64_t n = spec.num_layers;
+  const int64_t shared = r.Optional({"num_kv_shared_layers"}, 0);
+  if (shared <= 0) return;
+  if (shared >= n)
+    throw Error(r.source() + ": " + r.prefix() + "num_kv_shared_layers: " + std::to_string(shared) +
+                " leaves no layer of the " + std::to_string(n) + " to hold the KV it shares");
+  const int64_t first = n - shared;
+  int64_t sharing = 0;
+  for (int64_t i = first; i < n; ++i) {
+    LayerAttention& l = spec.layers[i];
+    if (l.kind == AttentionKind::kStateOnly) continue;
+    const int64_t target = first - (l.kind == AttentionKind::kSlidingWindow ? 2 : 1);
+    if (target < 0) continue;
+    l.shares_kv = true;
+    ++sharing;
+  }
+  if (sharing > 0)
+    spec.notes.push_back(std::to_string(sharing) + " layer(s) reuse an earlier layer's KV (num_kv_shared_layers): no pages of their own");
+}
 
-void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+void ReadLayerKinds(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   const int64_t n = spec.num_layers;
   spec.layers.assign(n, LayerAttention{});
   const nlohmann::json& cfg = r.object();
@@ -261,6 +285,13 @@ void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec
     return;
   }
   if (window > 0) ReadWindowPattern(r, type, window, spec);
+}
+
+}  // namespace
+
+void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  ReadLayerKinds(r, type, spec);
+  ReadKvSharing(r, spec);
 }
 
 }  // namespace kvsim

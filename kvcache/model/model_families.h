@@ -46,7 +46,8 @@ void ReadMoe(const FieldReader& r, const std::string& model_type, ModelSpec& spe
 void ReadMla(FieldReader& r, const std::string& model_type, ModelSpec& spec);
 
 // Per-layer attention kind: full, sliding window, chunked local, or state-only (linear attention
-// and SSM layers, which keep a fixed-size state per request and no per-token KV).
+// and SSM layers, which keep a fixed-size state per request and no per-token KV); and which layers
+// read another layer's KV (num_kv_shared_layers, Gemma 3n) instead of keeping their own.
 void ReadLayerAttention(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
 
 }  // namespace kvsim

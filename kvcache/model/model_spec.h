@@ -26,6 +26,12 @@ enum class AttentionKind {
 struct LayerAttention {
   AttentionKind kind = AttentionKind::kFull;
   int64_t window_tokens = 0;  // window or chunk size; 0 for kFull
+  // Cross-layer KV sharing (issue 16; config num_kv_shared_layers, vLLM's kv_sharing_target_layer_name):
+  // the layer attends over an earlier layer's KV and keeps none of its own.
+  bool shares_kv = false;
+
+  // True when the layer keeps per-token KV of its own in the pool.
+  bool HasOwnKv() const { return kind != AttentionKind::kStateOnly && !shares_kv; }
 };
 
 enum class NormKind { kRmsNorm, kLayerNorm };  // LayerNorm also has a bias vector
@@ -103,8 +109,14 @@ struct ModelSpec {
   std::vector<std::string> notes;  // assumptions taken while reading the config
 
   bool is_moe() const { return moe.num_experts > 0; }
-  // Layers that keep per-token KV (all but kStateOnly ones).
+  // Layers that keep per-token KV of their own (not kStateOnly, not sharing another layer's).
   int64_t kv_layers() const {
+    int64_t n = 0;
+    for (const auto& l : layers) n += l.HasOwnKv();
+    return n;
+  }
+  // Layers that attend over a KV cache, their own or a shared one (all but kStateOnly).
+  int64_t attention_layers() const {
     int64_t n = 0;
     for (const auto& l : layers) n += l.kind != AttentionKind::kStateOnly;
     return n;

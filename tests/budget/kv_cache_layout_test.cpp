@@ -2,6 +2,7 @@
 // figures derived by hand from vLLM's kv_cache_interface / kv_cache_utils rules.
 #include <gtest/gtest.h>
 
+#include "kvcache/base/error.h"
 #include "kvcache/budget/kv_cache_layout.h"
 #include "tests/testutil.h"
 
@@ -95,6 +96,37 @@ TEST(KvCacheLayoutTest, SlidingWindowRequestNeedsOnlyItsWindow) {
   const KvCacheLayout layout = Layout(mistral);
   EXPECT_EQ(layout.PagesPerRequest(32768, 2048), (4096 - 1 + 2048 + 15) / 16 + 1);
   EXPECT_EQ(layout.PagesPerRequest(1000, 2048), (1000 + 15) / 16 + 1);
+}
+
+// Cross-layer KV sharing (vllm/model_executor/models/gemma3n.py, v0.10 - v0.11: the last
+// num_kv_shared_layers layers set kv_sharing_target_layer_name; vllm/v1/worker/gpu_model_runner.py
+// get_kv_cache_spec gives such layers no KV spec). Gemma-3n-E2B's text shapes: 30 layers, 2 KV heads
+// of 256, bf16 -> 2 x 2 x 256 x 2 = 2,048 B per token and layer; 4 sliding + 1 full repeated; the
+// last 10 share. Own KV: layers 0-19 = 16 sliding + 4 full -> 20 x 2,048 = 40,960 B per token
+// (61,440 without sharing); groups of min(16, 4) = 4 layers: 4 sliding groups + 1 full group, a
+// block 4 x 16 x 2,048 = 131,072 B.
+TEST(KvCacheLayoutTest, KvSharedLayersTakeNoPages) {
+  std::string types;
+  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  const std::string head = R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text","hidden_size":2048,
+    "intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,"head_dim":256,
+    "vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
+    "layer_types":[)" + types + "]";
+  const ModelSpec plain = SpecFromJson(head + "}");
+  EXPECT_DOUBLE_EQ(Layout(plain).bytes_per_token, 61440);
+  const ModelSpec shared = SpecFromJson(head + R"(,"num_kv_shared_layers":10})");
+  EXPECT_EQ(shared.kv_layers(), 20);
+  EXPECT_TRUE(shared.layers[20].shares_kv);
+  EXPECT_FALSE(shared.layers[19].shares_kv);
+  const KvCacheLayout layout = Layout(shared);
+  EXPECT_DOUBLE_EQ(layout.bytes_per_token, 40960);
+  EXPECT_EQ(layout.group_size, 4);
+  EXPECT_EQ(layout.groups.size(), 5u);
+  EXPECT_EQ(layout.block_bytes, 131072);
+  for (const std::string& note : shared.notes)  // shared layers still attend: they are not SSM layers
+    EXPECT_EQ(note.find("linear-attention"), std::string::npos) << note;
+  EXPECT_EQ(shared.attention_layers(), 30);
+  EXPECT_THROW(SpecFromJson(head + R"(,"num_kv_shared_layers":30})"), Error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/budget/encoder_budget.h"
+#include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/model_catalog.h"
 #include "kvcache/model/model_config_parser.h"
 #include "tests/testutil.h"
@@ -180,6 +181,127 @@ TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
   MultimodalSettings skip;
   skip.skip_profiling = true;
   EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+}
+
+
+// The null block (vllm/v1/core/block_pool.py, v0.8 - v0.11: BlockPool.__init__ pops block 0 as
+// null_block). vLLM's own test_get_max_concurrency_for_kv_cache_config (tests/v1/core/
+// test_kv_cache_utils.py) divides the whole pool: 1,536 blocks / (16,384 / 16 = 1,024 blocks per
+// request) = 1.5x, so the logged figures count the null block; requests share 1,536 - 1 = 1,535.
+// "GPU KV cache size" on 0.19 is 1,536 // 1 group x 16 = 24,576 tokens.
+TEST(StartupRulesTest, NullBlockIsLoggedButNeverHeldByARequest) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "1536";
+  o.max_model_len = "16384";
+  const CapacityResult v1 = Plan(o);
+  EXPECT_EQ(v1.num_gpu_blocks, 1536);
+  EXPECT_EQ(v1.usable_gpu_blocks, 1535);
+  EXPECT_DOUBLE_EQ(v1.max_concurrency, 1.5);
+  EXPECT_EQ(v1.gpu_kv_cache_tokens, 24576);
+  // V0 (0.6.4) takes a null block only when a sliding window drops blocks
+  // (vllm/core/block/block_table.py append_token_ids): none for Llama, one for Gemma-2.
+  o.vllm_version = "0.6.4";
+  EXPECT_EQ(Plan(o).usable_gpu_blocks, 1536);
+  o.model = "google/gemma-2-9b-it";
+  o.max_model_len = "8192";
+  EXPECT_EQ(Plan(o).usable_gpu_blocks, 1535);
+}
+
+// vLLM's start-up check compares bytes (kv_cache_utils._check_enough_kv_cache_memory), so 100 blocks
+// of 16 tokens pass for max_model_len 1,600 (cdiv(1600, 16) = 100 blocks); with block 0 kept back
+// only 99 are usable and that request can never be scheduled (vLLM PR #26939 describes this case).
+TEST(StartupRulesTest, NullBlockLeavesAnExactPoolOneBlockShort) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "100";
+  o.max_model_len = "1600";
+  const CapacityResult r = Plan(o);
+  EXPECT_TRUE(r.does_not_fit.empty());
+  EXPECT_EQ(r.usable_gpu_blocks, 99);
+  bool noted = false;
+  for (const std::string& n : r.notes) noted = noted || n.find("null block") != std::string::npos;
+  EXPECT_TRUE(noted);
+  o.max_model_len = "1584";  // 99 blocks: fits the usable pool, no note
+  for (const std::string& n : Plan(o).notes) EXPECT_EQ(n.find("null block"), std::string::npos) << n;
+}
+
+// Speculative decoding's KV slots per decoding request (vllm/v1/core/sched/scheduler.py, v0.11:
+// num_new_tokens = 1 + k drafts, num_lookahead_tokens = k when SpeculativeConfig.use_eagle() or
+// uses_draft_model(), else 0; vllm/v1/core/kv_cache_manager.py allocate_slots caps the slots at
+// max_model_len). V0 (vllm/core/scheduler.py, v0.6) appends num_lookahead_slots = k per decode step.
+TEST(StartupRulesTest, SpeculativeDecodeSlotsPerMethodAndEra) {
+  SpeculativeSettings s;
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 0);
+  s.num_speculative_tokens = 3;
+  s.method = "eagle3";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 6);      // 3 drafts + 3 lookahead
+  s.method = "deepseek_mtp";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1Sort), 6);
+  s.method = "ngram";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV1), 3);      // drafts only: n-gram proposals hold no KV
+  s.method = "eagle";
+  EXPECT_EQ(SpeculativeDecodeSlots(s, VllmEra::kV0), 3);      // v0: the lookahead slots are the drafts
+}
+
+// The slots make shorter requests take more blocks; a max_model_len request does not grow (the cap).
+// 1,536 blocks (1,535 usable), max_model_len 16,384, block 16, n-gram with k = 4:
+//   1,024-token requests hold 1,028 slots -> cdiv(1028, 16) = 65 blocks -> 1,535 / 65 = 23.6154
+//   without speculative decoding 64 blocks -> 1,535 / 64 = 23.984375
+//   16,384 tokens: min(16,388, 16,384) -> 1,024 blocks -> 1,535 / 1,024; logged max concurrency 1.5
+TEST(StartupRulesTest, SpeculativeSlotsInConcurrencyBelowMaxModelLen) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = "1536";
+  o.max_model_len = "16384";
+  const CapacityResult plain = Plan(o);
+  ASSERT_FALSE(plain.concurrency_at.empty());
+  EXPECT_EQ(plain.concurrency_at[0].first, 1024);
+  EXPECT_DOUBLE_EQ(plain.concurrency_at[0].second, 1535.0 / 64.0);
+  o.speculative_config = R"({"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4})";
+  const CapacityResult spec = Plan(o);
+  EXPECT_EQ(spec.spec_decode_slots, 4);
+  EXPECT_DOUBLE_EQ(spec.concurrency_at[0].second, 1535.0 / 65.0);
+  EXPECT_DOUBLE_EQ(ConcurrencyAt(spec, 16384), 1535.0 / 1024.0);
+  EXPECT_DOUBLE_EQ(spec.max_concurrency, 1.5);
+}
+
+// A drafter of another page size (vllm/v1/core/kv_cache_utils.py, v0.11: get_kv_cache_groups ->
+// UniformTypeKVCacheSpecs when every layer is full attention; get_kv_cache_config_from_groups:
+// num_blocks = available // the sum of the layers' pages). Llama-3.1-8B (32 layers, page 16 x 2 x 8 x
+// 128 x 2 = 65,536 B) drafted by Llama-2-7B (32 layers, page 16 x 2 x 32 x 128 x 2 = 262,144 B): a
+// block is 32 x 65,536 + 32 x 262,144 = 10,485,760 B, so 10 GiB = 10,737,418,240 B hold exactly 1,024
+// blocks; 131,072 + 524,288 = 655,360 B per token; 8,192 tokens = 512 blocks -> 2.0x.
+TEST(StartupRulesTest, DrafterOfAnotherPageSizeSharesOneGroup) {
+  DeploymentOptions o = Llama8b();
+  o.kv_cache_memory = "10GiB";
+  o.max_model_len = "8192";
+  o.speculative_config = R"({"model": "meta-llama/Llama-2-7b-hf", "num_speculative_tokens": 4})";
+  const CapacityResult r = Plan(o);
+  EXPECT_DOUBLE_EQ(r.kv_bytes_per_token, 655360.0);
+  EXPECT_EQ(r.stages[0].layout.block_bytes, 10485760);
+  EXPECT_EQ(r.num_gpu_blocks, 1024);
+  EXPECT_DOUBLE_EQ(r.max_concurrency, 2.0);
+}
+
+// A drafter of the same page size regroups a hybrid target: vLLM's own example in
+// kv_cache_utils._get_kv_cache_groups_uniform_page_size (v0.11) is gpt-oss-20b + EAGLE, 12 sliding +
+// 13 full layers, padded to two groups of 13 (13 < 1.5 x 12). gpt-oss pages: 16 x 2 x 8 x 64 x 2 =
+// 32,768 B, so a block is 13 x 32,768 = 425,984 B (12 x 32,768 = 393,216 without the drafter).
+TEST(StartupRulesTest, SamePageDrafterRegroupsAHybridTarget) {
+  const ModelSpec gptoss = LoadModelConfigFile(testing::SharedPath("models/openai__gpt-oss-20b.json"));
+  const KvCacheFormat f = ParseKvCacheFormat("auto", gptoss, gptoss.dtype);
+  KvCacheLayout layout = BuildKvCacheLayout(gptoss, f, 1, 0, gptoss.num_layers, 16, KvGrouping::kHybrid);
+  ASSERT_EQ(layout.group_size, 12);
+  EXPECT_EQ(layout.block_bytes, 393216);
+  const ModelSpec eagle = testing::SpecFromJson(R"({"architectures":["LlamaForCausalLM"],"model_type":"llama",
+    "hidden_size":2880,"intermediate_size":8192,"num_hidden_layers":1,"num_attention_heads":64,
+    "num_key_value_heads":8,"head_dim":64,"vocab_size":201088,"max_position_embeddings":131072,
+    "torch_dtype":"bfloat16"})");
+  const KvCacheLayout draft = BuildKvCacheLayout(eagle, f, 1, 0, 1, 16, KvGrouping::kSingleGroup);
+  ASSERT_TRUE(AddDraftKvLayers(layout, draft));
+  EXPECT_EQ(layout.group_size, 13);
+  EXPECT_EQ(layout.groups.size(), 2u);
+  EXPECT_EQ(layout.padding_layers, 1);
+  EXPECT_EQ(layout.block_bytes, 425984);
+  EXPECT_EQ(layout.num_attention_layers, 25);
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/testutil.h"
 
 namespace kvsim {
@@ -107,6 +109,18 @@ TEST(VllmCommandLineTest, NoEffectFlagsAreListedOnce) {
                        "--swap-space, --max-num-partial-prefills\n"),
             std::string::npos)
       << r.err;
+}
+
+// A pasted --speculative-config reaches the JSON: EAGLE-3 with k = 3 holds 3 drafts + 3 lookahead
+// slots per decoding request (vllm/v1/core/sched/scheduler.py, v0.11); the null block leaves one block out.
+TEST(VllmCommandLineTest, PastedSpeculativeConfigShowsItsSlots) {
+  const auto r = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                         "--max-model-len", "8192", "--speculative-config",
+                         R"({"method": "eagle3", "num_speculative_tokens": 3})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["spec_decode_slots"], 6);
+  EXPECT_EQ(j["usable_gpu_blocks"].get<int64_t>(), j["num_gpu_blocks"].get<int64_t>() - 1);
 }
 
 TEST(VllmCommandLineTest, UnusedPositionalArgumentsAreAnError) {
