@@ -67,7 +67,9 @@ std::string RenderCapacityText(const CapacityResult& r) {
     kv.AddRow({"  usable by requests", Thousands(r.usable_gpu_blocks)});  // the null block left out
   kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
   for (const auto& [tokens, requests] : r.concurrency_at)  // issue 16
-    kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(tokens)), Format("%.2fx", requests)});
+    kv.AddRow({Format("max concurrency @ %lld tokens%s", static_cast<long long>(tokens),
+                      tokens == r.trace_mean_tokens ? " (trace mean)" : ""),
+               Format("%.2fx", requests)});
   kv.AddRow({Format("max concurrency @ %lld tokens", static_cast<long long>(s.max_model_len)),
              Format("%.2fx", r.max_concurrency)});
   out += kv.Render() + "\n";
@@ -135,6 +137,7 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   nlohmann::json at = nlohmann::json::array();  // issue 16
   for (const auto& [tokens, requests] : r.concurrency_at) at.push_back({{"tokens", tokens}, {"requests", Round(requests, 4)}});
   j["max_concurrency_at"] = at;
+  if (r.trace_mean_tokens > 0) j["trace_mean_tokens"] = r.trace_mean_tokens;  // present only with --trace
   j["baseline_1_2x_gib"] = Round(BytesToGiB(r.baseline_1_2x_bytes), 4);
   j["baseline_article003_gib"] = Round(BytesToGiB(r.baseline_article003_bytes), 4);
   j["modelled_one_request_gib"] = Round(BytesToGiB(r.modelled_one_request_bytes), 4);

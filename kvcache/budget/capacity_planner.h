@@ -96,6 +96,9 @@ struct CapacityResult {
   // over the pages of min(length + spec_decode_slots, max_model_len) tokens. vLLM logs no such figure;
   // max_concurrency above is its logged one.
   std::vector<std::pair<int64_t, double>> concurrency_at;
+  // `kvsim capacity --trace`: the trace's mean request length, whose row concurrency_at also holds
+  // (0: no trace given).
+  int64_t trace_mean_tokens = 0;
 
   // Baselines, per GPU.
   double baseline_1_2x_bytes = 0;        // EleutherAI: 1.2 × weights
