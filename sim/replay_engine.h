@@ -28,8 +28,8 @@
 // time is still the step model's, but no scheduling pass runs and observers take the run whole.
 // With held growth (counting-mode paged pools) a lazy request's block boundaries are not events
 // either, as long as the pool has the blocks: the step's crossings are taken in one HoldBlocks call
-// (they cannot fail, so the order of pass 1 does not matter); when the pool is short, the step
-// falls back to processing every running request in order.
+// (they cannot fail, so the order of pass 1 does not matter); when the pool might be short, the
+// requests crossing in that step grow explicitly, in running order with the others, as due events.
 #ifndef KVSIM_SIM_REPLAY_ENGINE_H_
 #define KVSIM_SIM_REPLAY_ENGINE_H_
 
