@@ -11,6 +11,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "tests/testutil.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/gemm_time.h"
 #include "sim/step_model.h"
@@ -254,6 +255,27 @@ TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
           ASSERT_EQ(decode.Ns(context), m.StepNs(w)) << model << " eager " << eager << " n " << n << " context " << context;
         }
       }
+    }
+  }
+  // Layers reading another layer's KV (Gemma-3n's num_kv_shared_layers): attention counts every layer,
+  // the KV bytes only the layers that own them.
+  std::string types;
+  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  const ModelSpec shared = testing::SpecFromJson(R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text",
+    "hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,
+    "head_dim":256,"vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
+    "num_kv_shared_layers":10,"layer_types":[)" + types + "]}");
+  const Timed h100 = On("meta-llama/Llama-3.1-8B-Instruct", "h100");
+  const CapacityResult cap = PlanCapacity(shared, h100.d.gpu, h100.d.config);
+  const StepModel m(shared, cap, h100.d.gpu, StepModelOptions{});
+  for (int64_t n : {1, 33, 300}) {
+    const StepModel::DecodeSteps decode(m, n);
+    for (int64_t context = 0; context < 2'000'000; context = context * 3 + n * 17 + 1) {
+      StepWork w;
+      w.Add(1, 0, n);
+      w.context_tokens = context;
+      w.attended = context + n;
+      ASSERT_EQ(decode.Ns(context), m.StepNs(w)) << "kv-shared, n " << n << " context " << context;
     }
   }
 }
