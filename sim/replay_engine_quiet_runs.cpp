@@ -1,0 +1,179 @@
+// ReplayEngine's quiet runs and held block growth (replay_engine.h): the steps in which only lazy
+// decoders run, taken as one run, and the blocks those decoders cross into, taken per step.
+#include "sim/replay_engine.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "kvcache/base/check.h"
+
+namespace kvsim {
+
+// Takes the blocks the lazy requests cross into at `step`, keeping `spare_blocks` free for the
+// explicit requests. False (nothing taken) when the pool is short.
+bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
+  const int64_t blocks = CrossingBlocks(step);
+  if (blocks + spare_blocks > alloc_.FreeBlocks()) return false;
+  // Counted as the explicit grows they replace.
+  counters_.events += crossings_by_phase_[static_cast<size_t>(step % held_block_size_)];
+  if (blocks > 0) {
+    const bool held = alloc_.HoldBlocks(blocks);
+    assert(held);
+    (void)held;
+  }
+  held_step_ = step;
+  return true;
+}
+
+// The lazy requests that cross into a new block this step become explicit and join work_ (both in
+// running order). O(running): only when the pool is short.
+void ReplayEngine::MakeCrossingsExplicit() {
+  const int64_t phase = step_ % held_block_size_;
+  due_.clear();
+  for (auto& [order, slot] : running_) {
+    Live& l = slots_[slot];
+    if (l.lazy && l.phase == phase) {
+      MakeExplicit(l);
+      due_.push_back(slot);
+    }
+  }
+  if (due_.empty()) return;
+  const size_t n = work_.size();
+  work_.insert(work_.end(), due_.begin(), due_.end());
+  std::inplace_merge(work_.begin(), work_.begin() + static_cast<long>(n), work_.end(),
+                     [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+}
+
+// At most the blocks this step's explicit requests (work_) can take: a block per group for every
+// started block of their pending tokens, plus one for a partly filled first block.
+int64_t ReplayEngine::ExplicitBlocksBound() const {
+  int64_t blocks = 0;
+  for (Slot slot : work_) {
+    const Live& l = slots_[slot];
+    if (!l.in_use || l.order < 0) continue;
+    blocks += (PendingTokens(l) + held_block_size_ - 1) / held_block_size_ + 1;
+  }
+  return blocks * slots_per_token_;
+}
+
+// True when StepV1 would only let the lazy decoders decode: no prefill, no event due this step
+// (its calendar bucket is empty and the far heap's top is later), everyone fits the budget, and
+// pass 2 cannot admit (empty queue or max_num_seqs reached). Skipping StepV1 and AfterStep for
+// such a step changes nothing: both would find no work.
+bool ReplayEngine::QuietDecodeStep() const {
+  if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
+  if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
+  if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
+  if (EventDue(step_)) return false;
+  return held_block_size_ == 0 || CrossingBlocks(step_) <= alloc_.FreeBlocks();
+}
+
+// Whether a lazy request's event (possibly stale) is due at `step`: its calendar bucket holds
+// something or the far heap's top is due. REQUIRES: step − step_ < kCalendarSteps.
+bool ReplayEngine::EventDue(int64_t step) const {
+  if (!calendar_[static_cast<size_t>(step % kCalendarSteps)].empty()) return true;
+  return !far_events_.empty() && far_events_.top().step <= step;
+}
+
+// speed: the quiet step step_ and the quiet steps after it, while no event is due in the next one
+// and it would start before the horizon. Nothing but the lazy decoders' context and the clock
+// changes across the run, so each step costs one step-model call.
+void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
+  const bool held = held_block_size_ > 0;
+  // Held growth: the first step's crossings are taken now (QuietDecodeStep saw the blocks free),
+  // the later steps' counted against what stays free and taken in one call at the end.
+  int64_t spare = 0;
+  if (held) {
+    const bool ok = HoldCrossings(step_, 0);
+    assert(ok);
+    (void)ok;
+    spare = alloc_.FreeBlocks();
+  }
+  StepRun run;
+  StepSample& s = run.first;
+  s.start_ns = now_ns_;
+  s.later_tokens = lazy_count_;  // every lazy request samples its next token
+  s.running = static_cast<int64_t>(running_.size());
+  s.waiting = static_cast<int64_t>(waiting_.size());
+  s.kv = CorrectedAccounting(step_);
+  s.used_blocks = alloc_.UsedBlocks();
+  s.preemptions_total = counters_.preemptions;
+  KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
+  // speed: the batch-only terms of a decode step depend on the batch size alone; kept per size.
+  if (decode_steps_.size() <= static_cast<size_t>(lazy_count_)) decode_steps_.resize(static_cast<size_t>(lazy_count_) + 1);
+  std::optional<StepModel::DecodeSteps>& cached = decode_steps_[static_cast<size_t>(lazy_count_)];
+  if (!cached) cached.emplace(timer_, lazy_count_);
+  const StepModel::DecodeSteps& decode = *cached;
+  int64_t context = LazyContextBeforeStep();
+  // Nothing is scheduled during the run, so the far heap's next event is fixed.
+  const int64_t far_next = far_events_.empty() ? INT64_MAX : far_events_.top().step;
+  int64_t* durations = run_durations_.data();  // kMaxRunSteps long
+  int64_t* added_blocks = run_added_blocks_.data();
+  int64_t phase = held ? (step_ + 1) % held_block_size_ : 0;  // of the next step
+  int64_t added = 0, duration_sum = 0, steps = 0;
+  // Σ_k P_k and Σ_k b_k·P_k, P_k the run's time before step k, b_k the blocks taken at step k:
+  // Σ j·dt_j = (n − 1)·Σ dt − Σ_{k=1}^{n−1} P_k, Σ added_j·dt_j = added·Σ dt − Σ b_k·P_k.
+  Int128 prefix_sum = 0, crossed_prefix_sum = 0;
+  // speed: durations are computed a chunk ahead (as many steps as the horizon likely leaves room
+  // for), so the step model's arithmetic of consecutive steps overlaps instead of waiting on the
+  // loop's exit tests; a chunk's unused tail is dropped.
+  constexpr int64_t kChunk = 16;
+  int64_t chunk[kChunk];
+  int64_t ready = 0, used = 0;
+  while (true) {
+    if (used == ready) {
+      const int64_t last = steps > 0 ? durations[steps - 1] : 0;
+      const int64_t room = last > 0 && horizon_ns != INT64_MAX ? (horizon_ns - now_ns_) / last + 1 : kChunk;
+      ready = steps == 0 ? 1 : std::clamp<int64_t>(room, 1, kChunk);
+      for (int64_t i = 0; i < ready; ++i) chunk[i] = decode.Ns(context + i * lazy_count_);
+      used = 0;
+    }
+    const int64_t dt = chunk[used++];
+    KVSIM_DCHECK(dt > 0);  // time never goes back
+    if (steps > 0) prefix_sum += duration_sum;
+    now_ns_ += dt;
+    durations[steps] = dt;
+    if (held) added_blocks[steps] = added;
+    ++steps;
+    duration_sum += dt;
+    context += lazy_count_;
+    const int64_t next = step_ + 1;
+    if (now_ns_ >= horizon_ns || steps == static_cast<int64_t>(kMaxRunSteps) || next >= far_next ||
+        !calendar_[static_cast<size_t>(static_cast<uint64_t>(next) % kCalendarSteps)].empty())
+      break;
+    if (held) {
+      const int64_t crossing = crossings_by_phase_[static_cast<size_t>(phase)];
+      if (crossing > 0) {
+        const int64_t blocks = crossing * slots_per_token_;
+        if (blocks > spare - added) break;
+        added += blocks;
+        crossed_prefix_sum += static_cast<Int128>(blocks) * duration_sum;
+        counters_.events += crossing;  // as HoldCrossings counts
+      }
+      if (++phase == held_block_size_) phase = 0;
+    }
+    step_ = next;
+  }
+  if (added > 0) {
+    const bool ok = alloc_.HoldBlocks(added);
+    assert(ok);
+    (void)ok;
+  }
+  if (held) held_step_ = step_;
+  counters_.steps += steps;
+  s.duration_ns = durations[0];
+  run.durations = durations;
+  run.steps = steps;
+  run.token_slots_per_step = lazy_count_ * slots_per_token_;
+  run.duration_sum = duration_sum;
+  run.step_duration_sum = static_cast<Int128>(steps - 1) * duration_sum - prefix_sum;
+  if (held) {
+    run.added_blocks = added_blocks;
+    run.block_slots = held_block_size_;
+    run.added_duration_sum = static_cast<Int128>(added) * duration_sum - crossed_prefix_sum;
+  }
+  for (ReplayObserver* o : observers_) o->OnStepRun(run);
+}
+
+}  // namespace kvsim
