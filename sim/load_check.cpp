@@ -34,8 +34,7 @@ void LoadCheckObserver::OnStep(const StepSample& s) {
 void LoadCheckObserver::OnStepRun(const StepRun& run) {
   if (run.first.waiting == 0) return;
   StepSample whole = run.first;
-  whole.duration_ns = 0;
-  for (int64_t j = 0; j < run.steps; ++j) whole.duration_ns += run.durations[j];
+  whole.duration_ns = run.duration_sum;
   OnStep(whole);
 }
 

@@ -21,25 +21,17 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
+// One step is a run of one (one rule for both, so a run equals its steps one by one).
 void ReplayStatistics::OnStep(const StepSample& s) {
-  const int64_t dt = s.duration_ns;
-  time_total_ns_ += dt;
-  running_time_integral_ += static_cast<Int128>(s.running) * dt;
-  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
-  if (s.waiting > 0) {
-    time_saturated_ns_ += dt;
-    for (int i = 0; i < kNumWasteCategories; ++i)
-      waste_saturated_[i] += static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * dt;
-  }
-  itl_.AddNs(dt, s.later_tokens);
-  peak_running_ = std::max(peak_running_, s.running);
-  peak_waiting_ = std::max(peak_waiting_, s.waiting);
-  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
-  preemptions_ = s.preemptions_total;
-  end_ns_ = std::max(end_ns_, s.start_ns + s.duration_ns);  // a fleet's replicas interleave their steps
+  StepRun one;
+  one.first = s;
+  one.durations = &s.duration_ns;
+  one.steps = 1;
+  one.duration_sum = s.duration_ns;
+  OnStepRun(one);
 }
 
-// The integrals of OnStep over the run in closed form: step j holds j·token_slots_per_step more
+// The integrals over the run in closed form: step j holds j·token_slots_per_step more
 // token slots (as many fewer reserved) and added_blocks[j] more blocks (reserved, not free).
 void ReplayStatistics::OnStepRun(const StepRun& run) {
   const StepSample& s = run.first;

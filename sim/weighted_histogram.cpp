@@ -44,23 +44,40 @@ double ComputeLowerEdge(int bucket) {
   return std::bit_cast<double>(lo);
 }
 
-// Every bucket's lower edge, [0, kBuckets + 1]: an immutable table built once per process (a few
-// thousand logarithms), shared by every histogram.
-const std::vector<double>& LowerEdges() {
-  static const std::vector<double> edges = [] {
-    std::vector<double> e(kBuckets + 2);
-    e[0] = 0.0;
-    for (int b = 1; b <= kBuckets; ++b) e[static_cast<size_t>(b)] = ComputeLowerEdge(b);
-    e[kBuckets + 1] = std::numeric_limits<double>::infinity();
-    return e;
+// The smallest integer ns whose ns / 1e9 s BucketOf maps to `bucket` or above (monotone in ns):
+// the lower edge in ns, corrected by the formula itself.
+int64_t ComputeLowerEdgeNs(int bucket, double lower_edge) {
+  auto bucket_of = [](int64_t ns) { return WeightedHistogram::BucketOf(static_cast<double>(ns) / 1e9); };
+  int64_t ns = static_cast<int64_t>(std::ceil(lower_edge * 1e9));
+  while (ns > 0 && bucket_of(ns - 1) >= bucket) --ns;
+  while (bucket_of(ns) < bucket) ++ns;
+  return ns;
+}
+
+// Every bucket's lower edge, [0, kBuckets + 1], in seconds and in integer ns: immutable tables built
+// once per process (a few thousand logarithms), shared by every histogram.
+struct EdgeTables {
+  std::vector<double> seconds;
+  std::vector<int64_t> ns;
+};
+const EdgeTables& Edges() {
+  static const EdgeTables tables = [] {
+    EdgeTables t{std::vector<double>(kBuckets + 2), std::vector<int64_t>(kBuckets + 2)};
+    for (int b = 1; b <= kBuckets; ++b) {
+      t.seconds[static_cast<size_t>(b)] = ComputeLowerEdge(b);
+      t.ns[static_cast<size_t>(b)] = ComputeLowerEdgeNs(b, t.seconds[static_cast<size_t>(b)]);
+    }
+    t.seconds[kBuckets + 1] = std::numeric_limits<double>::infinity();
+    t.ns[kBuckets + 1] = std::numeric_limits<int64_t>::max();
+    return t;
   }();
-  return edges;
+  return tables;
 }
 
 }  // namespace
 
 WeightedHistogram::WeightedHistogram()
-    : buckets_(kBuckets + 1, 0), edges_(LowerEdges().data()), ns_edges_(kBuckets + 2, -1) {}
+    : buckets_(kBuckets + 1, 0), edges_(Edges().seconds.data()), ns_edges_(Edges().ns.data()) {}
 
 double WeightedHistogram::LowerEdge(int bucket) const {
   return edges_[static_cast<size_t>(std::clamp(bucket, 0, kBuckets + 1))];
@@ -100,40 +117,10 @@ void WeightedHistogram::Add(double seconds, int64_t weight) {
   sum_ += seconds * static_cast<double>(weight);
 }
 
-// The smallest integer ns whose ns / 1e9 s lands in `bucket` or above (BucketOf is monotone in ns).
-int64_t WeightedHistogram::FirstNsAtOrAbove(int bucket) {
-  if (bucket <= 0) return 0;
-  if (bucket > kBuckets) return std::numeric_limits<int64_t>::max();
-  int64_t& cached = ns_edges_[static_cast<size_t>(bucket)];
-  if (cached >= 0) return cached;
-  auto bucket_of = [this](int64_t ns) { return LocateBucket(static_cast<double>(ns) / 1e9); };
-  int64_t ns = static_cast<int64_t>(std::ceil(LowerEdge(bucket) * 1e9));
-  while (ns > 0 && bucket_of(ns - 1) >= bucket) --ns;
-  while (bucket_of(ns) < bucket) ++ns;
-  return cached = ns;
-}
-
 void WeightedHistogram::SetLastNs(int64_t ns) {
-  // The neighbouring buckets first (a run's steps grow slowly); a logarithm only for a jump.
-  int bucket = last_ns_bucket_;
-  if (ns >= last_hi_ns_ && ns < FirstNsAtOrAbove(bucket + 2) && last_hi_ns_ > 0) {
-    bucket += 1;
-  } else if (ns < last_lo_ns_ && bucket > 0 && ns >= FirstNsAtOrAbove(bucket - 1)) {
-    bucket -= 1;
-  } else {
-    bucket = LocateBucket(static_cast<double>(ns) / 1e9);
-  }
-  last_ns_bucket_ = bucket;
-  last_lo_ns_ = FirstNsAtOrAbove(bucket);
-  last_hi_ns_ = FirstNsAtOrAbove(bucket + 1);
-}
-
-void WeightedHistogram::AddNs(int64_t ns, int64_t weight) {
-  if (weight <= 0) return;
-  if (ns < last_lo_ns_ || ns >= last_hi_ns_) SetLastNs(ns);
-  buckets_[static_cast<size_t>(last_ns_bucket_)] += weight;
-  count_ += weight;
-  sum_ns_ += static_cast<Int128>(ns) * weight;
+  last_ns_bucket_ = LocateBucket(static_cast<double>(ns) / 1e9);
+  last_lo_ns_ = ns_edges_[last_ns_bucket_];
+  last_hi_ns_ = ns_edges_[last_ns_bucket_ + 1];
 }
 
 // speed: a decode run's steps mostly share a bucket; only a change of bucket costs more than a compare.

@@ -20,9 +20,8 @@ class WeightedHistogram {
   WeightedHistogram();
   // Adds `weight` samples of `seconds` (non-negative; values beyond the range land in the end buckets).
   void Add(double seconds, int64_t weight);
-  // Nanosecond samples, summed exactly for the mean (the bucket is that of ns / 1e9 s, as Add's):
-  // one, or a run of them sharing one weight (a decode run's steps, each the wait of `weight` tokens).
-  void AddNs(int64_t ns, int64_t weight);
+  // Nanosecond samples sharing one weight (a decode run's steps, each the wait of `weight` tokens),
+  // summed exactly for the mean; each lands in the bucket of ns / 1e9 s, as Add's would.
   void AddRunNs(const int64_t* ns, int64_t n, int64_t weight);
   int64_t count() const { return count_; }
   double Quantile(double p) const;  // nearest rank over the weights; 0 when empty
@@ -30,15 +29,15 @@ class WeightedHistogram {
 
  private:
   // speed: consecutive steps mostly land in the bucket of the one before, so Add tests the last
-  // bucket's exact edges before taking a logarithm. An edge is the smallest double the bucket
-  // formula maps to that bucket or above (found once per bucket by bisection: the formula is
-  // monotone: log, division and truncation never decrease), so the answer is the formula's, bit for bit.
+  // bucket's exact edges first; otherwise LocateBucket guesses from the double's bits and corrects
+  // against the edge table. An edge is the smallest double the bucket formula maps to that bucket or
+  // above (bisected once per process: the formula is monotone: log, division and truncation never
+  // decrease), so the answer is the formula's, bit for bit.
   int LocateBucket(double seconds) const;  // BucketOf, faster (the edge table)
   double LowerEdge(int bucket) const;
   std::vector<int64_t> buckets_;
-  const double* edges_;            // the process's lower-edge table (kBuckets + 2 entries)
-  std::vector<int64_t> ns_edges_;  // FirstNsAtOrAbove by bucket, -1 until needed
-  int64_t FirstNsAtOrAbove(int bucket);
+  const double* edges_;     // the process's lower edges by bucket (kBuckets + 2 entries), seconds
+  const int64_t* ns_edges_;  // the same in integer ns: the smallest ns of each bucket
   void SetLastNs(int64_t ns);
   int last_bucket_ = -1;
   double last_lo_ = 0, last_hi_ = 0;
@@ -46,7 +45,7 @@ class WeightedHistogram {
   int64_t last_lo_ns_ = 0, last_hi_ns_ = 0;  // the integer ns values of last_ns_bucket_: [lo, hi)
   int64_t count_ = 0;
   double sum_ = 0;     // seconds (Add)
-  Int128 sum_ns_ = 0;  // nanoseconds (AddNs, AddRunNs)
+  Int128 sum_ns_ = 0;  // nanoseconds (AddRunNs)
 };
 
 }  // namespace kvsim

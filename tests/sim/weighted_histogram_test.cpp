@@ -82,7 +82,7 @@ TEST(WeightedHistogramTest, EveryPathFindsTheFormulasBucket) {
     if (ns <= 0 || ns > 9'000'000'000'000) continue;
     const int bn = WeightedHistogram::BucketOf(static_cast<double>(ns) / 1e9);
     WeightedHistogram g;
-    g.AddNs(ns, 1);
+    g.AddRunNs(&ns, 1, 1);
     const int64_t run[3] = {ns, ns, ns + 1};
     g.AddRunNs(run, 3, 2);
     ASSERT_EQ(g.Quantile(0.01), bn == 0 ? 0.0 : 1e-7 * std::pow(1.01, static_cast<double>(bn) - 0.5)) << ns;
