@@ -220,28 +220,39 @@ void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double
   }
 }
 
-void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const {
-  if (w.new_tokens <= 0 || kv_layers_ <= 0) return;
-  const double per_layer_kv = own_kv_layers_ > 0 ? kv_bytes_per_token_ / own_kv_layers_ : 0.0;
+StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64_t sequences) const {
+  AttentionTerms a;
+  a.t = static_cast<double>(new_tokens);
+  a.per_layer_kv = own_kv_layers_ > 0 ? kv_bytes_per_token_ / own_kv_layers_ : 0.0;
+  a.query_bytes = a.t * (q_width_ + v_width_) * act_bytes_;
   // MLA decodes in the latent space (the up-projections absorbed into q and the output): a pair
   // costs q·[latent, rope] plus p·latent per head. Prefill expands K and V and attends per head.
-  const bool decode_only = w.new_tokens == w.sequences;
-  const double flops_per_pair = 2.0 * (absorbed_width_ > 0 && decode_only ? absorbed_width_ : q_width_ + v_width_);
-  const double t = static_cast<double>(w.new_tokens), seqs = static_cast<double>(std::max<int64_t>(1, w.sequences));
+  const bool decode_only = new_tokens == sequences;
+  a.flops_per_pair = 2.0 * (absorbed_width_ > 0 && decode_only ? absorbed_width_ : q_width_ + v_width_);
+  a.compute_rate = peak16_ * eff_.attention_compute;
+  a.memory_rate = hbm_ * eff_.attention_memory;
+  a.floor_s = eff_.kernel_floor_us * 1e-6;
+  a.full_layers = kv_layers_ - window_layers_;
+  a.window_layers = window_layers_;
+  // A window layer attends to at most W keys per query and reads at most W per sequence.
+  a.window_attended = a.t * window_tokens_;
+  a.window_context = static_cast<double>(std::max<int64_t>(1, sequences)) * window_tokens_;
+  return a;
+}
+
+void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const {
+  if (w.new_tokens <= 0 || kv_layers_ <= 0) return;
+  const AttentionTerms a = AttentionTermsFor(w.new_tokens, w.sequences);
   auto layer = [&](double attended, double context, double count, const char* name) {
     if (count <= 0) return;
-    const double flops = flops_per_pair * attended;
-    const double bytes = (context + t) * per_layer_kv + t * (q_width_ + v_width_) * act_bytes_;
-    const double s = (std::max(flops / (peak16_ * eff_.attention_compute), bytes / (hbm_ * eff_.attention_memory)) +
-                      eff_.kernel_floor_us * 1e-6) * count;
+    double flops = 0, bytes = 0;
+    const double s = a.LayerSeconds(attended, context, count, &flops, &bytes);
     *seconds += s;
     if (out) out->push_back({name, "attention", static_cast<int64_t>(count), flops * count, bytes * count, s});
   };
-  const double full_layers = kv_layers_ - window_layers_;
-  layer(static_cast<double>(w.attended), static_cast<double>(w.context_tokens), full_layers, "attention");
-  // A window layer attends to at most W keys per query and reads at most W per sequence.
-  layer(std::min(static_cast<double>(w.attended), t * window_tokens_),
-        std::min(static_cast<double>(w.context_tokens), seqs * window_tokens_), window_layers_, "attention_window");
+  const double attended = static_cast<double>(w.attended), context = static_cast<double>(w.context_tokens);
+  layer(attended, context, a.full_layers, "attention");
+  layer(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers, "attention_window");
 }
 
 void StepModel::AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
@@ -342,18 +353,7 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   overhead_known_ = !m.eager_ && sequences <= kMaxGraphSequences;  // a CUDA graph: no gpu-time term
   if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
-  if (!has_attention_) return;
-  t_ = static_cast<double>(sequences);
-  per_layer_kv_ = m.own_kv_layers_ > 0 ? m.kv_bytes_per_token_ / m.own_kv_layers_ : 0.0;
-  query_bytes_ = t_ * (m.q_width_ + m.v_width_) * m.act_bytes_;
-  flops_per_pair_ = 2.0 * (m.absorbed_width_ > 0 ? m.absorbed_width_ : m.q_width_ + m.v_width_);
-  compute_rate_ = m.peak16_ * m.eff_.attention_compute;
-  memory_rate_ = m.hbm_ * m.eff_.attention_memory;
-  floor_s_ = m.eff_.kernel_floor_us * 1e-6;
-  full_layers_ = m.kv_layers_ - m.window_layers_;
-  window_layers_ = m.window_layers_;
-  window_attended_ = t_ * m.window_tokens_;
-  window_context_ = static_cast<double>(std::max<int64_t>(1, sequences)) * m.window_tokens_;
+  if (has_attention_) attention_ = m.AttentionTermsFor(sequences, sequences);
 }
 
 StepWork StepModel::DecodeSteps::Work(int64_t context_tokens) const {

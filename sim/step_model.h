@@ -88,6 +88,23 @@ class StepModel {
   StepBreakdown Breakdown(const StepWork& work) const;
   std::vector<OperatorCost> Operators(const StepWork& work) const;
 
+ private:
+  // What attention costs for one batch shape, whatever the context: the terms StepNs and the decode
+  // runs share, so both compute a layer's time with the same operations in the same order.
+  struct AttentionTerms {
+    double t = 0, per_layer_kv = 0, query_bytes = 0, flops_per_pair = 0, compute_rate = 0, memory_rate = 0,
+           floor_s = 0, full_layers = 0, window_layers = 0, window_attended = 0, window_context = 0;
+    // `count` layers attending `attended` (query, key) pairs over `context` cached tokens: the slower
+    // of compute and KV reads, plus a kernel floor; their FLOPs and bytes per layer.
+    double LayerSeconds(double attended, double context, double count, double* flops, double* bytes) const {
+      *flops = flops_per_pair * attended;
+      *bytes = (context + t) * per_layer_kv + query_bytes;
+      return (std::max(*flops / compute_rate, *bytes / memory_rate) + floor_s) * count;
+    }
+  };
+  AttentionTerms AttentionTermsFor(int64_t new_tokens, int64_t sequences) const;
+
+ public:
   // The steps of a quiet decode run (sim/replay_engine.h): `sequences` requests decoding one token
   // each, steps that differ only in the context they read. Ns(context) is StepNs of that step bit
   // for bit (the same operations in the same order); what depends only on the batch is looked up
@@ -108,16 +125,13 @@ class StepModel {
     // StepModel::AddAttention for this batch (decode only).
     double Attention(int64_t context_tokens) const {
       if (!has_attention_) return 0;
-      double seconds = 0;
-      auto layer = [&](double attended, double context, double count) {
-        if (count <= 0) return;
-        const double flops = flops_per_pair_ * attended;
-        const double bytes = (context + t_) * per_layer_kv_ + query_bytes_;
-        seconds += (std::max(flops / compute_rate_, bytes / memory_rate_) + floor_s_) * count;
-      };
+      const AttentionTerms& a = attention_;
       const double attended = static_cast<double>(context_tokens + sequences_), context = static_cast<double>(context_tokens);
-      layer(attended, context, full_layers_);
-      layer(std::min(attended, window_attended_), std::min(context, window_context_), window_layers_);
+      double seconds = 0, flops = 0, bytes = 0;
+      if (a.full_layers > 0) seconds += a.LayerSeconds(attended, context, a.full_layers, &flops, &bytes);
+      if (a.window_layers > 0)
+        seconds += a.LayerSeconds(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers,
+                                  &flops, &bytes);
       return seconds;
     }
 
@@ -127,8 +141,7 @@ class StepModel {
     bool overhead_known_ = false;
     double overhead_ = 0;
     bool has_attention_ = false;
-    double t_ = 0, per_layer_kv_ = 0, query_bytes_ = 0, flops_per_pair_ = 0, compute_rate_ = 0, memory_rate_ = 0,
-           floor_s_ = 0, full_layers_ = 0, window_layers_ = 0, window_attended_ = 0, window_context_ = 0;
+    AttentionTerms attention_;
   };
 
   bool fixed() const { return fixed_ns_ > 0; }
