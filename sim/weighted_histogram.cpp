@@ -54,21 +54,36 @@ int64_t ComputeLowerEdgeNs(int bucket, double lower_edge) {
   return ns;
 }
 
-// Every bucket's lower edge, [0, kBuckets + 1], in seconds and in integer ns: immutable tables built
-// once per process (a few thousand logarithms), shared by every histogram.
+// LocateBucket's cells: a double's exponent and its mantissa's top 7 bits, a span under 0.79% wide
+// (1 + 2^-7), narrower than any bucket (1%), so a cell holds at most one bucket edge.
+constexpr int kCellShift = 52 - 7;
+uint64_t CellOf(double seconds) { return std::bit_cast<uint64_t>(seconds) >> kCellShift; }
+
+// Every bucket's lower edge, [0, kBuckets + 1], in seconds and in integer ns, and the bucket of each
+// cell's smallest value from kLowest up: immutable tables built once per process (a few thousand
+// logarithms), shared by every histogram.
 struct EdgeTables {
   std::vector<double> seconds;
   std::vector<int64_t> ns;
+  std::vector<int16_t> cell_buckets;  // by CellOf(v) − CellOf(kLowest)
 };
 const EdgeTables& Edges() {
   static const EdgeTables tables = [] {
-    EdgeTables t{std::vector<double>(kBuckets + 2), std::vector<int64_t>(kBuckets + 2)};
+    EdgeTables t{std::vector<double>(kBuckets + 2), std::vector<int64_t>(kBuckets + 2), {}};
     for (int b = 1; b <= kBuckets; ++b) {
       t.seconds[static_cast<size_t>(b)] = ComputeLowerEdge(b);
       t.ns[static_cast<size_t>(b)] = ComputeLowerEdgeNs(b, t.seconds[static_cast<size_t>(b)]);
     }
     t.seconds[kBuckets + 1] = std::numeric_limits<double>::infinity();
     t.ns[kBuckets + 1] = std::numeric_limits<int64_t>::max();
+    static_assert(kBuckets < std::numeric_limits<int16_t>::max());
+    const uint64_t first = CellOf(kLowest), last = CellOf(t.seconds[kBuckets]);
+    t.cell_buckets.resize(last - first + 1);
+    for (uint64_t c = first; c <= last; ++c) {
+      const double lowest = std::max(kLowest, std::bit_cast<double>(c << kCellShift));
+      const auto above = std::upper_bound(t.seconds.begin(), t.seconds.end(), lowest);
+      t.cell_buckets[c - first] = static_cast<int16_t>(above - t.seconds.begin() - 1);
+    }
     return t;
   }();
   return tables;
@@ -77,27 +92,21 @@ const EdgeTables& Edges() {
 }  // namespace
 
 WeightedHistogram::WeightedHistogram()
-    : buckets_(kBuckets + 1, 0), edges_(Edges().seconds.data()), ns_edges_(Edges().ns.data()) {}
+    : buckets_(kBuckets + 1, 0),
+      edges_(Edges().seconds.data()),
+      ns_edges_(Edges().ns.data()),
+      cell_buckets_(Edges().cell_buckets.data()) {}
 
 double WeightedHistogram::LowerEdge(int bucket) const {
   return edges_[static_cast<size_t>(std::clamp(bucket, 0, kBuckets + 1))];
 }
 
-// BucketOf without a logarithm: a guess from the exponent and a quadratic in the mantissa (log2
-// within 0.006, under half a bucket), corrected against the exact edges: BucketOf's answer bit for bit.
+// BucketOf without a logarithm: the bucket of the value's cell (its exponent and top mantissa bits),
+// then one compare with the edge that may lie inside the cell: BucketOf's answer bit for bit.
 int WeightedHistogram::LocateBucket(double seconds) const {
   if (!(seconds >= kLowest)) return 0;
   if (seconds >= edges_[kBuckets]) return kBuckets;
-  const uint64_t bits = std::bit_cast<uint64_t>(seconds);
-  const double exponent = static_cast<double>(static_cast<int>((bits >> 52) & 0x7ff) - 1023);
-  const double x = std::bit_cast<double>((bits & 0xfffffffffffffULL) | 0x3ff0000000000000ULL) - 1.0;  // mantissa − 1
-  const double log2 = exponent + x + 0.346 * x * (1.0 - x);
-  constexpr double kLog2Lowest = -23.253496664211536;    // log2(1e-7)
-  constexpr double kBucketsPerOctave = 69.66071689357483;  // ln 2 / ln 1.01
-  // The guess is within 0.12 of a bucket of the formula's index, so one step either way corrects it
-  // (branch-free: the values of a latency sketch come in no order).
-  int b = std::clamp(1 + static_cast<int>((log2 - kLog2Lowest) * kBucketsPerOctave), 2, kBuckets - 1);
-  b -= static_cast<int>(seconds < edges_[b]);
+  int b = cell_buckets_[CellOf(seconds) - CellOf(kLowest)];
   b += static_cast<int>(seconds >= edges_[b + 1]);
   KVSIM_DCHECK(b == BucketOf(seconds));
   return b;

@@ -29,15 +29,16 @@ class WeightedHistogram {
 
  private:
   // speed: consecutive steps mostly land in the bucket of the one before, so Add tests the last
-  // bucket's exact edges first; otherwise LocateBucket guesses from the double's bits and corrects
-  // against the edge table. An edge is the smallest double the bucket formula maps to that bucket or
-  // above (bisected once per process: the formula is monotone: log, division and truncation never
-  // decrease), so the answer is the formula's, bit for bit.
+  // bucket's exact edges first; otherwise LocateBucket looks the value's exponent and top mantissa
+  // bits up in a table of buckets and corrects against the edge table. An edge is the smallest double
+  // the bucket formula maps to that bucket or above (bisected once per process: the formula is
+  // monotone: log, division and truncation never decrease), so the answer is the formula's, bit for bit.
   int LocateBucket(double seconds) const;  // BucketOf, faster (the edge table)
   double LowerEdge(int bucket) const;
   std::vector<int64_t> buckets_;
   const double* edges_;     // the process's lower edges by bucket (kBuckets + 2 entries), seconds
   const int64_t* ns_edges_;  // the same in integer ns: the smallest ns of each bucket
+  const int16_t* cell_buckets_;  // the process's bucket per cell (weighted_histogram.cpp)
   void SetLastNs(int64_t ns);
   int last_bucket_ = -1;
   double last_lo_ = 0, last_hi_ = 0;

@@ -7,13 +7,21 @@ bool IsTrimmed(char c) { return c == ' ' || c == '\t'; }
 
 }  // namespace
 
+// speed: the cells' strings are reused from the previous line (a trace's timestamp cells are too
+// long for the small-string buffer, so building fresh strings allocated one per cell per row).
 bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells) {
-  cells.clear();
+  size_t count = 0;
+  auto next_cell = [&]() -> std::string& {
+    if (count == cells.size()) cells.emplace_back();
+    std::string& cell = cells[count++];
+    cell.clear();
+    return cell;
+  };
   size_t i = 0;
   const size_t n = line.size();
   while (true) {
     while (i < n && IsTrimmed(line[i])) ++i;
-    std::string cell;
+    std::string& cell = next_cell();
     if (i < n && line[i] == '"') {
       ++i;
       while (true) {
@@ -38,8 +46,10 @@ bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells) {
       while (end > start && IsTrimmed(line[end - 1])) --end;
       cell.assign(line, start, end - start);
     }
-    cells.push_back(std::move(cell));
-    if (i >= n) return true;
+    if (i >= n) {
+      cells.resize(count);
+      return true;
+    }
     ++i;  // the comma
   }
 }

@@ -89,5 +89,20 @@ TEST(WeightedHistogramTest, EveryPathFindsTheFormulasBucket) {
   }
 }
 
+// Around every bucket edge (the doubles a few units in the last place either side of 10^-7·1.01^k,
+// where the formula changes bucket), the looked-up bucket is the formula's.
+TEST(WeightedHistogramTest, ValuesAtEveryEdgeFindTheFormulasBucket) {
+  for (int k = 0; k <= 2546; ++k) {
+    double v = 1e-7 * std::pow(1.01, static_cast<double>(k));
+    for (int i = 0; i < 24; ++i) v = std::nextafter(v, 0.0);
+    for (int i = 0; i < 48; ++i, v = std::nextafter(v, 1e9)) {
+      const int b = WeightedHistogram::BucketOf(v);
+      WeightedHistogram h;
+      h.Add(v, 1);
+      ASSERT_EQ(h.Quantile(0.5), b == 0 ? 0.0 : 1e-7 * std::pow(1.01, static_cast<double>(b) - 0.5)) << v;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
