@@ -90,7 +90,9 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
     (void)ok;
     spare = alloc_.FreeBlocks();
   }
-  StepRun run;
+  // speed: one StepRun kept by the engine (zeroing a fresh one was a measurable part of a short run);
+  // every field is set below.
+  StepRun& run = quiet_run_;
   StepSample& s = run.first;
   s.start_ns = now_ns_;
   s.later_tokens = lazy_count_;  // every lazy request samples its next token
@@ -105,56 +107,52 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   std::optional<StepModel::DecodeSteps>& cached = decode_steps_[static_cast<size_t>(lazy_count_)];
   if (!cached) cached.emplace(timer_, lazy_count_);
   const StepModel::DecodeSteps& decode = *cached;
-  int64_t context = LazyContextBeforeStep();
+  const int64_t lazy = lazy_count_;
+  const int64_t first_context = LazyContextBeforeStep();
   // Nothing is scheduled during the run, so the far heap's next event is fixed.
   const int64_t far_next = far_events_.empty() ? INT64_MAX : far_events_.top().step;
+  const std::vector<CalendarEntry>* calendar = calendar_.data();
+  const int64_t* crossings = crossings_by_phase_.data();
   int64_t* durations = run_durations_.data();  // kMaxRunSteps long
   int64_t* added_blocks = run_added_blocks_.data();
   int64_t phase = held ? (step_ + 1) % held_block_size_ : 0;  // of the next step
+  // speed: the clock, step and event counter live in locals for the loop (as members, every store
+  // through `durations` forced them back to memory).
+  int64_t now = now_ns_, step = step_, events = counters_.events;
   int64_t added = 0, duration_sum = 0, steps = 0;
   // Σ_k P_k and Σ_k b_k·P_k, P_k the run's time before step k, b_k the blocks taken at step k:
   // Σ j·dt_j = (n − 1)·Σ dt − Σ_{k=1}^{n−1} P_k, Σ added_j·dt_j = added·Σ dt − Σ b_k·P_k.
   Int128 prefix_sum = 0, crossed_prefix_sum = 0;
-  // speed: durations are computed a chunk ahead (as many steps as the horizon likely leaves room
-  // for), so the step model's arithmetic of consecutive steps overlaps instead of waiting on the
-  // loop's exit tests; a chunk's unused tail is dropped.
-  constexpr int64_t kChunk = 16;
-  int64_t chunk[kChunk];
-  int64_t ready = 0, used = 0;
+  StepModel::DecodeSteps::Cursor next_duration(decode, first_context, lazy);
   while (true) {
-    if (used == ready) {
-      const int64_t last = steps > 0 ? durations[steps - 1] : 0;
-      const int64_t room = last > 0 && horizon_ns != INT64_MAX ? (horizon_ns - now_ns_) / last + 1 : kChunk;
-      ready = steps == 0 ? 1 : std::clamp<int64_t>(room, 1, kChunk);
-      for (int64_t i = 0; i < ready; ++i) chunk[i] = decode.Ns(context + i * lazy_count_);
-      used = 0;
-    }
-    const int64_t dt = chunk[used++];
+    const int64_t dt = next_duration.Next();
     KVSIM_DCHECK(dt > 0);  // time never goes back
-    if (steps > 0) prefix_sum += duration_sum;
-    now_ns_ += dt;
+    prefix_sum += duration_sum;  // P_k of this step (0 for the first)
+    now += dt;
     durations[steps] = dt;
     if (held) added_blocks[steps] = added;
     ++steps;
     duration_sum += dt;
-    context += lazy_count_;
-    const int64_t next = step_ + 1;
-    if (now_ns_ >= horizon_ns || steps == static_cast<int64_t>(kMaxRunSteps) || next >= far_next ||
-        !calendar_[static_cast<size_t>(static_cast<uint64_t>(next) % kCalendarSteps)].empty())
+    const int64_t next = step + 1;
+    if (now >= horizon_ns || steps == static_cast<int64_t>(kMaxRunSteps) || next >= far_next ||
+        !calendar[static_cast<size_t>(static_cast<uint64_t>(next) % kCalendarSteps)].empty())
       break;
     if (held) {
-      const int64_t crossing = crossings_by_phase_[static_cast<size_t>(phase)];
+      const int64_t crossing = crossings[phase];
       if (crossing > 0) {
         const int64_t blocks = crossing * slots_per_token_;
         if (blocks > spare - added) break;
         added += blocks;
         crossed_prefix_sum += static_cast<Int128>(blocks) * duration_sum;
-        counters_.events += crossing;  // as HoldCrossings counts
+        events += crossing;  // as HoldCrossings counts
       }
       if (++phase == held_block_size_) phase = 0;
     }
-    step_ = next;
+    step = next;
   }
+  now_ns_ = now;
+  step_ = step;
+  counters_.events = events;
   if (added > 0) {
     const bool ok = alloc_.HoldBlocks(added);
     assert(ok);
@@ -168,11 +166,9 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   run.token_slots_per_step = lazy_count_ * slots_per_token_;
   run.duration_sum = duration_sum;
   run.step_duration_sum = static_cast<Int128>(steps - 1) * duration_sum - prefix_sum;
-  if (held) {
-    run.added_blocks = added_blocks;
-    run.block_slots = held_block_size_;
-    run.added_duration_sum = static_cast<Int128>(added) * duration_sum - crossed_prefix_sum;
-  }
+  run.added_blocks = held ? added_blocks : nullptr;
+  run.block_slots = held ? held_block_size_ : 0;
+  run.added_duration_sum = held ? static_cast<Int128>(added) * duration_sum - crossed_prefix_sum : 0;
   for (ReplayObserver* o : observers_) o->OnStepRun(run);
 }
 

@@ -354,6 +354,92 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
   if (has_attention_) attention_ = m.AttentionTermsFor(sequences, sequences);
+  if (!overhead_known_) return;  // the overhead depends on the GPU time: Ns per step
+  // Ns's terms as exact lines in the context c (2^-48 ns): a layer group's time is
+  // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t)·kv + q)/rate.
+  auto fixed = [](double seconds) { return static_cast<Int128>(std::ldexp(seconds * 1e9, 48)); };
+  double base = linear_ + other_ + lm_head_ + communication_ + overhead_;
+  const AttentionTerms& a = attention_;
+  auto add_pair = [&](double count, double cap_attended, double cap_context) {
+    if (count <= 0) return;
+    base += a.floor_s * count;
+    Line& c = compute_[pairs_];
+    Line& r = memory_[pairs_];
+    c.s = fixed(count * a.flops_per_pair / a.compute_rate);
+    c.a = fixed(count * a.flops_per_pair * a.t / a.compute_rate);
+    r.s = fixed(count * a.per_layer_kv / a.memory_rate);
+    r.a = fixed(count * (a.t * a.per_layer_kv + a.query_bytes) / a.memory_rate);
+    if (cap_attended < 9e18) {  // a window: attended = c + t capped at W·t, context at W·sequences
+      c.cap_at = static_cast<int64_t>(std::ceil(cap_attended)) - static_cast<int64_t>(a.t);
+      c.capped = fixed(count * a.flops_per_pair * cap_attended / a.compute_rate);
+      r.cap_at = static_cast<int64_t>(std::ceil(cap_context));
+      r.capped = fixed(count * ((cap_context + a.t) * a.per_layer_kv + a.query_bytes) / a.memory_rate);
+    }
+    ++pairs_;
+  };
+  if (has_attention_) {
+    add_pair(a.full_layers, 1e300, 1e300);
+    add_pair(a.window_layers, a.window_attended, a.window_context);
+  }
+  base_ = fixed(base);
+  // Below half a ns (never a real step) RoundNs's floor of 1 ns would apply: Ns per step.
+  affine_ = base * 1e9 >= 1 && base * 1e9 < 1e11;
+}
+
+// The piece of the run from context_ on: each pair's larger line (or a window's cap) at context_,
+// for as many steps as it stays the larger (uncapped), at most kPiece steps so the error bound,
+// taken at the piece's end, stays tight.
+void StepModel::DecodeSteps::Cursor::Refill() {
+  constexpr int64_t kPiece = 1024;
+  affine_ = d_.affine_ && stride_ > 0;
+  if (!affine_) {
+    left_ = INT64_MAX;
+    return;
+  }
+  const Int128 c = context_, stride = stride_;
+  Int128 n = d_.base_, slope = 0;
+  int64_t left = kPiece;
+  // A line at context c, capped or not, and the steps it stays so.
+  auto at = [&](const Line& l, Int128* value, Int128* s) {
+    if (context_ >= l.cap_at) {
+      *value = l.capped;
+      *s = 0;
+      return;
+    }
+    *value = l.a + l.s * c;
+    *s = l.s;
+    // Ns's min() takes the line while the context is below cap_at: steps k with c + k·stride < cap_at.
+    left = std::min<int64_t>(left, (l.cap_at - context_ - 1) / stride_ + 1);
+  };
+  for (int i = 0; i < d_.pairs_; ++i) {
+    Int128 vc = 0, sc = 0, vr = 0, sr = 0;
+    at(d_.compute_[i], &vc, &sc);
+    at(d_.memory_[i], &vr, &sr);
+    if (vc < vr) {
+      std::swap(vc, vr);
+      std::swap(sc, sr);
+    }
+    // vc is the larger now; the other overtakes it once (sr − sc)·stride·k > vc − vr.
+    n += vc;
+    slope += sc;
+    if (sr > sc) left = static_cast<int64_t>(std::min<Int128>(left, (vc - vr) / ((sr - sc) * stride) + 1));
+  }
+  slope *= stride;
+  n_ = n;
+  slope_ = slope;
+  left_ = left;
+  // The bound at the piece's end: relative 2^-40 of the time (the doubles' roundings are a few
+  // 2^-53 each, over some 30 operations), 16 units per context token (the slopes' truncations),
+  // and 2^-30 ns for the intercepts'.
+  const Int128 end_time = n + slope * left;
+  const Int128 end_context = c + stride * left;
+  const Int128 tolerance = (end_time >> 40) + end_context * 16 + (Int128{1} << 18);
+  if (tolerance >= (Int128{1} << (kFracBits - 2))) {
+    affine_ = false;  // a step of minutes: no useful bound; Ns per step
+    left_ = INT64_MAX;
+    return;
+  }
+  tolerance_ = static_cast<uint64_t>(tolerance);
 }
 
 StepWork StepModel::DecodeSteps::Work(int64_t context_tokens) const {

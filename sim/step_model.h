@@ -30,6 +30,8 @@
 #include <string>
 #include <vector>
 
+#include "kvcache/base/check.h"
+#include "kvcache/base/wide_int.h"
 #include "kvcache/budget/capacity_planner.h"
 #include "sim/gemm_time.h"
 #include "sim/kernel_efficiency.h"
@@ -120,6 +122,45 @@ class StepModel {
       return RoundNs((gpu + overhead) * 1e9);
     }
 
+    // The steps of one run in order, from `context_tokens` before the first, the context growing by
+    // `stride` (the batch) per step: Next() is Ns of the next step's context, bit for bit.
+    // speed: with a CUDA graph's fixed overhead, a decode step's exact time is affine in the context
+    // between a few breakpoints (where KV reads overtake compute, where a window caps), so Next()
+    // adds a 128-bit slope in units of 2^-48 ns and rounds by a shift. The fixed point and Ns's
+    // doubles each approximate the same exact sum; where that sum lies too close to a rounding edge
+    // (+0.5 ns) for the error bound to settle which side Ns lands on (a few steps in 10^5), the
+    // step is computed as Ns computes it. Without a known overhead, every step is Ns.
+    class Cursor {
+     public:
+      Cursor(const DecodeSteps& steps, int64_t context_tokens, int64_t stride)
+          : d_(steps), context_(context_tokens), stride_(stride) {}
+      int64_t Next() {
+        if (left_ == 0) Refill();
+        --left_;
+        const int64_t context = context_;
+        context_ += stride_;
+        if (!affine_) return d_.Ns(context);
+        const Int128 rounded = n_ + (Int128{1} << (kFracBits - 1));
+        n_ += slope_;
+        const uint64_t frac = static_cast<uint64_t>(rounded) & kFracMask;
+        if (((frac + tolerance_) & kFracMask) < 2 * tolerance_) return d_.Ns(context);  // within the bound of an edge
+        const int64_t ns = static_cast<int64_t>(rounded >> kFracBits);
+        KVSIM_DCHECK(ns == d_.Ns(context));
+        return ns;
+      }
+
+     private:
+      static constexpr int kFracBits = 48;
+      static constexpr uint64_t kFracMask = (uint64_t{1} << kFracBits) - 1;
+      void Refill();  // the affine piece from context_ on (step_model.cpp)
+      const DecodeSteps& d_;
+      int64_t context_ = 0, stride_ = 0;
+      int64_t left_ = 0;        // steps before the piece must be recomputed
+      bool affine_ = false;
+      Int128 n_ = 0, slope_ = 0;  // the next step's exact time and its growth per step, 2^-48 ns
+      uint64_t tolerance_ = 0;    // the error bound, 2^-48 ns
+    };
+
    private:
     StepWork Work(int64_t context_tokens) const;
     // StepModel::AddAttention for this batch (decode only).
@@ -142,6 +183,17 @@ class StepModel {
     double overhead_ = 0;
     bool has_attention_ = false;
     AttentionTerms attention_;
+    // The same step in fixed point (Cursor), 2^-48 ns: time = base + the larger of each pair at
+    // context c, a line a + s·c, or past `cap_at` (a window's cap) the constant `capped`.
+    struct Line {
+      Int128 a = 0, s = 0;
+      int64_t cap_at = INT64_MAX;
+      Int128 capped = 0;
+    };
+    bool affine_ = false;
+    Int128 base_ = 0;
+    int pairs_ = 0;
+    Line compute_[2], memory_[2];  // full layers, then window layers
   };
 
   bool fixed() const { return fixed_ns_ > 0; }

@@ -280,5 +280,49 @@ TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
   }
 }
 
+// A run's Cursor (fixed point, recomputed at the breakpoints) gives Ns of every step's context,
+// bit for bit: long runs from several starts, across window caps (Gemma-3n's 512-token window,
+// gpt-oss's 128) and the point where KV reads overtake compute (MLA), eager and with graphs.
+TEST(StepModelTest, DecodeRunCursorEqualsNsAtEveryStep) {
+  auto check = [](const StepModel& m, const std::string& what) {
+    for (int64_t n : {1, 7, 33, 300, 512, 513}) {
+      const StepModel::DecodeSteps decode(m, n);
+      for (int64_t start : {int64_t{0}, n * 100, n * 511 - 40 * n, n * 127 - 40 * n, int64_t{3'000'000}}) {
+        if (start < 0) continue;
+        StepModel::DecodeSteps::Cursor cursor(decode, start, n);
+        for (int64_t k = 0; k < 3000; ++k)
+          ASSERT_EQ(cursor.Next(), decode.Ns(start + k * n)) << what << " n " << n << " start " << start << " step " << k;
+      }
+    }
+  };
+  for (const auto& [model, gpu, tp] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"meta-llama/Llama-3.1-8B-Instruct", "h100", 1},
+           {"deepseek-ai/DeepSeek-V2-Lite", "a100-80gb", 1},
+           {"openai/gpt-oss-20b", "l40s", 1},
+           {"meta-llama/Llama-3.1-70B-Instruct", "h100", 4}}) {
+    const Timed t = On(model, gpu, tp);
+    for (bool eager : {false, true}) {
+      StepModelOptions o;
+      o.enforce_eager = eager;
+      check(StepModel(t.d.model, t.cap, t.d.gpu, o), model + (eager ? " eager" : ""));
+    }
+  }
+  // Attention compute slowed until it overtakes the KV reads within a run (about 0.0085 of the
+  // H100's peak matches the Llama 8B decode's read time per token).
+  const Timed llama = On("meta-llama/Llama-3.1-8B-Instruct", "h100");
+  for (double efficiency : {0.004, 0.0065, 0.0075, 0.01}) {
+    StepModelOptions o;
+    o.efficiency.attention_compute = efficiency;
+    check(StepModel(llama.d.model, llama.cap, llama.d.gpu, o), "slow attention " + std::to_string(efficiency));
+  }
+  std::string types;
+  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  const ModelSpec shared = testing::SpecFromJson(R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text",
+    "hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,
+    "head_dim":256,"vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
+    "num_kv_shared_layers":10,"layer_types":[)" + types + "]}");
+  check(StepModel(shared, PlanCapacity(shared, llama.d.gpu, llama.d.config), llama.d.gpu, StepModelOptions{}), "gemma-3n");
+}
+
 }  // namespace
 }  // namespace kvsim
