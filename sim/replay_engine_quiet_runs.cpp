@@ -163,6 +163,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.duration_ns = durations[0];
   run.durations = durations;
   run.steps = steps;
+  run.durations_nondecreasing = decode.Nondecreasing();
   run.token_slots_per_step = lazy_count_ * slots_per_token_;
   run.duration_sum = duration_sum;
   run.step_duration_sum = static_cast<Int128>(steps - 1) * duration_sum - prefix_sum;

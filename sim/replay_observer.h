@@ -68,6 +68,7 @@ struct StepRun {
   StepSample first;
   const int64_t* durations = nullptr;
   int64_t steps = 0;
+  bool durations_nondecreasing = false;  // each step at least as long as the one before
   int64_t token_slots_per_step = 0;
   const int64_t* added_blocks = nullptr;  // nullptr: none
   int64_t block_slots = 0;

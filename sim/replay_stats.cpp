@@ -49,7 +49,8 @@ void ReplayStatistics::OnStepRun(const StepRun& run) {
     time_saturated_ns_ += run.duration_sum;
     for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += integral[i];
   }
-  itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
+  if (run.durations_nondecreasing) itl_.AddSortedRunNs(run.durations, run.steps, s.later_tokens, run.duration_sum);
+  else itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
   peak_running_ = std::max(peak_running_, s.running);
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
   // Blocks are only added during a run: the last step uses the most.

@@ -122,6 +122,11 @@ class StepModel {
       return RoundNs((gpu + overhead) * 1e9);
     }
 
+    // Whether Ns never decreases as the context grows: with a fixed overhead every operation is
+    // monotone (a product or quotient of positives, a sum, max, min, rounding); the eager launch
+    // term subtracts the GPU time, and its rounding need not be.
+    bool Nondecreasing() const { return fixed_ns_ > 0 || overhead_known_; }
+
     // The steps of one run in order, from `context_tokens` before the first, the context growing by
     // `stride` (the batch) per step: Next() is Ns of the next step's context, bit for bit.
     // speed: with a CUDA graph's fixed overhead, a decode step's exact time is affine in the context

@@ -151,6 +151,20 @@ void WeightedHistogram::AddRunNs(const int64_t* ns, int64_t n, int64_t weight) {
   sum_ns_ += static_cast<Int128>(sum) * weight;
 }
 
+void WeightedHistogram::AddSortedRunNs(const int64_t* ns, int64_t n, int64_t weight, int64_t sum) {
+  if (weight <= 0 || n <= 0) return;
+  KVSIM_DCHECK(std::is_sorted(ns, ns + n));
+  for (int64_t i = 0; i < n;) {
+    if (ns[i] < last_lo_ns_ || ns[i] >= last_hi_ns_) SetLastNs(ns[i]);
+    // The steps from i on still in this bucket: up to the first at or above its upper edge.
+    const int64_t end = ns[n - 1] < last_hi_ns_ ? n : std::lower_bound(ns + i, ns + n, last_hi_ns_) - ns;
+    buckets_[static_cast<size_t>(last_ns_bucket_)] += (end - i) * weight;
+    i = end;
+  }
+  count_ += n * weight;
+  sum_ns_ += static_cast<Int128>(sum) * weight;
+}
+
 double WeightedHistogram::Quantile(double p) const {
   if (count_ == 0) return 0;
   const int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(p * static_cast<double>(count_))));
