@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <memory>
 
 #include "kvcache/base/error.h"
@@ -44,12 +45,14 @@ struct Replica {
   }
 };
 
-// Requests per replica over time, the maximum per interval; the interval doubles (pairs merged)
-// whenever the run outgrows kIntervals of them, so memory is constant.
+// Requests per replica over time (running + waiting), the maximum per interval; the interval
+// doubles (pairs merged) whenever the run outgrows kIntervals of them, so memory is constant. Each
+// replica's count is recorded when it changes, in that replica's time order (replicas may run
+// ahead of each other); a count holds until the replica's next record.
 class LoadSeries {
  public:
-  explicit LoadSeries(size_t replicas) : series_(replicas) {}
-  void Add(int64_t t_ns, const std::vector<ReplicaLoad>& loads) {
+  explicit LoadSeries(size_t replicas) : series_(replicas), last_(replicas) {}
+  void Record(size_t replica, int64_t t_ns, int64_t requests) {
     while (t_ns / width_ns_ >= kIntervals) {
       for (auto& s : series_) {
         for (size_t i = 0; i < s.size(); i += 2) s[i / 2] = std::max(s[i], i + 1 < s.size() ? s[i + 1] : 0);
@@ -57,19 +60,25 @@ class LoadSeries {
       }
       width_ns_ *= 2;
     }
+    std::vector<int64_t>& s = series_[replica];
+    Last& last = last_[replica];
     const size_t k = static_cast<size_t>(t_ns / width_ns_);
-    for (size_t r = 0; r < series_.size(); ++r) {
-      if (series_[r].size() <= k) series_[r].resize(k + 1, 0);
-      series_[r][k] = std::max(series_[r][k], loads[r].requests);
-    }
+    if (s.size() <= k) s.resize(k + 1, 0);
+    for (size_t i = static_cast<size_t>(last.t_ns / width_ns_); i <= k; ++i) s[i] = std::max(s[i], last.requests);
+    s[k] = std::max(s[k], requests);
+    last = {t_ns, requests};
   }
   double interval_s() const { return static_cast<double>(width_ns_) / 1e9; }
   const std::vector<std::vector<int64_t>>& series() const { return series_; }
 
  private:
+  struct Last {
+    int64_t t_ns = 0, requests = 0;
+  };
   static constexpr int64_t kIntervals = 512;
   int64_t width_ns_ = 1'000'000'000;
   std::vector<std::vector<int64_t>> series_;
+  std::vector<Last> last_;
 };
 
 FleetSummary::Spread SpreadOf(const std::vector<double>& v) {
@@ -104,39 +113,76 @@ std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& repl
   return f;
 }
 
-// The global event loop: the next arrival is routed when it comes no later than every busy
-// replica's next step start; otherwise the replica whose step starts first steps. Returns true
-// when the stop flag ended the run.
+// The global event loop: an arrival is routed when it comes no later than every replica's next
+// event; otherwise the replica whose next event comes first takes it (a queued arrival, or a step).
+// A router that reads the replicas' loads routes each request when its time comes, and every quiet
+// run ends at the next arrival anywhere; one that does not (round-robin) routes requests as they
+// are read into per-replica queues, and a replica's runs end only at its own next arrival. Returns
+// true when the stop flag ended the run.
 bool RunEvents(std::vector<Replica>& replicas, Router& router, RequestSource& source, const ReplayHooks& hooks,
                std::vector<int64_t>& routed, LoadSeries& series) {
-  std::vector<ReplicaLoad> loads(replicas.size());
-  // Each replica's next step start (INT64_MAX when idle), kept flat: the scan runs once per step.
-  std::vector<int64_t> next_start(replicas.size(), INT64_MAX);
-  auto update = [&](size_t i) {
+  const size_t n = replicas.size();
+  const bool ahead = !router.NeedsLoads();
+  std::vector<ReplicaLoad> loads(n);
+  std::vector<std::deque<TraceRequest>> queued(n);
+  // Each replica's next step start and next queued arrival (INT64_MAX: none), kept flat: the scan
+  // runs once per event.
+  std::vector<int64_t> next_start(n, INT64_MAX), next_arrival(n, INT64_MAX), in_flight(n, 0);
+  auto update = [&](size_t i, int64_t t_ns) {
     const ReplayEngine& e = *replicas[i].engine;
     next_start[i] = e.Idle() ? INT64_MAX : e.now_ns();
+    const int64_t requests = e.running() + e.waiting();
+    if (requests != in_flight[i]) series.Record(i, t_ns, in_flight[i] = requests);
+  };
+  auto deliver = [&](size_t k, TraceRequest r) {
+    const int64_t t = r.arrival_ns;
+    replicas[k].engine->Deliver(std::move(r));
+    update(k, t);
+  };
+  std::optional<TraceRequest> pending = source.Next();
+  auto route_ahead = [&] {
+    const size_t k = static_cast<size_t>(router.Pick(*pending, loads));  // reads no load
+    ++routed[k];
+    if (queued[k].empty()) next_arrival[k] = pending->arrival_ns;
+    queued[k].push_back(std::move(*pending));
+    pending = source.Next();
   };
   int64_t steps = 0;
-  std::optional<TraceRequest> pending = source.Next();
   while (true) {
     size_t next = 0;
-    for (size_t i = 1; i < next_start.size(); ++i)
-      if (next_start[i] < next_start[next]) next = i;
-    const bool busy = next_start[next] != INT64_MAX;
-    if (pending && (!busy || pending->arrival_ns <= next_start[next])) {
-      for (size_t i = 0; i < replicas.size(); ++i) loads[i] = replicas[i].Load();
-      series.Add(pending->arrival_ns, loads);
+    int64_t first = INT64_MAX;
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t t = std::min(next_start[i], next_arrival[i]);
+      if (t < first) first = t, next = i;
+    }
+    if (pending && pending->arrival_ns <= first) {
+      if (ahead) {
+        route_ahead();
+        continue;
+      }
+      for (size_t i = 0; i < n; ++i) loads[i] = replicas[i].Load();
       const size_t k = static_cast<size_t>(router.Pick(*pending, loads));
       ++routed[k];
-      replicas[k].engine->Deliver(std::move(*pending));
-      update(k);
+      TraceRequest r = std::move(*pending);
       pending = source.Next();
+      deliver(k, std::move(r));
       continue;
     }
-    if (!busy) return false;
+    if (first == INT64_MAX) return false;
+    if (next_arrival[next] <= next_start[next]) {
+      TraceRequest r = std::move(queued[next].front());
+      queued[next].pop_front();
+      next_arrival[next] = queued[next].empty() ? INT64_MAX : queued[next].front().arrival_ns;
+      deliver(next, std::move(r));
+      continue;
+    }
+    // A replica running ahead must know its own next arrival: read until it has one.
+    if (ahead)
+      while (queued[next].empty() && pending) route_ahead();
+    const int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
     ReplayEngine& engine = *replicas[next].engine;
-    const bool stepped = engine.StepOnce(pending ? pending->arrival_ns : INT64_MAX);
-    update(next);
+    const bool stepped = engine.StepOnce(horizon);
+    update(next, engine.now_ns());
     if (!stepped) continue;
     if ((++steps & 4095) == 0 && hooks.progress) hooks.progress(source.progress(), engine.now_ns());
     if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) return true;

@@ -50,6 +50,9 @@ class Router {
   Router(RouterKind kind, int replicas, int affinity_blocks = 2);
   // REQUIRES: loads.size() == replicas.
   int Pick(const TraceRequest& request, const std::vector<ReplicaLoad>& loads);
+  // Whether Pick reads the loads. Round-robin does not: the fleet may route its requests as it
+  // reads them, and let each replica run ahead to its own next arrival.
+  bool NeedsLoads() const { return kind_ != RouterKind::kRoundRobin; }
 
  private:
   int LeastRequests(const std::vector<ReplicaLoad>& loads) const;

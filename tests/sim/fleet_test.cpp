@@ -2,6 +2,7 @@
 // case whose latencies are derived by hand; the cost arithmetic.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "kvcache/model/model_catalog.h"
@@ -105,8 +106,8 @@ TEST(FleetTest, TwoReplicasServeTwoRequestsInParallel) {
   EXPECT_EQ(two.fleet->per_replica[0].requests.finished, 1);
   EXPECT_EQ(two.fleet->per_replica[1].requests.finished, 1);
   EXPECT_EQ(two.sim.steps, 20);  // 10 steps on each replica
-  // The router saw {0, 0} for the first arrival and {1, 0} for the second (both in the first second).
-  EXPECT_EQ(two.fleet->load_over_time, (std::vector<std::vector<int64_t>>{{1}, {0}}));
+  // Each replica held one request during the first second (the maximum of its running + waiting).
+  EXPECT_EQ(two.fleet->load_over_time, (std::vector<std::vector<int64_t>>{{1}, {1}}));
   EXPECT_DOUBLE_EQ(two.fleet->load_interval_s, 1.0);
 }
 
@@ -140,6 +141,57 @@ TEST(FleetTest, FleetOfOneEqualsTheSingleEngine) {
   mooncake.window.max_requests = 1000;
   ValidateReplayOptions(mooncake, DataDirectory());
   ExpectFleetOfOneMatches(d, mooncake);
+}
+
+// Round-robin needs no replica state, so the fleet routes as it reads and lets each replica run
+// ahead to its own next arrival. Replicas share nothing, so replica i must replay exactly what a
+// single engine replays on every 4th request from the i-th: the per-replica summary (latencies,
+// concurrency, KV, waste, preemptions) against four separate replays, on a small GPU that queues
+// and preempts.
+TEST(FleetTest, RoundRobinReplicasEqualSingleReplaysOfTheirShare) {
+  DeploymentOptions o;
+  o.gpu = "l4";
+  o.max_model_len = "8192";
+  o.max_num_seqs = "24";
+  const Deployment d = ResolveDeployment(o, DataDirectory());
+  testing::TempDir dir;
+  std::ifstream in(DataDirectory() + "/traces/AzureLLMInferenceTrace_conv.csv");
+  std::string header, line;
+  std::getline(in, header);
+  std::string all = header + "\n", share[4];
+  for (int i = 0; i < 4; ++i) share[i] = header + "\n";
+  for (int row = 0; row < 1600 && std::getline(in, line); ++row) {
+    all += line + "\n";
+    share[row % 4] += line + "\n";
+  }
+  ReplayOptions fleet;
+  fleet.trace = dir.Write("all.csv", all);
+  fleet.replicas = 4;
+  fleet.router = RouterKind::kRoundRobin;
+  fleet.omit_wall_time = true;
+  ValidateReplayOptions(fleet, DataDirectory());
+  const ReplaySummary f = RunReplay(d, fleet).summary;
+  ASSERT_TRUE(f.fleet);
+  int64_t preemptions = 0;
+  for (int i = 0; i < 4; ++i) {
+    ReplayOptions one;
+    one.trace = dir.Write("share" + std::to_string(i) + ".csv", share[i]);
+    one.omit_wall_time = true;
+    ValidateReplayOptions(one, DataDirectory());
+    nlohmann::json single = ReplaySummaryToJson(RunReplay(d, one).summary);
+    nlohmann::json replica = ReplaySummaryToJson(f.fleet->per_replica[static_cast<size_t>(i)]);
+    // Not compared: the input's description (a replica's summary names no trace) and rates over the
+    // simulated span, which starts at the trace's first request for the fleet and at the share's
+    // first for the single replay.
+    for (nlohmann::json* j : {&single, &replica}) {
+      for (const char* key : {"config", "load_check", "throughput"}) j->erase(key);
+      (*j)["goodput"].erase("requests_per_s");
+    }
+    EXPECT_EQ(single.dump(1), replica.dump(1)) << "replica " << i;
+    preemptions += f.fleet->per_replica[static_cast<size_t>(i)].requests.preemptions;
+  }
+  EXPECT_EQ(f.fleet->routed, (std::vector<int64_t>{400, 400, 400, 400}));
+  EXPECT_GT(preemptions, 0);  // the case exercises the pool running out
 }
 
 TEST(CostTest, HandComputedFigures) {
