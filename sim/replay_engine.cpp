@@ -126,7 +126,9 @@ void ReplayEngine::MakeLazy(Live& l) {
 
 void ReplayEngine::ScheduleEvent(const Event& e) {
   if (e.step - step_ < kCalendarSteps) {
-    calendar_[static_cast<size_t>(e.step % kCalendarSteps)].push_back({e.slot, static_cast<uint32_t>(e.version)});
+    const size_t bucket = static_cast<size_t>(e.step % kCalendarSteps);
+    calendar_[bucket].push_back({e.slot, static_cast<uint32_t>(e.version)});
+    calendar_occupied_[bucket / 64] |= uint64_t{1} << (bucket % 64);
   } else {
     far_events_.push(e);
   }
@@ -256,9 +258,11 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
     }
   };
   // A calendar bucket holds only this step's events: each was scheduled less than a lap ahead.
-  std::vector<CalendarEntry>& bucket = calendar_[static_cast<size_t>(step_ % kCalendarSteps)];
+  const size_t bucket_index = static_cast<size_t>(step_ % kCalendarSteps);
+  std::vector<CalendarEntry>& bucket = calendar_[bucket_index];
   for (const CalendarEntry& e : bucket) take(e.slot, static_cast<uint32_t>(slots_[e.slot].version) == e.version);
   bucket.clear();
+  calendar_occupied_[bucket_index / 64] &= ~(uint64_t{1} << (bucket_index % 64));
   while (!far_events_.empty() && far_events_.top().step <= step_) {
     const Event e = far_events_.top();
     far_events_.pop();

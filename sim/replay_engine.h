@@ -33,6 +33,7 @@
 #ifndef KVSIM_SIM_REPLAY_ENGINE_H_
 #define KVSIM_SIM_REPLAY_ENGINE_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -184,6 +185,10 @@ class ReplayEngine {
   };
   static constexpr int64_t kCalendarSteps = 256;
   std::vector<std::vector<CalendarEntry>> calendar_ = std::vector<std::vector<CalendarEntry>>(kCalendarSteps);
+  // Which calendar buckets hold entries (bit step % kCalendarSteps), so a quiet run finds the next
+  // due step with a few word scans instead of testing every step's bucket.
+  std::array<uint64_t, kCalendarSteps / 64> calendar_occupied_{};
+  int64_t StepsToNextCalendarEvent() const;  // from step_; INT64_MAX when none
   std::priority_queue<Event, std::vector<Event>, std::greater<Event>> far_events_;
   void ScheduleEvent(const Event& e);
   int64_t next_order_ = 0;

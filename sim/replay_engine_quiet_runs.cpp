@@ -3,6 +3,7 @@
 #include "sim/replay_engine.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 #include "kvcache/base/check.h"
@@ -69,6 +70,25 @@ bool ReplayEngine::QuietDecodeStep() const {
   return held_block_size_ == 0 || CrossingBlocks(step_) <= alloc_.FreeBlocks();
 }
 
+// The distance from step_ to the next step whose calendar bucket holds an entry, 1 to
+// kCalendarSteps − 1 (step_'s own bucket was emptied when it was processed or is checked before a
+// quiet run); INT64_MAX when every bucket is empty (later events are in the far heap).
+int64_t ReplayEngine::StepsToNextCalendarEvent() const {
+  constexpr int kWords = static_cast<int>(kCalendarSteps / 64);
+  const int64_t from = (step_ + 1) % kCalendarSteps;
+  for (int i = 0; i <= kWords; ++i) {
+    const int64_t word = (from / 64 + i) % kWords;
+    uint64_t bits = calendar_occupied_[static_cast<size_t>(word)];
+    if (i == 0) bits &= ~uint64_t{0} << (from % 64);                               // at or after `from`
+    if (i == kWords) bits &= (from % 64 == 0) ? 0 : ~(~uint64_t{0} << (from % 64));  // the wrap: before it
+    if (bits != 0) {
+      const int64_t bucket = word * 64 + std::countr_zero(bits);
+      return (bucket - from + kCalendarSteps) % kCalendarSteps + 1;
+    }
+  }
+  return INT64_MAX;
+}
+
 // Whether a lazy request's event (possibly stale) is due at `step`: its calendar bucket holds
 // something or the far heap's top is due. REQUIRES: step − step_ < kCalendarSteps.
 bool ReplayEngine::EventDue(int64_t step) const {
@@ -108,56 +128,69 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   if (!cached) cached.emplace(timer_, lazy_count_);
   const StepModel::DecodeSteps& decode = *cached;
   const int64_t lazy = lazy_count_;
-  const int64_t first_context = LazyContextBeforeStep();
-  // Nothing is scheduled during the run, so the far heap's next event is fixed.
-  const int64_t far_next = far_events_.empty() ? INT64_MAX : far_events_.top().step;
-  const std::vector<CalendarEntry>* calendar = calendar_.data();
-  const int64_t* crossings = crossings_by_phase_.data();
   int64_t* durations = run_durations_.data();  // kMaxRunSteps long
   int64_t* added_blocks = run_added_blocks_.data();
-  int64_t phase = held ? (step_ + 1) % held_block_size_ : 0;  // of the next step
-  // speed: the clock, step and event counter live in locals for the loop (as members, every store
-  // through `durations` forced them back to memory).
-  int64_t now = now_ns_, step = step_, events = counters_.events;
-  int64_t added = 0, duration_sum = 0, steps = 0;
+  // The steps the run may take, the clock aside: step step_ + j (j >= 1) must have no event due
+  // (the calendar's next occupied bucket, the far heap's top: nothing is scheduled during the run)
+  // and, under held growth, room for the blocks its crossings take on top of the earlier steps'.
+  int64_t limit = std::min<int64_t>(static_cast<int64_t>(kMaxRunSteps), StepsToNextCalendarEvent());
+  if (!far_events_.empty()) limit = std::min(limit, far_events_.top().step - step_);
+  const int64_t* crossings = crossings_by_phase_.data();
+  if (held) {
+    // Any held_block_size_ consecutive steps cross every lazy request's boundary once.
+    const int64_t period = lazy * slots_per_token_;
+    const int64_t full = period > 0 ? spare / period : limit;
+    if (full < limit / held_block_size_ + 1) {
+      int64_t taken = full * period;
+      for (int64_t j = full * held_block_size_ + 1; j < limit; ++j) {
+        taken += crossings[(step_ + j) % held_block_size_] * slots_per_token_;
+        if (taken > spare) {
+          limit = j;
+          break;
+        }
+      }
+    }
+  }
+  KVSIM_DCHECK(limit >= 1);
+  // speed: the clock alone decides where the run ends within the limit, so this loop only times
+  // steps; what the steps add up to is summed after it.
+  int64_t now = now_ns_;
+  const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
+  const int64_t duration_sum = now - now_ns_;
+  now_ns_ = now;
   // Σ_k P_k and Σ_k b_k·P_k, P_k the run's time before step k, b_k the blocks taken at step k:
   // Σ j·dt_j = (n − 1)·Σ dt − Σ_{k=1}^{n−1} P_k, Σ added_j·dt_j = added·Σ dt − Σ b_k·P_k.
   Int128 prefix_sum = 0, crossed_prefix_sum = 0;
-  StepModel::DecodeSteps::Cursor next_duration(decode, first_context, lazy);
-  while (true) {
-    const int64_t dt = next_duration.Next();
-    KVSIM_DCHECK(dt > 0);  // time never goes back
-    prefix_sum += duration_sum;  // P_k of this step (0 for the first)
-    now += dt;
-    durations[steps] = dt;
-    if (held) added_blocks[steps] = added;
-    ++steps;
-    duration_sum += dt;
-    const int64_t next = step + 1;
-    if (now >= horizon_ns || steps == static_cast<int64_t>(kMaxRunSteps) || next >= far_next ||
-        !calendar[static_cast<size_t>(static_cast<uint64_t>(next) % kCalendarSteps)].empty())
-      break;
-    if (held) {
+  int64_t added = 0;
+  int64_t before = 0;  // P_k
+  if (held) {
+    added_blocks[0] = 0;
+    int64_t phase = (step_ + 1) % held_block_size_, events = 0;
+    for (int64_t k = 1; k < steps; ++k) {
+      before += durations[k - 1];
+      prefix_sum += before;
       const int64_t crossing = crossings[phase];
-      if (crossing > 0) {
-        const int64_t blocks = crossing * slots_per_token_;
-        if (blocks > spare - added) break;
-        added += blocks;
-        crossed_prefix_sum += static_cast<Int128>(blocks) * duration_sum;
-        events += crossing;  // as HoldCrossings counts
-      }
+      const int64_t blocks = crossing * slots_per_token_;
+      added += blocks;
+      crossed_prefix_sum += static_cast<Int128>(blocks) * before;
+      events += crossing;  // as HoldCrossings counts
+      added_blocks[k] = added;
       if (++phase == held_block_size_) phase = 0;
     }
-    step = next;
+    KVSIM_DCHECK(added <= spare);
+    counters_.events += events;
+    if (added > 0) {
+      const bool ok = alloc_.HoldBlocks(added);
+      assert(ok);
+      (void)ok;
+    }
+  } else {
+    for (int64_t k = 1; k < steps; ++k) {
+      before += durations[k - 1];
+      prefix_sum += before;
+    }
   }
-  now_ns_ = now;
-  step_ = step;
-  counters_.events = events;
-  if (added > 0) {
-    const bool ok = alloc_.HoldBlocks(added);
-    assert(ok);
-    (void)ok;
-  }
+  step_ += steps - 1;
   if (held) held_step_ = step_;
   counters_.steps += steps;
   s.duration_ns = durations[0];

@@ -386,22 +386,25 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   affine_ = base * 1e9 >= 1 && base * 1e9 < 1e11;
 }
 
-// The piece of the run from context_ on: each pair's larger line (or a window's cap) at context_,
-// for as many steps as it stays the larger (uncapped), at most kPiece steps so the error bound,
-// taken at the piece's end, stays tight.
-void StepModel::DecodeSteps::Cursor::Refill() {
+namespace {
+
+constexpr int kFracBits = 48;  // the fixed point's unit: 2^-48 ns
+constexpr uint64_t kFracMask = (uint64_t{1} << kFracBits) - 1;
+
+}  // namespace
+
+// The affine piece of a run from `context` on: each pair's larger line (or a window's cap) at that
+// context, for as many steps as it stays the larger (uncapped), at most kPiece steps so the error
+// bound, taken at the piece's end, stays tight. False when the fixed point cannot time the steps.
+bool StepModel::DecodeSteps::PieceAt(int64_t context, int64_t stride, Piece* piece) const {
   constexpr int64_t kPiece = 1024;
-  affine_ = d_.affine_ && stride_ > 0;
-  if (!affine_) {
-    left_ = INT64_MAX;
-    return;
-  }
-  const Int128 c = context_, stride = stride_;
-  Int128 n = d_.base_, slope = 0;
+  if (!affine_ || stride <= 0) return false;
+  const Int128 c = context;
+  Int128 n = base_, slope = 0;
   int64_t left = kPiece;
   // A line at context c, capped or not, and the steps it stays so.
   auto at = [&](const Line& l, Int128* value, Int128* s) {
-    if (context_ >= l.cap_at) {
+    if (context >= l.cap_at) {
       *value = l.capped;
       *s = 0;
       return;
@@ -409,12 +412,12 @@ void StepModel::DecodeSteps::Cursor::Refill() {
     *value = l.a + l.s * c;
     *s = l.s;
     // Ns's min() takes the line while the context is below cap_at: steps k with c + k·stride < cap_at.
-    left = std::min<int64_t>(left, (l.cap_at - context_ - 1) / stride_ + 1);
+    left = std::min<int64_t>(left, (l.cap_at - context - 1) / stride + 1);
   };
-  for (int i = 0; i < d_.pairs_; ++i) {
+  for (int i = 0; i < pairs_; ++i) {
     Int128 vc = 0, sc = 0, vr = 0, sr = 0;
-    at(d_.compute_[i], &vc, &sc);
-    at(d_.memory_[i], &vr, &sr);
+    at(compute_[i], &vc, &sc);
+    at(memory_[i], &vr, &sr);
     if (vc < vr) {
       std::swap(vc, vr);
       std::swap(sc, sr);
@@ -425,21 +428,49 @@ void StepModel::DecodeSteps::Cursor::Refill() {
     if (sr > sc) left = static_cast<int64_t>(std::min<Int128>(left, (vc - vr) / ((sr - sc) * stride) + 1));
   }
   slope *= stride;
-  n_ = n;
-  slope_ = slope;
-  left_ = left;
   // The bound at the piece's end: relative 2^-40 of the time (the doubles' roundings are a few
   // 2^-53 each, over some 30 operations), 16 units per context token (the slopes' truncations),
   // and 2^-30 ns for the intercepts'.
   const Int128 end_time = n + slope * left;
-  const Int128 end_context = c + stride * left;
+  const Int128 end_context = c + Int128{stride} * left;
   const Int128 tolerance = (end_time >> 40) + end_context * 16 + (Int128{1} << 18);
-  if (tolerance >= (Int128{1} << (kFracBits - 2))) {
-    affine_ = false;  // a step of minutes: no useful bound; Ns per step
-    left_ = INT64_MAX;
-    return;
-  }
-  tolerance_ = static_cast<uint64_t>(tolerance);
+  if (tolerance >= (Int128{1} << (kFracBits - 2))) return false;  // a step of minutes: no useful bound
+  piece->time = n;
+  piece->slope = slope;
+  piece->steps = left;
+  piece->tolerance = static_cast<uint64_t>(tolerance);
+  return true;
+}
+
+int64_t StepModel::DecodeSteps::TimeSteps(int64_t context, int64_t stride, int64_t limit, int64_t horizon_ns,
+                                          int64_t* now_ns, int64_t* out) const {
+  int64_t now = *now_ns, steps = 0;
+  do {
+    Piece p;
+    if (!PieceAt(context + steps * stride, stride, &p)) {
+      // One step the float way, then try the fixed point again.
+      const int64_t dt = Ns(context + steps * stride);
+      out[steps++] = dt;
+      now += dt;
+      continue;
+    }
+    const int64_t end = std::min(limit, steps + p.steps);
+    Int128 time = p.time;
+    const Int128 slope = p.slope, half = Int128{1} << (kFracBits - 1);
+    const uint64_t tolerance = p.tolerance;
+    do {
+      const Int128 rounded = time + half;
+      time += slope;
+      int64_t dt = static_cast<int64_t>(rounded >> kFracBits);
+      const uint64_t frac = static_cast<uint64_t>(rounded) & kFracMask;
+      if (((frac + tolerance) & kFracMask) < 2 * tolerance) dt = Ns(context + steps * stride);  // within the bound of an edge
+      KVSIM_DCHECK(dt == Ns(context + steps * stride));
+      out[steps++] = dt;
+      now += dt;
+    } while (now < horizon_ns && steps < end);
+  } while (now < horizon_ns && steps < limit);
+  *now_ns = now;
+  return steps;
 }
 
 StepWork StepModel::DecodeSteps::Work(int64_t context_tokens) const {

@@ -127,44 +127,18 @@ class StepModel {
     // term subtracts the GPU time, and its rounding need not be.
     bool Nondecreasing() const { return fixed_ns_ > 0 || overhead_known_; }
 
-    // The steps of one run in order, from `context_tokens` before the first, the context growing by
-    // `stride` (the batch) per step: Next() is Ns of the next step's context, bit for bit.
+    // Times the steps of a run: step k reads context_tokens + k·stride (the batch decodes one token
+    // each) and lasts Ns of that, bit for bit; out[k] gets its duration. Steps are taken until the
+    // clock *now_ns reaches horizon_ns or `limit` steps (at least one); returns how many, *now_ns
+    // advanced past them.
     // speed: with a CUDA graph's fixed overhead, a decode step's exact time is affine in the context
-    // between a few breakpoints (where KV reads overtake compute, where a window caps), so Next()
+    // between a few breakpoints (where KV reads overtake compute, where a window caps), so each step
     // adds a 128-bit slope in units of 2^-48 ns and rounds by a shift. The fixed point and Ns's
-    // doubles each approximate the same exact sum; where that sum lies too close to a rounding edge
-    // (+0.5 ns) for the error bound to settle which side Ns lands on (a few steps in 10^5), the
-    // step is computed as Ns computes it. Without a known overhead, every step is Ns.
-    class Cursor {
-     public:
-      Cursor(const DecodeSteps& steps, int64_t context_tokens, int64_t stride)
-          : d_(steps), context_(context_tokens), stride_(stride) {}
-      int64_t Next() {
-        if (left_ == 0) Refill();
-        --left_;
-        const int64_t context = context_;
-        context_ += stride_;
-        if (!affine_) return d_.Ns(context);
-        const Int128 rounded = n_ + (Int128{1} << (kFracBits - 1));
-        n_ += slope_;
-        const uint64_t frac = static_cast<uint64_t>(rounded) & kFracMask;
-        if (((frac + tolerance_) & kFracMask) < 2 * tolerance_) return d_.Ns(context);  // within the bound of an edge
-        const int64_t ns = static_cast<int64_t>(rounded >> kFracBits);
-        KVSIM_DCHECK(ns == d_.Ns(context));
-        return ns;
-      }
-
-     private:
-      static constexpr int kFracBits = 48;
-      static constexpr uint64_t kFracMask = (uint64_t{1} << kFracBits) - 1;
-      void Refill();  // the affine piece from context_ on (step_model.cpp)
-      const DecodeSteps& d_;
-      int64_t context_ = 0, stride_ = 0;
-      int64_t left_ = 0;        // steps before the piece must be recomputed
-      bool affine_ = false;
-      Int128 n_ = 0, slope_ = 0;  // the next step's exact time and its growth per step, 2^-48 ns
-      uint64_t tolerance_ = 0;    // the error bound, 2^-48 ns
-    };
+    // doubles each approximate the same exact sum; a step whose sum lies too close to a rounding
+    // edge (+0.5 ns) for the error bound to settle which side Ns lands on (a few in 10^5) is
+    // computed as Ns computes it. Without a known overhead every step is Ns.
+    int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
+                      int64_t* out) const;
 
    private:
     StepWork Work(int64_t context_tokens) const;
@@ -188,13 +162,19 @@ class StepModel {
     double overhead_ = 0;
     bool has_attention_ = false;
     AttentionTerms attention_;
-    // The same step in fixed point (Cursor), 2^-48 ns: time = base + the larger of each pair at
+    // The same step in fixed point (TimeSteps), 2^-48 ns: time = base + the larger of each pair at
     // context c, a line a + s·c, or past `cap_at` (a window's cap) the constant `capped`.
     struct Line {
       Int128 a = 0, s = 0;
       int64_t cap_at = INT64_MAX;
       Int128 capped = 0;
     };
+    struct Piece {
+      Int128 time = 0, slope = 0;  // the first step's exact time and the growth per step, 2^-48 ns
+      int64_t steps = 0;           // how many steps the lines stay as they are
+      uint64_t tolerance = 0;      // the error bound, 2^-48 ns
+    };
+    bool PieceAt(int64_t context, int64_t stride, Piece* piece) const;
     bool affine_ = false;
     Int128 base_ = 0;
     int pairs_ = 0;

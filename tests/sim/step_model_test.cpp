@@ -3,10 +3,10 @@
 // the GEMM timing's two regimes from the A100 datasheet.
 #include <gtest/gtest.h>
 
-#include <tuple>
-
 #include <cmath>
 #include <map>
+#include <numeric>
+#include <tuple>
 
 #include "kvcache/base/error.h"
 #include "kvcache/budget/capacity_planner.h"
@@ -280,18 +280,29 @@ TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
   }
 }
 
-// A run's Cursor (fixed point, recomputed at the breakpoints) gives Ns of every step's context,
-// bit for bit: long runs from several starts, across window caps (Gemma-3n's 512-token window,
-// gpt-oss's 128) and the point where KV reads overtake compute (MLA), eager and with graphs.
-TEST(StepModelTest, DecodeRunCursorEqualsNsAtEveryStep) {
+// TimeSteps (fixed point, recomputed at the breakpoints) gives Ns of every step's context, bit for
+// bit: long runs from several starts, across window caps (Gemma-3n's 512-token window, gpt-oss's
+// 128) and the point where KV reads overtake compute (slowed attention compute), eager and with
+// graphs; and it stops at the step whose end reaches the horizon.
+TEST(StepModelTest, TimeStepsEqualNsAtEveryStep) {
   auto check = [](const StepModel& m, const std::string& what) {
+    std::vector<int64_t> out(3000);
     for (int64_t n : {1, 7, 33, 300, 512, 513}) {
       const StepModel::DecodeSteps decode(m, n);
       for (int64_t start : {int64_t{0}, n * 100, n * 511 - 40 * n, n * 127 - 40 * n, int64_t{3'000'000}}) {
         if (start < 0) continue;
-        StepModel::DecodeSteps::Cursor cursor(decode, start, n);
-        for (int64_t k = 0; k < 3000; ++k)
-          ASSERT_EQ(cursor.Next(), decode.Ns(start + k * n)) << what << " n " << n << " start " << start << " step " << k;
+        int64_t now = 5;
+        ASSERT_EQ(decode.TimeSteps(start, n, 3000, INT64_MAX, &now, out.data()), 3000);
+        int64_t expected_now = 5;
+        for (int64_t k = 0; k < 3000; ++k) {
+          ASSERT_EQ(out[static_cast<size_t>(k)], decode.Ns(start + k * n)) << what << " n " << n << " start " << start << " step " << k;
+          expected_now += out[static_cast<size_t>(k)];
+        }
+        ASSERT_EQ(now, expected_now);
+        // A horizon inside step 1234: that step is the last taken.
+        const int64_t horizon = 5 + std::accumulate(out.begin(), out.begin() + 1234, int64_t{0}) + 1;
+        now = 5;
+        ASSERT_EQ(decode.TimeSteps(start, n, 3000, horizon, &now, out.data()), 1235) << what;
       }
     }
   };
