@@ -158,37 +158,51 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
   const int64_t duration_sum = now - now_ns_;
   now_ns_ = now;
-  // Σ_k P_k and Σ_k b_k·P_k, P_k the run's time before step k, b_k the blocks taken at step k:
-  // Σ j·dt_j = (n − 1)·Σ dt − Σ_{k=1}^{n−1} P_k, Σ added_j·dt_j = added·Σ dt − Σ b_k·P_k.
-  Int128 prefix_sum = 0, crossed_prefix_sum = 0;
+  // What the observers integrate in closed form: Σ j·dt_j and, under held growth, Σ added_j·dt_j
+  // (added_j the blocks taken at steps 1..j). In 64 bits when they cannot overflow (a run under
+  // 2^50 ns; the blocks it may take times its time under 2^62), else in 128.
+  Int128 step_duration_sum = 0, added_duration_sum = 0;
   int64_t added = 0;
-  int64_t before = 0;  // P_k
+  const bool narrow = duration_sum < (int64_t{1} << 50) && (!held || spare < (int64_t{1} << 62) / std::max<int64_t>(1, duration_sum));
   if (held) {
     added_blocks[0] = 0;
-    int64_t phase = (step_ + 1) % held_block_size_, events = 0;
-    for (int64_t k = 1; k < steps; ++k) {
-      before += durations[k - 1];
-      prefix_sum += before;
-      const int64_t crossing = crossings[phase];
-      const int64_t blocks = crossing * slots_per_token_;
-      added += blocks;
-      crossed_prefix_sum += static_cast<Int128>(blocks) * before;
-      events += crossing;  // as HoldCrossings counts
-      added_blocks[k] = added;
-      if (++phase == held_block_size_) phase = 0;
+    const int64_t per_token = slots_per_token_;
+    int64_t phase = (step_ + 1) % held_block_size_, crossed = 0;
+    if (narrow) {
+      int64_t by_step = 0, by_blocks = 0;
+      for (int64_t k = 1; k < steps; ++k) {
+        crossed += crossings[phase];
+        added += crossings[phase] * per_token;
+        by_step += k * durations[k];
+        by_blocks += added * durations[k];
+        added_blocks[k] = added;
+        if (++phase == held_block_size_) phase = 0;
+      }
+      step_duration_sum = by_step;
+      added_duration_sum = by_blocks;
+    } else {
+      for (int64_t k = 1; k < steps; ++k) {
+        crossed += crossings[phase];
+        added += crossings[phase] * per_token;
+        step_duration_sum += static_cast<Int128>(k) * durations[k];
+        added_duration_sum += static_cast<Int128>(added) * durations[k];
+        added_blocks[k] = added;
+        if (++phase == held_block_size_) phase = 0;
+      }
     }
     KVSIM_DCHECK(added <= spare);
-    counters_.events += events;
+    counters_.events += crossed;  // as HoldCrossings counts them
     if (added > 0) {
       const bool ok = alloc_.HoldBlocks(added);
       assert(ok);
       (void)ok;
     }
+  } else if (narrow) {
+    int64_t by_step = 0;
+    for (int64_t k = 1; k < steps; ++k) by_step += k * durations[k];
+    step_duration_sum = by_step;
   } else {
-    for (int64_t k = 1; k < steps; ++k) {
-      before += durations[k - 1];
-      prefix_sum += before;
-    }
+    for (int64_t k = 1; k < steps; ++k) step_duration_sum += static_cast<Int128>(k) * durations[k];
   }
   step_ += steps - 1;
   if (held) held_step_ = step_;
@@ -199,10 +213,10 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   run.durations_nondecreasing = decode.Nondecreasing();
   run.token_slots_per_step = lazy_count_ * slots_per_token_;
   run.duration_sum = duration_sum;
-  run.step_duration_sum = static_cast<Int128>(steps - 1) * duration_sum - prefix_sum;
+  run.step_duration_sum = step_duration_sum;
   run.added_blocks = held ? added_blocks : nullptr;
   run.block_slots = held ? held_block_size_ : 0;
-  run.added_duration_sum = held ? static_cast<Int128>(added) * duration_sum - crossed_prefix_sum : 0;
+  run.added_duration_sum = added_duration_sum;
   for (ReplayObserver* o : observers_) o->OnStepRun(run);
 }
 
