@@ -425,7 +425,17 @@ bool StepModel::DecodeSteps::PieceAt(int64_t context, int64_t stride, Piece* pie
     // vc is the larger now; the other overtakes it once (sr − sc)·stride·k > vc − vr.
     n += vc;
     slope += sc;
-    if (sr > sc) left = static_cast<int64_t>(std::min<Int128>(left, (vc - vr) / ((sr - sc) * stride) + 1));
+    if (sr > sc) {
+      // left = min(left, floor(gap / rise) + 1); speed: no 128-bit division, the quotient is below
+      // left (at most kPiece) whenever it matters, so a double's estimate corrected by products.
+      const Int128 gap = vc - vr, rise = (sr - sc) * stride;
+      if (gap < rise * (left - 1)) {
+        int64_t q = static_cast<int64_t>(static_cast<double>(gap) / static_cast<double>(rise));
+        while (rise * q > gap) --q;
+        while (rise * (q + 1) <= gap) ++q;
+        left = q + 1;
+      }
+    }
   }
   slope *= stride;
   // The bound at the piece's end: relative 2^-40 of the time (the doubles' roundings are a few

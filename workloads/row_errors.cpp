@@ -59,10 +59,12 @@ std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
   // YYYY-MM-DD HH:MM:SS[.f...]
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
     return std::nullopt;
+  // speed: ASCII digits tested directly (std::isdigit consults the locale on every call).
+  auto digit = [](char c) { return static_cast<unsigned>(c - '0') < 10u; };
   auto num = [&](size_t pos, size_t len) -> int64_t {
     int64_t v = 0;
     for (size_t i = pos; i < pos + len; ++i) {
-      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return -1;
+      if (!digit(s[i])) return -1;
       v = v * 10 + (s[i] - '0');
     }
     return v;
@@ -77,7 +79,7 @@ std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
     int64_t scale = 100000000;
     if (s.size() > 40) return std::nullopt;  // more digits than nanoseconds need
     for (size_t i = 20; i < s.size(); ++i) {
-      if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+      if (!digit(s[i])) return std::nullopt;
       frac_ns += (s[i] - '0') * scale;
       scale /= 10;
     }

@@ -64,9 +64,11 @@ class WindowedSource final : public RequestSource {
       const int64_t local = req.arrival_ns - start_ns_;
       pass_last_ = local;
       ++pass_count_;
-      req.arrival_ns = RoundToInt64OrThrow(
-          static_cast<double>(AddOrThrow(pass_offset_, local, "--repeat: arrival time")) / o_.rate_scale, 0,
-          kMaxArrivalNs, arrival_what_);
+      const int64_t tiled = AddOrThrow(pass_offset_, local, "--repeat: arrival time");
+      // speed: unscaled times below 2^53 ns are what the double's division and rounding return.
+      req.arrival_ns = o_.rate_scale == 1.0 && tiled >= 0 && tiled < (int64_t{1} << 53)
+                           ? tiled
+                           : RoundToInt64OrThrow(static_cast<double>(tiled) / o_.rate_scale, 0, kMaxArrivalNs, arrival_what_);
       req.id = static_cast<uint64_t>(emitted_++);
       return req;
     }

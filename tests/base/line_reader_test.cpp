@@ -72,6 +72,22 @@ TEST(CsvCellsTest, QuotesTrimAndErrors) {
   EXPECT_FALSE(IsBlankLine(" ,"));
 }
 
+// Lines without quotes take the comma-scanning path: the same trimming, empty cells, a trailing
+// comma, a longer line after a shorter one and back (cells reused), a cell of spaces only.
+TEST(CsvCellsTest, UnquotedLinesSplitAsQuotedOnesWould) {
+  std::vector<std::string> cells;
+  ASSERT_TRUE(SplitCsvLine("2023-11-16 18:15:46.6805900 ,\t374, 44", cells));
+  EXPECT_EQ(cells, (std::vector<std::string>{"2023-11-16 18:15:46.6805900", "374", "44"}));
+  ASSERT_TRUE(SplitCsvLine(",a,,  ,b,", cells));
+  EXPECT_EQ(cells, (std::vector<std::string>{"", "a", "", "", "b", ""}));
+  ASSERT_TRUE(SplitCsvLine("x", cells));
+  EXPECT_EQ(cells, (std::vector<std::string>{"x"}));
+  ASSERT_TRUE(SplitCsvLine("", cells));
+  EXPECT_EQ(cells, (std::vector<std::string>{""}));
+  ASSERT_TRUE(SplitCsvLine(" \"q\" ,r", cells));  // the quoted path, after the others
+  EXPECT_EQ(cells, (std::vector<std::string>{"q", "r"}));
+}
+
 TEST(PrintableExcerptTest, InvalidUtf8AndControlBytesBecomeQuestionMarks) {
   EXPECT_EQ(PrintableExcerpt("caf\xc3\xa9"), "caf\xc3\xa9");            // valid 2-byte
   EXPECT_EQ(PrintableExcerpt("a\xff" "b"), "a?b");                       // invalid lead byte
