@@ -164,7 +164,7 @@ void ReplayEngine::Preempt(Slot slot) {
   ++l.record.preemptions;
   ++counters_.preemptions;
   ++counters_.events;
-  running_.erase(l.order);
+  running_.Erase(l.order);
   if (l.prefilling) {
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
     l.prefilling = false;
@@ -181,7 +181,7 @@ void ReplayEngine::Finish(Slot slot) {
   l.record.finished_ns = now_ns_;
   l.record.output_tokens = l.generated;
   Done(l.record);
-  running_.erase(l.order);
+  running_.Erase(l.order);
   l.in_use = false;
   l.keys = {};
   free_slots_.push_back(slot);
@@ -200,7 +200,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     waiting_.pop_front();
     waiting_tokens_ -= q.prompt_tokens;
     l.order = next_order_++;
-    running_.emplace(l.order, slot);
+    running_.Append(l.order, slot);
     l.prefilling = true;
     prefilling_.push_back(slot);  // the newest order: the vector stays sorted
     if (l.record.admitted_ns < 0) {
@@ -233,7 +233,7 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
   }
   l.unsynced = 0;
   while (!grown && !(grown = alloc_.Grow(l.req.id, tokens))) {
-    const Slot victim = running_.rbegin()->second;
+    const Slot victim = running_.Last();
     Preempt(victim);
     if (victim == slot) return false;
   }
@@ -283,7 +283,7 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   }
   if (in_order) {
     // Not everyone can be served (or token stepping): every running request, in order.
-    for (auto& [order, slot] : running_) {
+    for (const auto [order, slot] : running_) {
       Live& l = slots_[slot];
       if (l.lazy) MakeExplicit(l);
       work_.push_back(slot);
@@ -305,7 +305,7 @@ bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
   // Prefill steps first (whole prompts); otherwise decode every running request.
   if (AdmitWaiting(budget, scheduled, /*whole_prompt=*/true)) return true;
   work_.clear();
-  for (auto& [order, slot] : running_) work_.push_back(slot);
+  for (const auto [order, slot] : running_) work_.push_back(slot);
   budget = INT64_MAX;  // a decode step schedules one token for every running request
   for (Slot slot : work_) {
     if (slots_[slot].order < 0) continue;

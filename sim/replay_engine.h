@@ -37,13 +37,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <map>
 #include <optional>
 #include <queue>
 #include <vector>
 
 #include "kvcache/kv_allocator.h"
 #include "sim/replay_observer.h"
+#include "sim/running_set.h"
 #include "sim/replay_options.h"
 #include "sim/step_model.h"
 #include "workloads/request_source.h"
@@ -166,7 +166,7 @@ class ReplayEngine {
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;
   std::deque<Slot> waiting_;
-  std::map<int64_t, Slot> running_;        // order -> slot
+  RunningSet<Slot> running_;               // by admission order
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
   std::vector<Scheduled> scheduled_;

@@ -31,7 +31,7 @@ bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
 void ReplayEngine::MakeCrossingsExplicit() {
   const int64_t phase = step_ % held_block_size_;
   due_.clear();
-  for (auto& [order, slot] : running_) {
+  for (const auto [order, slot] : running_) {
     Live& l = slots_[slot];
     if (l.lazy && l.phase == phase) {
       MakeExplicit(l);

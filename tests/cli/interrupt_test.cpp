@@ -101,7 +101,7 @@ TEST(InterruptTest, QuitAndASecondCtrlCEndAtOnceLeavingNoTemporaryFiles) {
 TEST(InterruptTest, SweepWritesThePointsAlreadyFinished) {
   const testing::TempDir dir, logs;
   const std::string csv = dir.File("s.csv"), json = dir.File("s.json");
-  const auto p = testing::StartCli({"sweep", "--sweep", "max-num-seqs=32,64,128,256", "--repeat", "20", "--jobs", "1",
+  const auto p = testing::StartCli({"sweep", "--sweep", "max-num-seqs=32,64,128,256", "--repeat", "60", "--jobs", "1",
                                     "--csv", csv, "--json", json},
                                    logs.File("out"), logs.File("err"));
   WaitUntil([&] { return testing::ReadFile(logs.File("err")).find("4 points") != std::string::npos; });
@@ -122,7 +122,7 @@ TEST(InterruptTest, SweepWritesThePointsAlreadyFinished) {
 TEST(InterruptTest, SweepFindWritesItsProbesSoFar) {
   const testing::TempDir dir, logs;
   const std::string csv = dir.File("s.csv"), json = dir.File("s.json");
-  const auto p = testing::StartCli({"sweep", "--find", "rate-scale", "--slo", "ttft-p99=5s", "--repeat", "20", "--csv",
+  const auto p = testing::StartCli({"sweep", "--find", "rate-scale", "--slo", "ttft-p99=5s", "--repeat", "60", "--csv",
                                     csv, "--json", json},
                                    logs.File("out"), logs.File("err"));
   std::this_thread::sleep_for(1500ms);
@@ -143,7 +143,7 @@ TEST(InterruptTest, CompareWritesTheDeploymentsAlreadyFinished) {
   const testing::TempDir dir, logs;
   const std::string json = dir.File("c.json");
   const auto p = testing::StartCli({"compare", "--a", "--max-num-seqs 32", "--b", "--max-num-seqs 64", "--c",
-                                    "--max-num-seqs 128", "--repeat", "20", "--jobs", "1", "--json", json, "--report",
+                                    "--max-num-seqs 128", "--repeat", "60", "--jobs", "1", "--json", json, "--report",
                                     dir.File("c.html")},
                                    logs.File("out"), logs.File("err"));
   std::this_thread::sleep_for(1500ms);
