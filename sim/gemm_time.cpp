@@ -36,6 +36,11 @@ double ComputeSeconds(double m, double n, double k, double groups, const GemmDev
   // reciprocal, exactly (a scaling by 2^-j); only the SM count and the rate need a division.
   for (const Tile& t : kTiles) {
     const double tiles = std::ceil(m * (1.0 / static_cast<double>(t.m))) * std::ceil(n * (1.0 / static_cast<double>(t.n))) * groups;
+    // speed: no split of this tile beats its tiles spread over every SM with no ragged wave (a
+    // split divides the tile's FLOPs by what it multiplies the waves by); when that bound is
+    // already slower than the best, with a margin far above rounding, the tile is skipped.
+    const double bound = tiles * (2.0 * static_cast<double>(t.m * t.n) * k * dequant) / (d.sm_count * per_sm * t.efficiency);
+    if (bound > best * (1 + 1e-9)) continue;
     for (int64_t split : kSplitK) {
       const double per_split = 1.0 / static_cast<double>(split);
       if (split > 1 && k * per_split < kMinSplitKDepth) continue;
