@@ -5,22 +5,32 @@
 namespace kvsim {
 
 BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
-    : lru_(order == FreeBlockOrder::kLru), blocks_(static_cast<size_t>(num_blocks)), keys_(static_cast<size_t>(num_blocks), 0) {
+    : lru_(order == FreeBlockOrder::kLru),
+      blocks_(static_cast<size_t>(num_blocks), Block{kNoBlock, kNoBlock, 0, 0, !lru_, false}),
+      keys_(lru_ ? static_cast<size_t>(num_blocks) : 0, 0) {
   assert(num_blocks >= 2);
-  if (!lru_) stack_.reserve(static_cast<size_t>(num_blocks));
   // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue (block 1 handed out first).
   if (lru_) {
     for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
-  } else {
-    for (BlockId b = static_cast<BlockId>(num_blocks) - 1; b >= 1; --b) PushBack(b);
+    return;
   }
+  // speed: the stack's bottom, blocks fresh_.. in that order from the top, is implicit (a replay
+  // touches only the blocks its peak needs; pushing every id cost a pass over the pool per run).
+  blocks_[kNullBlock].queued = false;
+  stack_.reserve(static_cast<size_t>(num_blocks));
+  num_queued_ = num_blocks - 1;
 }
 
 BlockId BlockPool::PopFront() {
   assert(num_queued_ > 0);
   if (!lru_) {
-    const BlockId b = stack_.back();
-    stack_.pop_back();
+    BlockId b;
+    if (!stack_.empty()) {
+      b = stack_.back();
+      stack_.pop_back();
+    } else {
+      b = fresh_++;
+    }
     blocks_[b].queued = false;
     blocks_[b].filled_slots = 0;
     --num_queued_;

@@ -83,6 +83,7 @@ class BlockPool {
   void ForEachQueued(F&& f) const {
     if (!lru_) {
       for (auto it = stack_.rbegin(); it != stack_.rend(); ++it) f(*it);
+      for (BlockId b = fresh_; b < static_cast<BlockId>(blocks_.size()); ++b) f(b);
       return;
     }
     for (BlockId b = head_next_; b != kNoBlock; b = blocks_[b].next) f(b);
@@ -92,7 +93,8 @@ class BlockPool {
   void DropKey(BlockId b);
 
   bool lru_ = true;
-  std::vector<BlockId> stack_;  // LIFO mode's free blocks, top at the back
+  std::vector<BlockId> stack_;  // LIFO mode's freed blocks, top at the back; below them fresh_, fresh_ + 1, ...
+  BlockId fresh_ = 1;           // LIFO mode: blocks from here on were never handed out (queued)
   std::vector<Block> blocks_;
   std::vector<BlockKey> keys_;
   BlockKeyMap key_map_;

@@ -163,7 +163,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   // 2^50 ns; the blocks it may take times its time under 2^62), else in 128.
   Int128 step_duration_sum = 0, added_duration_sum = 0;
   int64_t added = 0;
-  const bool narrow = duration_sum < (int64_t{1} << 50) && (!held || spare < (int64_t{1} << 62) / std::max<int64_t>(1, duration_sum));
+  const bool narrow = duration_sum < (int64_t{1} << 50) && (!held || static_cast<Int128>(spare) * duration_sum < (Int128{1} << 62));
   if (held) {
     added_blocks[0] = 0;
     const int64_t per_token = slots_per_token_;
