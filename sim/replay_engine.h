@@ -172,6 +172,7 @@ class ReplayEngine {
   std::vector<Scheduled> scheduled_;
   std::vector<int64_t> run_durations_;     // the steps of the current quiet run (kMaxRunSteps long)
   std::vector<std::optional<StepModel::DecodeSteps>> decode_steps_;  // by batch size, built on first use
+  const StepModel::DecodeSteps& DecodeStepsFor(int64_t batch);
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;

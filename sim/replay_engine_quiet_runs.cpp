@@ -89,6 +89,14 @@ int64_t ReplayEngine::StepsToNextCalendarEvent() const {
   return INT64_MAX;
 }
 
+// speed: the batch-only terms of a decode step depend on the batch size alone; kept per size.
+const StepModel::DecodeSteps& ReplayEngine::DecodeStepsFor(int64_t batch) {
+  const size_t i = static_cast<size_t>(batch);
+  if (decode_steps_.size() <= i) decode_steps_.resize(i + 1);
+  if (!decode_steps_[i]) decode_steps_[i].emplace(timer_, batch);
+  return *decode_steps_[i];
+}
+
 // Whether a lazy request's event (possibly stale) is due at `step`: its calendar bucket holds
 // something or the far heap's top is due. REQUIRES: step − step_ < kCalendarSteps.
 bool ReplayEngine::EventDue(int64_t step) const {
@@ -122,11 +130,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
-  // speed: the batch-only terms of a decode step depend on the batch size alone; kept per size.
-  if (decode_steps_.size() <= static_cast<size_t>(lazy_count_)) decode_steps_.resize(static_cast<size_t>(lazy_count_) + 1);
-  std::optional<StepModel::DecodeSteps>& cached = decode_steps_[static_cast<size_t>(lazy_count_)];
-  if (!cached) cached.emplace(timer_, lazy_count_);
-  const StepModel::DecodeSteps& decode = *cached;
+  const StepModel::DecodeSteps& decode = DecodeStepsFor(lazy_count_);
   const int64_t lazy = lazy_count_;
   int64_t* durations = run_durations_.data();  // kMaxRunSteps long
   int64_t* added_blocks = run_added_blocks_.data();
