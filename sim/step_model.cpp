@@ -358,6 +358,17 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   // Ns's terms as exact lines in the context c (2^-48 ns): a layer group's time is
   // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t)·kv + q)/rate.
   auto fixed = [](double seconds) { return static_cast<Int128>(std::ldexp(seconds * 1e9, 48)); };
+  // A slope per context token in 64 bits (speed: a 64 x 64-bit product per piece): below 2^63
+  // units, 32 µs per token; slower attention times its steps the float way.
+  bool slopes_fit = true;
+  auto slope = [&](double seconds) {
+    const double units = std::ldexp(seconds * 1e9, 48);
+    if (!(units < 9.2e18)) {
+      slopes_fit = false;
+      return int64_t{0};
+    }
+    return static_cast<int64_t>(units);
+  };
   double base = linear_ + other_ + lm_head_ + communication_ + overhead_;
   const AttentionTerms& a = attention_;
   auto add_pair = [&](double count, double cap_attended, double cap_context) {
@@ -365,9 +376,9 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
     base += a.floor_s * count;
     Line& c = compute_[pairs_];
     Line& r = memory_[pairs_];
-    c.s = fixed(count * a.flops_per_pair / a.compute_rate);
+    c.s = slope(count * a.flops_per_pair / a.compute_rate);
     c.a = fixed(count * a.flops_per_pair * a.t / a.compute_rate);
-    r.s = fixed(count * a.per_layer_kv / a.memory_rate);
+    r.s = slope(count * a.per_layer_kv / a.memory_rate);
     r.a = fixed(count * (a.t * a.per_layer_kv + a.query_bytes) / a.memory_rate);
     if (cap_attended < 9e18) {  // a window: attended = c + t capped at W·t, context at W·sequences
       c.cap_at = static_cast<int64_t>(std::ceil(cap_attended)) - static_cast<int64_t>(a.t);
@@ -383,7 +394,7 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   }
   base_ = fixed(base);
   // Below half a ns (never a real step) RoundNs's floor of 1 ns would apply: Ns per step.
-  affine_ = base * 1e9 >= 1 && base * 1e9 < 1e11;
+  affine_ = slopes_fit && base * 1e9 >= 1 && base * 1e9 < 1e11;
 }
 
 namespace {
@@ -403,19 +414,20 @@ bool StepModel::DecodeSteps::PieceAt(int64_t context, int64_t stride, Piece* pie
   Int128 n = base_, slope = 0;
   int64_t left = kPiece;
   // A line at context c, capped or not, and the steps it stays so.
-  auto at = [&](const Line& l, Int128* value, Int128* s) {
+  auto at = [&](const Line& l, Int128* value, int64_t* s) {
     if (context >= l.cap_at) {
       *value = l.capped;
       *s = 0;
       return;
     }
-    *value = l.a + l.s * c;
+    *value = l.a + static_cast<Int128>(l.s) * context;
     *s = l.s;
     // Ns's min() takes the line while the context is below cap_at: steps k with c + k·stride < cap_at.
-    left = std::min<int64_t>(left, (l.cap_at - context - 1) / stride + 1);
+    if (l.cap_at != INT64_MAX) left = std::min<int64_t>(left, (l.cap_at - context - 1) / stride + 1);
   };
   for (int i = 0; i < pairs_; ++i) {
-    Int128 vc = 0, sc = 0, vr = 0, sr = 0;
+    Int128 vc = 0, vr = 0;
+    int64_t sc = 0, sr = 0;
     at(compute_[i], &vc, &sc);
     at(memory_[i], &vr, &sr);
     if (vc < vr) {
@@ -428,7 +440,7 @@ bool StepModel::DecodeSteps::PieceAt(int64_t context, int64_t stride, Piece* pie
     if (sr > sc) {
       // left = min(left, floor(gap / rise) + 1); speed: no 128-bit division, the quotient is below
       // left (at most kPiece) whenever it matters, so a double's estimate corrected by products.
-      const Int128 gap = vc - vr, rise = (sr - sc) * stride;
+      const Int128 gap = vc - vr, rise = static_cast<Int128>(sr - sc) * stride;
       if (gap < rise * (left - 1)) {
         int64_t q = static_cast<int64_t>(static_cast<double>(gap) / static_cast<double>(rise));
         while (rise * q > gap) --q;

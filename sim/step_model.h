@@ -165,7 +165,8 @@ class StepModel {
     // The same step in fixed point (TimeSteps), 2^-48 ns: time = base + the larger of each pair at
     // context c, a line a + s·c, or past `cap_at` (a window's cap) the constant `capped`.
     struct Line {
-      Int128 a = 0, s = 0;
+      Int128 a = 0;
+      int64_t s = 0;
       int64_t cap_at = INT64_MAX;
       Int128 capped = 0;
     };
