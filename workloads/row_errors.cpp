@@ -1,6 +1,5 @@
 #include "workloads/row_errors.h"
 
-#include <cctype>
 #include <cmath>
 #include <optional>
 
@@ -26,13 +25,13 @@ void RowErrors::Skip(int64_t line, const std::string& why) {
   if (warnings_.size() < 20) warnings_.push_back(path_ + ":" + std::to_string(line) + ": " + PrintableExcerpt(why, 300));
 }
 
-std::optional<int64_t> ParseInteger(const std::string& cell) {
+std::optional<int64_t> ParseInteger(std::string_view cell) {
   if (cell.empty()) return std::nullopt;
   size_t i = cell[0] == '-' || cell[0] == '+' ? 1 : 0;
   if (i == cell.size()) return std::nullopt;
   int64_t v = 0;
   for (; i < cell.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(cell[i]))) {
+    if (static_cast<unsigned>(cell[i] - '0') >= 10u) {  // not an ASCII digit (std::isdigit would ask the locale)
       // Accept "123.0" written by tools that store integers as floats.
       auto d = ParseDecimal(cell);
       if (d && *d == std::floor(*d) && std::abs(*d) < 9e15) return static_cast<int64_t>(*d);
@@ -44,9 +43,10 @@ std::optional<int64_t> ParseInteger(const std::string& cell) {
   return cell[0] == '-' ? -v : v;
 }
 
-std::optional<double> ParseDecimal(const std::string& cell) {
-  if (cell.empty()) return std::nullopt;
+std::optional<double> ParseDecimal(std::string_view view) {
+  if (view.empty()) return std::nullopt;
   try {
+    const std::string cell(view);
     size_t used = 0;
     const double v = std::stod(cell, &used);
     if (used == cell.size() && std::isfinite(v)) return v;
@@ -55,7 +55,7 @@ std::optional<double> ParseDecimal(const std::string& cell) {
   return std::nullopt;
 }
 
-std::optional<int64_t> ParseDateTimeNs(const std::string& s) {
+std::optional<int64_t> ParseDateTimeNs(std::string_view s) {
   // YYYY-MM-DD HH:MM:SS[.f...]
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
     return std::nullopt;

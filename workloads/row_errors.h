@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvsim {
@@ -31,10 +32,10 @@ class RowErrors {
 };
 
 // Strict parsers for trace cells: the whole cell must be the number. nullopt otherwise.
-std::optional<int64_t> ParseInteger(const std::string& cell);
-std::optional<double> ParseDecimal(const std::string& cell);
+std::optional<int64_t> ParseInteger(std::string_view cell);
+std::optional<double> ParseDecimal(std::string_view cell);
 // "YYYY-MM-DD HH:MM:SS[.fraction]" (Azure) to nanoseconds since 1970-01-01 (no time zone).
-std::optional<int64_t> ParseDateTimeNs(const std::string& cell);
+std::optional<int64_t> ParseDateTimeNs(std::string_view cell);
 
 }  // namespace kvsim
 

@@ -19,7 +19,7 @@ struct CsvLayout {
 };
 
 // A token count cell: a whole number in [1, kMaxRequestTokens] (0 allowed when `allow_zero`).
-std::optional<int64_t> TokenCount(const std::string& cell, bool allow_zero) {
+std::optional<int64_t> TokenCount(std::string_view cell, bool allow_zero) {
   auto v = ParseInteger(cell);
   if (!v || *v < (allow_zero ? 0 : 1) || *v > kMaxRequestTokens) return std::nullopt;
   return v;
@@ -54,7 +54,7 @@ class CsvTraceSource final : public RequestSource {
     while (in_->Next(line)) {
       if (IsBlankLine(line)) continue;  // e.g. the blank line many tools write at the end
       const int64_t n = in_->line_number();
-      if (!SplitCsvLine(line, cells_)) {
+      if (!SplitCsvLineViews(line, cell_storage_, cells_)) {
         errors_.Bad(n, "(row)", "unterminated quote");
         continue;
       }
@@ -81,22 +81,20 @@ class CsvTraceSource final : public RequestSource {
   std::string Describe() const override { return errors_.path(); }
 
  private:
-  const std::string& Cell(int column) const {
-    static const std::string kEmpty;
-    return index_[column] < 0 ? kEmpty : cells_[index_[column]];
-  }
+  std::string_view Cell(int column) const { return index_[column] < 0 ? std::string_view() : cells_[index_[column]]; }
+  static std::string Excerpt(std::string_view cell) { return PrintableExcerpt(std::string(cell)); }
 
   std::optional<TraceRequest> ParseRow(int64_t line) {
-    const std::string& p = Cell(1);
-    const std::string& out = Cell(2);
+    const std::string_view p = Cell(1);
+    const std::string_view out = Cell(2);
     auto prompt = TokenCount(p, false);
     if (!prompt) {
-      errors_.Bad(line, layout_.prompt, "'" + PrintableExcerpt(p) + "' is not a whole number in " + TokenRange(false));
+      errors_.Bad(line, layout_.prompt, "'" + Excerpt(p) + "' is not a whole number in " + TokenRange(false));
       return std::nullopt;
     }
     auto output = TokenCount(out, true);
     if (!output) {
-      errors_.Bad(line, layout_.output, "'" + PrintableExcerpt(out) + "' is not a whole number in " + TokenRange(true));
+      errors_.Bad(line, layout_.output, "'" + Excerpt(out) + "' is not a whole number in " + TokenRange(true));
       return std::nullopt;
     }
     if (*output == 0) {
@@ -106,7 +104,7 @@ class CsvTraceSource final : public RequestSource {
     }
     std::optional<int64_t> at = ArrivalNs(Cell(0));
     if (!at) {
-      errors_.Bad(line, layout_.arrival, "'" + PrintableExcerpt(Cell(0)) + "' is not a valid time" +
+      errors_.Bad(line, layout_.arrival, "'" + Excerpt(Cell(0)) + "' is not a valid time" +
                                              (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f], 1970 to 2116: below 2^62 ns)"
                                                                                   : " (non-negative, below 2^62 ns)"));
       return std::nullopt;
@@ -126,7 +124,7 @@ class CsvTraceSource final : public RequestSource {
     return r;
   }
 
-  std::optional<int64_t> ArrivalNs(const std::string& cell) {
+  std::optional<int64_t> ArrivalNs(std::string_view cell) {
     if (layout_.arrival.empty()) return arrivals_->NextArrivalNs();
     if (layout_.unit == TimeUnit::kDateTime) return ParseDateTimeNs(cell);
     auto v = ParseDecimal(cell);
@@ -144,7 +142,8 @@ class CsvTraceSource final : public RequestSource {
   std::optional<ArrivalGenerator> arrivals_;
   std::unique_ptr<LineReader> in_;
   std::string line_;
-  std::vector<std::string> header_, cells_;
+  std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
+  std::vector<std::string_view> cells_;             // into line_ or cell_storage_
   int index_[4];
   std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;

@@ -74,6 +74,28 @@ bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells) {
   }
 }
 
+bool SplitCsvLineViews(const std::string& line, std::vector<std::string>& storage, std::vector<std::string_view>& cells) {
+  cells.clear();
+  const size_t n = line.size();
+  if (std::memchr(line.data(), '"', n) != nullptr) {
+    if (!SplitCsvLine(line, storage)) return false;
+    cells.assign(storage.begin(), storage.end());
+    return true;
+  }
+  const char* p = line.data();
+  const char* const end = p + n;
+  while (true) {
+    const char* comma = static_cast<const char*>(std::memchr(p, ',', static_cast<size_t>(end - p)));
+    const char* first = p;
+    const char* last = comma ? comma : end;
+    while (first < last && IsTrimmed(*first)) ++first;
+    while (last > first && IsTrimmed(last[-1])) --last;
+    cells.emplace_back(first, static_cast<size_t>(last - first));
+    if (!comma) return true;
+    p = comma + 1;
+  }
+}
+
 bool IsBlankLine(const std::string& line) { return line.find_first_not_of(" \t\r") == std::string::npos; }
 
 }  // namespace kvsim

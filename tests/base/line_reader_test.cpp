@@ -86,6 +86,15 @@ TEST(CsvCellsTest, UnquotedLinesSplitAsQuotedOnesWould) {
   EXPECT_EQ(cells, (std::vector<std::string>{""}));
   ASSERT_TRUE(SplitCsvLine(" \"q\" ,r", cells));  // the quoted path, after the others
   EXPECT_EQ(cells, (std::vector<std::string>{"q", "r"}));
+  // Views give the same cells, unquoted (into the line) or quoted (into the storage).
+  std::vector<std::string> storage;
+  std::vector<std::string_view> views;
+  for (const std::string line : {"2023-11-16 18:15:46.68 ,\t374, 44", ",a,,  ,b,", "", " \"q,1\" ,r", "x,\"\"\"y\""}) {
+    ASSERT_TRUE(SplitCsvLine(line, cells)) << line;
+    ASSERT_TRUE(SplitCsvLineViews(line, storage, views)) << line;
+    EXPECT_EQ(std::vector<std::string>(views.begin(), views.end()), cells) << line;
+  }
+  EXPECT_FALSE(SplitCsvLineViews("\"open,1", storage, views));
 }
 
 TEST(PrintableExcerptTest, InvalidUtf8AndControlBytesBecomeQuestionMarks) {
