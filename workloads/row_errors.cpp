@@ -1,6 +1,7 @@
 #include "workloads/row_errors.h"
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 #include "kvcache/base/checked_math.h"
@@ -55,7 +56,7 @@ std::optional<double> ParseDecimal(std::string_view view) {
   return std::nullopt;
 }
 
-std::optional<int64_t> ParseDateTimeNs(std::string_view s) {
+std::optional<int64_t> ParseDateTimeNs(std::string_view s, DayCache* cache) {
   // YYYY-MM-DD HH:MM:SS[.f...]
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
     return std::nullopt;
@@ -69,10 +70,28 @@ std::optional<int64_t> ParseDateTimeNs(std::string_view s) {
     }
     return v;
   };
-  const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2), se = num(17, 2);
-  // Years before 1970 or after 2262 do not fit int64 nanoseconds since 1970 (nor a real log).
-  if (y < 1970 || y > 2262 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60)
-    return std::nullopt;
+  int64_t day_seconds = 0;
+  if (cache && cache->valid && std::memcmp(s.data(), cache->date, sizeof(cache->date)) == 0) {
+    day_seconds = cache->seconds;  // the same (valid) date as the row before
+  } else {
+    const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2);
+    // Years before 1970 or after 2262 do not fit int64 nanoseconds since 1970 (nor a real log).
+    if (y < 1970 || y > 2262 || mo < 1 || mo > 12 || d < 1 || d > 31) return std::nullopt;
+    // Days from civil (proleptic Gregorian), Howard Hinnant's algorithm.
+    const int64_t yy = y - (mo <= 2);
+    const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
+    const int64_t yoe = yy - era * 400;
+    const int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    day_seconds = (era * 146097 + doe - 719468) * 86400;
+    if (cache) {
+      std::memcpy(cache->date, s.data(), sizeof(cache->date));
+      cache->seconds = day_seconds;
+      cache->valid = true;
+    }
+  }
+  const int64_t h = num(11, 2), mi = num(14, 2), se = num(17, 2);
+  if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return std::nullopt;
   int64_t frac_ns = 0;
   if (s.size() > 19) {
     if (s[19] != '.') return std::nullopt;
@@ -84,14 +103,7 @@ std::optional<int64_t> ParseDateTimeNs(std::string_view s) {
       scale /= 10;
     }
   }
-  // Days from civil (proleptic Gregorian), Howard Hinnant's algorithm.
-  const int64_t yy = y - (mo <= 2);
-  const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;
-  const int64_t yoe = yy - era * 400;
-  const int64_t doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  const int64_t days = era * 146097 + doe - 719468;
-  const int64_t seconds = ((days * 24 + h) * 60 + mi) * 60 + se;  // < 2^39: cannot overflow
+  const int64_t seconds = day_seconds + (h * 60 + mi) * 60 + se;  // < 2^39: cannot overflow
   auto ns = CheckedMul(seconds, 1000000000LL);
   if (ns) ns = CheckedAdd(*ns, frac_ns);
   if (!ns || *ns >= kMaxArrivalNs) return std::nullopt;  // late 2262 and beyond

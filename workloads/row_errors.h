@@ -34,8 +34,15 @@ class RowErrors {
 // Strict parsers for trace cells: the whole cell must be the number. nullopt otherwise.
 std::optional<int64_t> ParseInteger(std::string_view cell);
 std::optional<double> ParseDecimal(std::string_view cell);
+// The day of the last timestamp ParseDateTimeNs read, kept by a reader: a trace's rows mostly
+// share their date, whose parse and calendar arithmetic are then skipped.
+struct DayCache {
+  char date[10] = {};  // "YYYY-MM-DD"
+  int64_t seconds = 0;  // its midnight, seconds since 1970-01-01
+  bool valid = false;
+};
 // "YYYY-MM-DD HH:MM:SS[.fraction]" (Azure) to nanoseconds since 1970-01-01 (no time zone).
-std::optional<int64_t> ParseDateTimeNs(std::string_view cell);
+std::optional<int64_t> ParseDateTimeNs(std::string_view cell, DayCache* cache = nullptr);
 
 }  // namespace kvsim
 

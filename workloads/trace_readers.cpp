@@ -126,7 +126,7 @@ class CsvTraceSource final : public RequestSource {
 
   std::optional<int64_t> ArrivalNs(std::string_view cell) {
     if (layout_.arrival.empty()) return arrivals_->NextArrivalNs();
-    if (layout_.unit == TimeUnit::kDateTime) return ParseDateTimeNs(cell);
+    if (layout_.unit == TimeUnit::kDateTime) return ParseDateTimeNs(cell, &day_);
     auto v = ParseDecimal(cell);
     if (!v || *v < 0) return std::nullopt;
     const double scale = layout_.unit == TimeUnit::kSeconds ? 1e9 : layout_.unit == TimeUnit::kMillis ? 1e6
@@ -142,6 +142,7 @@ class CsvTraceSource final : public RequestSource {
   std::optional<ArrivalGenerator> arrivals_;
   std::unique_ptr<LineReader> in_;
   std::string line_;
+  DayCache day_;
   std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
   std::vector<std::string_view> cells_;             // into line_ or cell_storage_
   int index_[4];

@@ -115,6 +115,13 @@ TEST(RowParsersTest, AzureDatesOutsideInt64NanosecondsAreRejected) {
   EXPECT_FALSE(ParseDateTimeNs("2300-01-01 00:00:00"));
   EXPECT_FALSE(ParseDateTimeNs("2262-12-31 23:59:59"));
   EXPECT_FALSE(ParseDateTimeNs("1969-12-31 23:59:59"));
+  // A reader's day cache changes no answer: rows on one day, the next day, a bad date and a bad
+  // time between good rows, a leap day.
+  DayCache day;
+  for (const char* cell : {"2023-11-16 18:15:46.6805900", "2023-11-16 23:59:59.9", "2023-11-17 00:00:00", "2023-13-17 00:00:00",
+                           "2023-11-17 24:00:00", "2023-11-17 00:00:01.000000001", "2024-02-29 12:00:00", "2023-11-16 18:15:46"}) {
+    EXPECT_EQ(ParseDateTimeNs(cell, &day), ParseDateTimeNs(cell)) << cell;
+  }
   EXPECT_FALSE(ParseDateTimeNs("9999-99-99 00:00:00"));
 }
 
