@@ -95,13 +95,15 @@ std::optional<int64_t> ParseDateTimeNs(std::string_view s, DayCache* cache) {
   int64_t frac_ns = 0;
   if (s.size() > 19) {
     if (s[19] != '.') return std::nullopt;
-    int64_t scale = 100000000;
     if (s.size() > 40) return std::nullopt;  // more digits than nanoseconds need
+    // The first nine digits are the nanoseconds (later ones are checked, not used).
+    static constexpr int64_t kScale[10] = {1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
+    size_t digits = 0;
     for (size_t i = 20; i < s.size(); ++i) {
       if (!digit(s[i])) return std::nullopt;
-      frac_ns += (s[i] - '0') * scale;
-      scale /= 10;
+      if (digits < 9) frac_ns = frac_ns * 10 + (s[i] - '0'), ++digits;
     }
+    frac_ns *= kScale[digits];
   }
   const int64_t seconds = day_seconds + (h * 60 + mi) * 60 + se;  // < 2^39: cannot overflow
   auto ns = CheckedMul(seconds, 1000000000LL);

@@ -50,7 +50,7 @@ class CsvTraceSource final : public RequestSource {
   }
 
   std::optional<TraceRequest> Next() override {
-    std::string& line = line_;  // speed: its buffer is kept from row to row
+    std::string_view line;  // speed: the reader's buffer, not a copy (valid until the next line)
     while (in_->Next(line)) {
       if (IsBlankLine(line)) continue;  // e.g. the blank line many tools write at the end
       const int64_t n = in_->line_number();
@@ -141,10 +141,9 @@ class CsvTraceSource final : public RequestSource {
   RowErrors errors_;
   std::optional<ArrivalGenerator> arrivals_;
   std::unique_ptr<LineReader> in_;
-  std::string line_;
   DayCache day_;
   std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
-  std::vector<std::string_view> cells_;             // into line_ or cell_storage_
+  std::vector<std::string_view> cells_;             // into the current line or cell_storage_
   int index_[4];
   std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;

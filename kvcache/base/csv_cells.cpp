@@ -11,7 +11,7 @@ bool IsTrimmed(char c) { return c == ' ' || c == '\t'; }
 
 // speed: the cells' strings are reused from the previous line (a trace's timestamp cells are too
 // long for the small-string buffer, so building fresh strings allocated one per cell per row).
-bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells) {
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
   size_t count = 0;
   auto next_cell = [&]() -> std::string& {
     if (count == cells.size()) cells.emplace_back();
@@ -74,7 +74,7 @@ bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells) {
   }
 }
 
-bool SplitCsvLineViews(const std::string& line, std::vector<std::string>& storage, std::vector<std::string_view>& cells) {
+bool SplitCsvLineViews(std::string_view line, std::vector<std::string>& storage, std::vector<std::string_view>& cells) {
   cells.clear();
   const size_t n = line.size();
   if (std::memchr(line.data(), '"', n) != nullptr) {
@@ -96,10 +96,10 @@ bool SplitCsvLineViews(const std::string& line, std::vector<std::string>& storag
   }
 }
 
-bool IsBlankLine(const std::string& line) {
+bool IsBlankLine(std::string_view line) {
   // speed: a row's first character settles it almost always.
   if (!line.empty() && line[0] != ' ' && line[0] != '\t' && line[0] != '\r') return false;
-  return line.find_first_not_of(" \t\r") == std::string::npos;
+  return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
 }  // namespace kvsim

@@ -11,15 +11,15 @@
 namespace kvsim {
 
 // Fills `cells`; false (cells unspecified) for an unterminated quote or text after a closing quote.
-bool SplitCsvLine(const std::string& line, std::vector<std::string>& cells);
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells);
 
 // The same cells as views: into `line` when it holds no quote (speed: nothing is copied), else
 // into `storage`, which SplitCsvLine fills. The views live as long as `line` and `storage` do
 // unchanged. False as SplitCsvLine.
-bool SplitCsvLineViews(const std::string& line, std::vector<std::string>& storage, std::vector<std::string_view>& cells);
+bool SplitCsvLineViews(std::string_view line, std::vector<std::string>& storage, std::vector<std::string_view>& cells);
 
 // True for an empty or whitespace-only line (skipped by every reader, e.g. a trailing blank line).
-bool IsBlankLine(const std::string& line);
+bool IsBlankLine(std::string_view line);
 
 }  // namespace kvsim
 

@@ -58,6 +58,13 @@ bool LineReader::Fill() {
 }
 
 bool LineReader::Next(std::string& line) {
+  std::string_view view;
+  if (!Next(view)) return false;
+  line.assign(view);
+  return true;
+}
+
+bool LineReader::Next(std::string_view& line) {
   size_t scanned = begin_;
   while (true) {
     const void* nl = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
@@ -71,7 +78,7 @@ bool LineReader::Next(std::string& line) {
       size_t len = stop - begin_;
       const size_t next = nl ? stop + 1 : stop;
       if (len > 0 && buffer_[begin_ + len - 1] == '\r') --len;
-      line.assign(buffer_.data() + begin_, len);
+      line = std::string_view(buffer_.data() + begin_, len);
       consumed_ += static_cast<int64_t>(next - begin_);
       begin_ = next;
       ++line_;

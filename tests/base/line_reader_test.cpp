@@ -115,6 +115,11 @@ TEST(RowParsersTest, AzureDatesOutsideInt64NanosecondsAreRejected) {
   EXPECT_FALSE(ParseDateTimeNs("2300-01-01 00:00:00"));
   EXPECT_FALSE(ParseDateTimeNs("2262-12-31 23:59:59"));
   EXPECT_FALSE(ParseDateTimeNs("1969-12-31 23:59:59"));
+  // Fractions: nine digits are nanoseconds, more are checked and dropped, none is zero.
+  EXPECT_EQ(ParseDateTimeNs("1970-01-01 00:00:00.123456789123"), 123456789);
+  EXPECT_EQ(ParseDateTimeNs("1970-01-01 00:00:00."), 0);
+  EXPECT_EQ(ParseDateTimeNs("1970-01-01 00:00:00.05"), 50000000);
+  EXPECT_FALSE(ParseDateTimeNs("1970-01-01 00:00:00.1234567891x"));
   // A reader's day cache changes no answer: rows on one day, the next day, a bad date and a bad
   // time between good rows, a leap day.
   DayCache day;
