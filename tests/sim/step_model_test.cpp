@@ -231,15 +231,30 @@ TEST(StepModelTest, StepTimeGrowsWithTheBatch) {
   }
 }
 
+// Dense, MLA, sliding-window and TP deployments for the decode-run tests: (model, GPU, TP).
+std::vector<std::tuple<std::string, std::string, int>> DecodeDeployments() {
+  return {{"meta-llama/Llama-3.1-8B-Instruct", "h100", 1},
+          {"deepseek-ai/DeepSeek-V2-Lite", "a100-80gb", 1},
+          {"openai/gpt-oss-20b", "l40s", 1},
+          {"meta-llama/Llama-3.1-70B-Instruct", "h100", 4}};
+}
+
+// Gemma-3n's shapes with num_kv_shared_layers: 30 layers, every fifth full attention, the rest a
+// 512-token window, the last 10 reading another layer's KV.
+ModelSpec KvSharingGemma3n() {
+  std::string types;
+  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+  return testing::SpecFromJson(R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text",
+    "hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,
+    "head_dim":256,"vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
+    "num_kv_shared_layers":10,"layer_types":[)" + types + "]}");
+}
+
 // A quiet decode run times its steps with DecodeSteps: the same nanoseconds as StepNs for every
 // context, on dense, MLA, sliding-window and TP deployments, eagerly and with CUDA graphs, and past
 // the largest graph batch (where the launch term depends on the GPU time).
 TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
-  for (const auto& [model, gpu, tp] : std::vector<std::tuple<std::string, std::string, int>>{
-           {"meta-llama/Llama-3.1-8B-Instruct", "h100", 1},
-           {"deepseek-ai/DeepSeek-V2-Lite", "a100-80gb", 1},
-           {"openai/gpt-oss-20b", "l40s", 1},
-           {"meta-llama/Llama-3.1-70B-Instruct", "h100", 4}}) {
+  for (const auto& [model, gpu, tp] : DecodeDeployments()) {
     const Timed t = On(model, gpu, tp);
     for (bool eager : {false, true}) {
       StepModelOptions o;
@@ -259,12 +274,7 @@ TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
   }
   // Layers reading another layer's KV (Gemma-3n's num_kv_shared_layers): attention counts every layer,
   // the KV bytes only the layers that own them.
-  std::string types;
-  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
-  const ModelSpec shared = testing::SpecFromJson(R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text",
-    "hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,
-    "head_dim":256,"vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
-    "num_kv_shared_layers":10,"layer_types":[)" + types + "]}");
+  const ModelSpec shared = KvSharingGemma3n();
   const Timed h100 = On("meta-llama/Llama-3.1-8B-Instruct", "h100");
   const CapacityResult cap = PlanCapacity(shared, h100.d.gpu, h100.d.config);
   const StepModel m(shared, cap, h100.d.gpu, StepModelOptions{});
@@ -306,11 +316,7 @@ TEST(StepModelTest, TimeStepsEqualNsAtEveryStep) {
       }
     }
   };
-  for (const auto& [model, gpu, tp] : std::vector<std::tuple<std::string, std::string, int>>{
-           {"meta-llama/Llama-3.1-8B-Instruct", "h100", 1},
-           {"deepseek-ai/DeepSeek-V2-Lite", "a100-80gb", 1},
-           {"openai/gpt-oss-20b", "l40s", 1},
-           {"meta-llama/Llama-3.1-70B-Instruct", "h100", 4}}) {
+  for (const auto& [model, gpu, tp] : DecodeDeployments()) {
     const Timed t = On(model, gpu, tp);
     for (bool eager : {false, true}) {
       StepModelOptions o;
@@ -326,12 +332,7 @@ TEST(StepModelTest, TimeStepsEqualNsAtEveryStep) {
     o.efficiency.attention_compute = efficiency;
     check(StepModel(llama.d.model, llama.cap, llama.d.gpu, o), "slow attention " + std::to_string(efficiency));
   }
-  std::string types;
-  for (int i = 0; i < 30; ++i) types += std::string(i ? "," : "") + ((i + 1) % 5 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
-  const ModelSpec shared = testing::SpecFromJson(R"({"architectures":["Gemma3nForCausalLM"],"model_type":"gemma3n_text",
-    "hidden_size":2048,"intermediate_size":8192,"num_hidden_layers":30,"num_attention_heads":8,"num_key_value_heads":2,
-    "head_dim":256,"vocab_size":262400,"max_position_embeddings":32768,"sliding_window":512,"torch_dtype":"bfloat16",
-    "num_kv_shared_layers":10,"layer_types":[)" + types + "]}");
+  const ModelSpec shared = KvSharingGemma3n();
   check(StepModel(shared, PlanCapacity(shared, llama.d.gpu, llama.d.config), llama.d.gpu, StepModelOptions{}), "gemma-3n");
 }
 
