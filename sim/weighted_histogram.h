@@ -1,5 +1,5 @@
 // A latency distribution of weighted samples in constant memory: log-spaced buckets 1% wide from
-// 0.1 µs to 10^4 s, so any quantile is within 0.5% of the exact weighted order statistic. Used for
+// 0.1 µs to 10^8 s, so any quantile in that range is within 0.5% of the exact weighted order statistic. Used for
 // inter-token latency, where one step of duration dt is the wait of every token it samples.
 #ifndef KVSIM_SIM_WEIGHTED_HISTOGRAM_H_
 #define KVSIM_SIM_WEIGHTED_HISTOGRAM_H_
