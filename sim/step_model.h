@@ -182,6 +182,9 @@ class StepModel {
     Line compute_[2], memory_[2];  // full layers, then window layers
   };
 
+  // vLLM's largest captured CUDA-graph batch (max_capture_size); larger decode batches launch eagerly.
+  static constexpr int64_t kMaxGraphSequences = 512;
+
   bool fixed() const { return fixed_ns_ > 0; }
   // "per-operator (calibration: FILE)", "per-operator (default efficiencies)" or "fixed 20 ms".
   std::string Describe() const;
