@@ -27,6 +27,14 @@ DeploymentOptions Llama8b() {
   return o;
 }
 
+// Llama8b with a pool of `blocks` (--num-gpu-blocks-override) and a max_model_len.
+DeploymentOptions Llama8bPool(const char* blocks, const char* max_model_len) {
+  DeploymentOptions o = Llama8b();
+  o.num_gpu_blocks_override = blocks;
+  o.max_model_len = max_model_len;
+  return o;
+}
+
 // kv_cache_utils.get_num_blocks: the override replaces the profiled number.
 TEST(StartupRulesTest, NumGpuBlocksOverrideSetsThePool) {
   DeploymentOptions o = Llama8b();
@@ -190,9 +198,7 @@ TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
 // request) = 1.5x, so the logged figures count the null block; requests share 1,536 - 1 = 1,535.
 // "GPU KV cache size" on 0.19 is 1,536 // 1 group x 16 = 24,576 tokens.
 TEST(StartupRulesTest, NullBlockIsLoggedButNeverHeldByARequest) {
-  DeploymentOptions o = Llama8b();
-  o.num_gpu_blocks_override = "1536";
-  o.max_model_len = "16384";
+  DeploymentOptions o = Llama8bPool("1536", "16384");
   const CapacityResult v1 = Plan(o);
   EXPECT_EQ(v1.num_gpu_blocks, 1536);
   EXPECT_EQ(v1.usable_gpu_blocks, 1535);
@@ -211,9 +217,7 @@ TEST(StartupRulesTest, NullBlockIsLoggedButNeverHeldByARequest) {
 // of 16 tokens pass for max_model_len 1,600 (cdiv(1600, 16) = 100 blocks); with block 0 kept back
 // only 99 are usable and that request can never be scheduled (vLLM PR #26939 describes this case).
 TEST(StartupRulesTest, NullBlockLeavesAnExactPoolOneBlockShort) {
-  DeploymentOptions o = Llama8b();
-  o.num_gpu_blocks_override = "100";
-  o.max_model_len = "1600";
+  DeploymentOptions o = Llama8bPool("100", "1600");
   const CapacityResult r = Plan(o);
   EXPECT_TRUE(r.does_not_fit.empty());
   EXPECT_EQ(r.usable_gpu_blocks, 99);
@@ -248,9 +252,7 @@ TEST(StartupRulesTest, SpeculativeDecodeSlotsPerMethodAndEra) {
 //   without speculative decoding 64 blocks -> 1,535 / 64 = 23.984375
 //   16,384 tokens: min(16,388, 16,384) -> 1,024 blocks -> 1,535 / 1,024; logged max concurrency 1.5
 TEST(StartupRulesTest, SpeculativeSlotsInConcurrencyBelowMaxModelLen) {
-  DeploymentOptions o = Llama8b();
-  o.num_gpu_blocks_override = "1536";
-  o.max_model_len = "16384";
+  DeploymentOptions o = Llama8bPool("1536", "16384");
   const CapacityResult plain = Plan(o);
   ASSERT_FALSE(plain.concurrency_at.empty());
   EXPECT_EQ(plain.concurrency_at[0].first, 1024);
