@@ -166,34 +166,30 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   // (added_j the blocks taken at steps 1..j). In 64 bits when they cannot overflow (a run under
   // 2^50 ns; the blocks it may take times its time under 2^62), else in 128.
   Int128 step_duration_sum = 0, added_duration_sum = 0;
-  int64_t added = 0;
+  int64_t added = 0, crossed = 0;
   const bool narrow = duration_sum < (int64_t{1} << 50) && (!held || static_cast<Int128>(spare) * duration_sum < (Int128{1} << 62));
-  if (held) {
-    added_blocks[0] = 0;
-    const int64_t per_token = slots_per_token_;
-    int64_t phase = (step_ + 1) % held_block_size_, crossed = 0;
-    if (narrow) {
-      int64_t by_step = 0, by_blocks = 0;
+  auto sum_steps = [&](auto zero) {  // zero: int64_t or Int128, the accumulators' type
+    decltype(zero) by_step = 0, by_blocks = 0;
+    if (held) {
+      added_blocks[0] = 0;
+      int64_t phase = (step_ + 1) % held_block_size_;
       for (int64_t k = 1; k < steps; ++k) {
         crossed += crossings[phase];
-        added += crossings[phase] * per_token;
-        by_step += k * durations[k];
-        by_blocks += added * durations[k];
+        added += crossings[phase] * slots_per_token_;
+        by_step += static_cast<decltype(zero)>(k) * durations[k];
+        by_blocks += static_cast<decltype(zero)>(added) * durations[k];
         added_blocks[k] = added;
         if (++phase == held_block_size_) phase = 0;
       }
-      step_duration_sum = by_step;
-      added_duration_sum = by_blocks;
     } else {
-      for (int64_t k = 1; k < steps; ++k) {
-        crossed += crossings[phase];
-        added += crossings[phase] * per_token;
-        step_duration_sum += static_cast<Int128>(k) * durations[k];
-        added_duration_sum += static_cast<Int128>(added) * durations[k];
-        added_blocks[k] = added;
-        if (++phase == held_block_size_) phase = 0;
-      }
+      for (int64_t k = 1; k < steps; ++k) by_step += static_cast<decltype(zero)>(k) * durations[k];
     }
+    step_duration_sum = by_step;
+    added_duration_sum = by_blocks;
+  };
+  if (narrow) sum_steps(int64_t{0});
+  else sum_steps(Int128{0});
+  if (held) {
     KVSIM_DCHECK(added <= spare);
     counters_.events += crossed;  // as HoldCrossings counts them
     if (added > 0) {
@@ -201,12 +197,6 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
       assert(ok);
       (void)ok;
     }
-  } else if (narrow) {
-    int64_t by_step = 0;
-    for (int64_t k = 1; k < steps; ++k) by_step += k * durations[k];
-    step_duration_sum = by_step;
-  } else {
-    for (int64_t k = 1; k < steps; ++k) step_duration_sum += static_cast<Int128>(k) * durations[k];
   }
   step_ += steps - 1;
   if (held) held_step_ = step_;
