@@ -51,6 +51,8 @@ std::string RenderCapacityText(const CapacityResult& r) {
   mem.AddRow({"  runtime overhead (non-torch)", G(r.non_torch_bytes), share(r.non_torch_bytes)});
   if (r.encoder_profile_bytes > 0)  // issue 16: its own line, multimodal models only
     mem.AddRow({"  encoder profile (multimodal)", G(r.encoder_profile_bytes), share(r.encoder_profile_bytes)});
+  if (r.sparse_indexer_bytes > 0)  // DeepSeek-V3.2 only
+    mem.AddRow({"  sparse indexer workspace (profile)", G(r.sparse_indexer_bytes), share(r.sparse_indexer_bytes)});
   mem.AddRow({"  KV cache", G(r.kv_cache_bytes), share(r.kv_cache_bytes)});
   out += mem.Render() + "\n";
 
@@ -123,6 +125,7 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["activation_peak_gib"] = Round(BytesToGiB(r.activation_peak_bytes), 4);
   j["non_torch_gib"] = Round(BytesToGiB(r.non_torch_bytes), 4);
   if (r.encoder_profile_bytes > 0) j["encoder_profile_gib"] = Round(BytesToGiB(r.encoder_profile_bytes), 4);
+  if (r.sparse_indexer_bytes > 0) j["sparse_indexer_workspace_gib"] = Round(BytesToGiB(r.sparse_indexer_bytes), 4);
   j["kv_cache_gib"] = Round(BytesToGiB(r.kv_cache_bytes), 4);
   j["reserved_gib"] = Round(BytesToGiB(r.reserved_bytes), 4);
   j["kv_bytes_per_token"] = r.kv_bytes_per_token;

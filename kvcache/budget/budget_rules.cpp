@@ -15,7 +15,8 @@ class VllmRule final : public BudgetRule {
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
     if (c.kv_cache_memory_bytes) return *c.kv_cache_memory_bytes;
-    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes;
+    return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes -
+           o.sparse_indexer_bytes;
   }
 
   // get_num_blocks: available // page_size // group_size; one group of mixed page sizes

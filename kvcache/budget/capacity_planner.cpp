@@ -153,6 +153,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   ProfileSettings profile;
   profile.max_num_batched_tokens = s.max_num_batched_tokens;
   profile.max_num_seqs = s.max_num_seqs;
+  profile.max_model_len = s.max_model_len;
   profile.tp = tp;
   profile.pp = pp;
   profile.last_stage = stage == pp - 1;
@@ -173,7 +174,8 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
 }
 
 std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const StageCapacity& st) {
-  const double weights = st.weights.total_bytes(), act = st.overhead.activation_peak_bytes;
+  const double weights = st.weights.total_bytes();
+  const double act = st.overhead.activation_peak_bytes + st.overhead.encoder_profile_bytes + st.overhead.sparse_indexer_bytes;
   const double non_torch = st.overhead.non_torch_bytes;
   const EffectiveSettings& s = r.settings;
   return "does not fit: on GPU " + gpu.id + " (" + Gib(GiBToBytes(s.gpu_total_gib)) + ", utilization " +
@@ -207,7 +209,7 @@ void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRul
                                                  static_cast<double>(spec.num_attention_heads * spec.head_dim)) / gpus;
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
   r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv +
-                                 r.encoder_profile_bytes;
+                                 r.encoder_profile_bytes + r.sparse_indexer_bytes;
 }
 
 // vLLM's start-up check compares bytes, so a pool of exactly one request's blocks passes; the null
@@ -278,6 +280,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.activation_peak_bytes = std::max(r.activation_peak_bytes, st.overhead.activation_peak_bytes);
     r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
     r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);  // issue 16
+    r.sparse_indexer_bytes = std::max(r.sparse_indexer_bytes, st.overhead.sparse_indexer_bytes);
     r.stages.push_back(std::move(st));
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16

@@ -81,6 +81,7 @@ struct CapacityResult {
   double activation_peak_bytes = 0;
   double non_torch_bytes = 0;
   double encoder_profile_bytes = 0;     // issue 16: multimodal encoder profile, beyond the LM's activation peak
+  double sparse_indexer_bytes = 0;      // issue 16: DSA indexer profile workspaces, beyond the LM's activation peak
   double kv_cache_bytes = 0;
   double kv_bytes_per_token = 0;
   int64_t num_gpu_blocks = 0;           // as vLLM's num_gpu_blocks, its null block included

@@ -63,6 +63,29 @@ double NonTorchBytes(const ProfileSettings& s) {
   return GiBToBytes(gib);
 }
 
+// DeepSeek-V3.2's profile-run reservations, from vLLM's sparse_attn_indexer.py (the dummy-run branch),
+// indexer.py get_max_prefill_buffer_size (40 × max_model_len), flashmla_sparse.py
+// get_prefill_workspace_size (5 × max_model_len) and v1/worker/workspace.py (one shared buffer,
+// grown to the largest request): read at vllm-project/vllm main as mirrored in
+// doublewordai/vllm-upstream @ 6ca5851e, the code the 0.28 record X003 ran.
+constexpr double kIndexerGatherRowsPerToken = 40;
+constexpr double kSparseMlaWorkspaceRowsPerToken = 5;
+constexpr double kIndexerTopkScratchBytes = 1 << 20;
+constexpr double kIndexerLogitsPlaceholderBytes = 512.0 * (1 << 20);
+
+// Returns the shared workspace; *logits the transient placeholder allocated inside the forward.
+double SparseIndexerWorkspaceBytes(const ModelSpec& spec, int64_t max_model_len, double* logits) {
+  *logits = 0;
+  if (spec.mla.indexer_heads <= 0 || max_model_len <= 0) return 0;
+  const double len = static_cast<double>(max_model_len);
+  const double gather = kIndexerGatherRowsPerToken * len * static_cast<double>(spec.mla.indexer_head_dim + 4) +
+                        kIndexerTopkScratchBytes;
+  const double sparse_mla =
+      kSparseMlaWorkspaceRowsPerToken * len * static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * 2;
+  *logits = kIndexerLogitsPlaceholderBytes;
+  return std::max(gather, sparse_mla);
+}
+
 }  // namespace
 
 RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& s) {
@@ -79,6 +102,13 @@ RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSett
                            static_cast<double>(tokens) * static_cast<double>(spec.hidden_size) * act_bytes;
   }
   o.activation_peak_bytes = std::max(o.forward_peak_bytes, o.sampler_peak_bytes);
+  if (s.version.era() != VllmEra::kV0) {  // V3.2 arrived with the V1 engine
+    double logits = 0;
+    const double workspace = SparseIndexerWorkspaceBytes(spec, s.max_model_len, &logits);
+    if (workspace > 0)
+      o.sparse_indexer_bytes =
+          workspace + std::max(o.forward_peak_bytes + logits, o.sampler_peak_bytes) - o.activation_peak_bytes;
+  }
   o.non_torch_bytes = NonTorchBytes(s);
   return o;
 }

@@ -9,6 +9,13 @@
 //   sampler peak    = R × V × c_era + T × h × act_bytes, on the last pipeline stage only, with
 //                     R = min(max_num_seqs, T) dummy requests (V0: max_num_seqs), V the padded
 //                     vocabulary and c_era the bytes one logit costs in the sampler (serving_engine.h)
+//   sparse indexer  = DeepSeek-V3.2 (DSA) only: the profile run reserves the indexer's K-gather
+//                     workspace, 40 × max_model_len entries of (index_head_dim + 4) B plus a 1 MiB
+//                     top-k scratch, in the worker's shared workspace that the sparse-MLA prefill
+//                     also sizes to 5 × max_model_len × (kv_lora_rank + rope dim) × 2 B (one buffer:
+//                     the larger of the two), and allocates a 512 MiB placeholder for the prefill
+//                     logits (VLLM_SPARSE_INDEXER_MAX_LOGITS_MB) inside the forward. The workspace
+//                     outlives the forward, so the peak becomes ws + max(forward + logits, sampler).
 //   non-torch       = memory the profile grows outside PyTorch's allocator (cuBLAS workspaces,
 //                     attention-backend buffers, custom all-reduce / NCCL buffers with TP > 1);
 //                     era-dependent constants measured on real vLLM start-up logs. The TP > 1
@@ -29,6 +36,7 @@ namespace kvsim {
 struct ProfileSettings {
   int64_t max_num_batched_tokens = 8192;
   int64_t max_num_seqs = 256;
+  int64_t max_model_len = 0;  // sizes the sparse indexer's profile workspaces
   int tp = 1;
   int pp = 1;
   bool last_stage = true;
@@ -43,6 +51,7 @@ struct RuntimeOverhead {
   double activation_peak_bytes = 0;  // max of the two
   double non_torch_bytes = 0;
   double encoder_profile_bytes = 0;  // issue 16: what a multimodal encoder adds to the peak (encoder_budget.h)
+  double sparse_indexer_bytes = 0;   // issue 16: what DSA's profile workspaces add to the peak (0 without an indexer)
 };
 
 RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& settings);

@@ -208,5 +208,32 @@ TEST(CapacityPlannerTest, BaselinesAreReported) {
   EXPECT_LT(r.baseline_1_2x_bytes, r.modelled_one_request_bytes);
 }
 
+// DeepSeek-V3.2's profile run reserves the sparse indexer's workspaces (vLLM sparse_attn_indexer.py
+// dummy-run branch; indexer.py get_max_prefill_buffer_size; flashmla_sparse.py
+// get_prefill_workspace_size; one shared workspace buffer, workspace.py). By hand at
+// max_model_len 163,840: K-gather 40 x 163,840 x (128 + 4) B + 1 MiB = 866,123,776 B, sparse-MLA
+// prefill 5 x 163,840 x (512 + 64) x 2 B = 943,718,400 B (900 MiB, the larger, so the buffer), plus
+// the 512 MiB logits placeholder inside the forward. At 2,048 batched tokens the forward plus the
+// placeholder outweighs the sampler, so the peak grows by 900 + 512 MiB; a model without an
+// indexer reserves nothing, and the budget shrinks by exactly the reservation.
+TEST(CapacityPlannerTest, SparseIndexerWorkspacesComeOutOfTheKvBudget) {
+  DeploymentConfig c;
+  c.gpu_memory_utilization = 0.92;
+  c.max_num_seqs = 128;
+  c.max_num_batched_tokens = 2048;
+  const ModelSpec v32 = SharedModel("deepseek-ai__DeepSeek-V3.2-Exp-16L64E.json");
+  const CapacityResult r = PlanCapacity(v32, H100(94.973), c);
+  EXPECT_EQ(r.settings.max_model_len, 163840);
+  EXPECT_DOUBLE_EQ(r.sparse_indexer_bytes, 943718400.0 + 536870912.0);
+  const double reserved = 0.92 * 94.973 * kGiB;
+  EXPECT_NEAR(r.kv_cache_bytes,
+              reserved - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes - r.sparse_indexer_bytes, 1.0);
+  // Shorter contexts shrink the buffer: at 4,096 tokens the sparse-MLA workspace (23,592,960 B) is
+  // still the larger of the two (the gather: 40 x 4,096 x 132 + 1 MiB = 22,675,456 B).
+  c.max_model_len = 4096;
+  EXPECT_DOUBLE_EQ(PlanCapacity(v32, H100(94.973), c).sparse_indexer_bytes, 23592960.0 + 536870912.0);
+  EXPECT_EQ(PlanCapacity(SharedModel("meta-llama__Meta-Llama-3.1-8B.json"), H100(), c).sparse_indexer_bytes, 0.0);
+}
+
 }  // namespace
 }  // namespace kvsim
