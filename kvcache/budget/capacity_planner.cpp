@@ -163,8 +163,11 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   st.overhead = EstimateRuntimeOverhead(spec, profile);
   if (stage == 0 && c.engine == Engine::kVllm)  // issue 16: the encoder runs on the first stage
     st.overhead.encoder_profile_bytes =
-        EstimateEncoderProfile(spec, c.multimodal, s.max_num_batched_tokens, s.max_num_seqs, BytesPerElement(f.dtype), tp,
-                               st.overhead.activation_peak_bytes).extra_bytes;
+        EstimateEncoderProfile(spec, c.multimodal,
+                               {s.max_num_batched_tokens, s.max_num_seqs, s.max_model_len, BytesPerElement(f.dtype), tp,
+                                f.version},
+                               st.overhead.activation_peak_bytes)
+            .extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
   if (stage == pp - 1) AddDraftKv(c, f, s, st);  // issue 16
   st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());  // issue 16

@@ -1,31 +1,69 @@
 #include "kvcache/budget/encoder_budget.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace kvsim {
+namespace {
 
-EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSettings& mm, int64_t max_num_batched_tokens,
-                                      int64_t max_num_seqs, double act_bytes, int tp, double lm_peak) {
+constexpr int64_t kImageChannels = 3;
+constexpr double kTimestampTokensPerEmbed = 12.5;  // qwen3_vl.py get_max_video_tokens, 0.11-0.12
+
+int64_t VideoTokens(int64_t cells, int64_t frames) {
+  const auto side = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(cells / frames))));
+  return (frames + 1) / 2 * side * side;
+}
+
+int64_t Limit(const MultimodalSettings& mm, const char* modality) {
+  if (mm.limit_per_prompt.empty()) return 1;  // vLLM's default: one item per modality
+  const auto it = mm.limit_per_prompt.find(modality);
+  return it == mm.limit_per_prompt.end() ? 0 : it->second;
+}
+
+}  // namespace
+
+int64_t QwenThreeVlVideoEmbeds(int64_t video_cells, int64_t max_model_len) {
+  int64_t frames = 2;
+  while (frames < video_cells && VideoTokens(video_cells, frames + 1) <= max_model_len) ++frames;
+  return VideoTokens(video_cells, frames);
+}
+
+EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSettings& mm, const EncoderProfileSettings& s,
+                                      double lm_peak) {
   EncoderProfile p;
   if (mm.skip_profiling) return p;
   const VisionSpec v = mm.max_pixels ? WithMaxPixels(spec.vision, *mm.max_pixels) : spec.vision;
   if (!v.present()) return p;
-  // vLLM's default limit is one item per modality; a limit of 0 everywhere turns the encoder off.
-  int64_t per_prompt = 1;
-  if (!mm.limit_per_prompt.empty()) {
-    per_prompt = 0;
-    for (const auto& [modality, count] : mm.limit_per_prompt) per_prompt = std::max(per_prompt, count);
-  }
+  int64_t per_prompt = std::max(Limit(mm, "image"), Limit(mm, "video"));
+  for (const auto& [modality, count] : mm.limit_per_prompt) per_prompt = std::max(per_prompt, count);
   if (per_prompt == 0) return p;
-  p.tokens_per_item = v.max_tokens_per_image;
-  const int64_t budget = std::max(max_num_batched_tokens, p.tokens_per_item);
-  p.items = std::max<int64_t>(1, std::min(per_prompt * max_num_seqs, budget / p.tokens_per_item));
-  const double patches = static_cast<double>(p.items * v.max_patches_per_image);
+
+  p.tokens_per_item = p.embeds_per_item = v.max_tokens_per_image;
+  int64_t patches_per_item = v.max_patches_per_image;
+  const bool placeholder_budget = s.version.era() == VllmEra::kV1Sort && s.version.minor >= 11 && s.version.minor < 13;
+  if (v.video_cells > 0 && placeholder_budget && Limit(mm, "video") > 0) {
+    const int64_t embeds = QwenThreeVlVideoEmbeds(v.video_cells, s.max_model_len);
+    const auto placeholder = static_cast<int64_t>(static_cast<double>(embeds) * kTimestampTokensPerEmbed);
+    if (placeholder > p.tokens_per_item || Limit(mm, "image") == 0) {
+      p.video = true;
+      p.tokens_per_item = placeholder;
+      p.embeds_per_item = embeds;
+      patches_per_item = embeds * v.merge_size * v.merge_size;
+      per_prompt = Limit(mm, "video");
+    }
+  }
+  const int64_t budget = std::max(s.max_num_batched_tokens, p.tokens_per_item);
+  p.items = std::max<int64_t>(1, std::min(per_prompt * s.max_num_seqs, budget / p.tokens_per_item));
+  const double patches = static_cast<double>(p.items * patches_per_item);
+  const double b = s.activation_bytes;
+  p.pixel_bytes = patches * static_cast<double>(kImageChannels * v.temporal_patch_size * v.patch_size * v.patch_size) * b;
   const double hv = static_cast<double>(v.hidden_size), iv = static_cast<double>(v.intermediate_size);
-  p.encoder_peak_bytes = patches * std::max(6.0 * hv / tp, 2.0 * hv + 2.0 * iv / tp) * act_bytes;
-  p.outputs_bytes = static_cast<double>(p.items * p.tokens_per_item) * static_cast<double>(v.out_hidden_size) *
-                    act_bytes * static_cast<double>(1 + v.deepstack_levels);
-  p.extra_bytes = std::max(p.encoder_peak_bytes, lm_peak + p.outputs_bytes) - lm_peak;
+  p.encoder_peak_bytes = patches * std::max(6.0 * hv / s.tp, 2.0 * hv + 2.0 * iv / s.tp) * b;
+  // 0.11-0.12 pad each dummy output to the placeholder it fills (PR #25810); later ones keep embeddings.
+  const int64_t kept_rows = placeholder_budget ? p.tokens_per_item : p.embeds_per_item;
+  p.outputs_bytes = static_cast<double>(p.items * kept_rows) * static_cast<double>(v.out_hidden_size) * b *
+                    static_cast<double>(1 + v.deepstack_levels);
+  p.extra_bytes = p.pixel_bytes + std::max(p.encoder_peak_bytes, lm_peak + p.outputs_bytes) - lm_peak;
   return p;
 }
 

@@ -26,6 +26,8 @@ VisionSpec ReadVisionSpec(const nlohmann::json& vc, const std::string& model_typ
     const int64_t max_pixels = qwen3 ? 16777216 : 12845056;
     v.max_tokens_per_image = max_pixels / (cell * cell);
     v.max_patches_per_image = v.max_tokens_per_image * v.merge_size * v.merge_size;
+    v.temporal_patch_size = r.Optional({"temporal_patch_size"}, 2);
+    if (qwen3) v.video_cells = 25165824 / (cell * cell);
     if (auto d = vc.find("deepstack_visual_indexes"); d != vc.end() && d->is_array())
       v.deepstack_levels = static_cast<int64_t>(d->size());
     v.pixels_capped = true;

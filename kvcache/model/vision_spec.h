@@ -23,6 +23,9 @@ struct VisionSpec {
   int64_t merge_size = 1;             // patches merged into one LM token per side (Qwen-VL: 2)
   int64_t out_hidden_size = 0;        // width of one encoder output token (the LM's hidden size)
   int64_t deepstack_levels = 0;       // Qwen3-VL keeps this many more feature levels per token
+  int64_t temporal_patch_size = 1;    // frames one ViT patch spans (Qwen-VL: 2)
+  int64_t video_cells = 0;            // Qwen3-VL: the video processor's pixel budget over all frames, in
+                                      // merged cells (size.longest_edge 25,165,824 / 32^2 = 24,576)
   int64_t max_patches_per_image = 0;  // ViT positions of the largest image the processor makes
   int64_t max_tokens_per_image = 0;   // LM tokens of that image
   bool pixels_capped = false;         // Qwen-VL: --mm-processor-kwargs max_pixels applies

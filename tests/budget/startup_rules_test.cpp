@@ -7,6 +7,7 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/budget/encoder_budget.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/model_catalog.h"
 #include "kvcache/model/model_config_parser.h"
@@ -163,34 +164,69 @@ TEST(StartupRulesTest, LlamaFourScoutFp8FitsOnTwoH100) {
 }
 
 // The encoder profile of Qwen3-VL-30B-A3B (vision_config: hidden 1152, intermediate 4304, patch 16,
-// spatial merge 2, 3 deepstack levels). The processor's largest image is 16,777,216 px = 16,384
-// merged 32x32 cells = 65,536 ViT patches; with an 8,192-token step budget the encoder budget is
-// max(8192, 16384) = 16384, so one image. Peak: 65,536 x max(6 x 1152, 2 x 1152 + 2 x 4304) x 2 B =
-// 1,430,257,664 B; outputs kept for the LM run: 16,384 x 2048 x 2 B x (1 + 3) = 268,435,456 B.
+// temporal patch 2, spatial merge 2, 3 deepstack levels). The processor's largest image is
+// 16,777,216 px = 16,384 merged 32x32 cells = 65,536 ViT patches; with an 8,192-token step budget the
+// encoder budget is max(8192, 16384) = 16384, so one image. Peak: 65,536 x max(6 x 1152,
+// 2 x 1152 + 2 x 4304) x 2 B = 1,430,257,664 B; outputs kept for the LM run: 16,384 x 2048 x 2 B x
+// (1 + 3) = 268,435,456 B; pixel values kept throughout: 65,536 x 3 x 2 x 16^2 x 2 B = 201,326,592 B.
 TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
   const ModelSpec spec = ResolveModel("Qwen/Qwen3-VL-30B-A3B-Instruct", DataDirectory());
   MultimodalSettings mm;
-  EncoderProfile p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  EncoderProfileSettings s{8192, 1024, 8192, 2.0, 1, ParseVllmVersion("0.19")};
+  EncoderProfile p = EstimateEncoderProfile(spec, mm, s, 0.0);
+  EXPECT_FALSE(p.video);
   EXPECT_EQ(p.items, 1);
   EXPECT_EQ(p.tokens_per_item, 16384);
+  EXPECT_DOUBLE_EQ(p.pixel_bytes, 201326592.0);
   EXPECT_DOUBLE_EQ(p.encoder_peak_bytes, 1430257664.0);
   EXPECT_DOUBLE_EQ(p.outputs_bytes, 268435456.0);
-  EXPECT_DOUBLE_EQ(p.extra_bytes, 1430257664.0);
-  // An LM peak of 2 GiB already covers the encoder: only the kept outputs add to it.
-  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, GiBToBytes(2)).extra_bytes, 268435456.0);
+  EXPECT_DOUBLE_EQ(p.extra_bytes, 201326592.0 + 1430257664.0);
+  // An LM peak of 2 GiB already covers the encoder: only the kept outputs and pixels add to it.
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, s, GiBToBytes(2)).extra_bytes, 268435456.0 + 201326592.0);
   // --mm-processor-kwargs '{"max_pixels": 1003520}': 980 tokens an image, 8192 // 980 = 8 images.
   mm.max_pixels = 1003520;
-  p = EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0);
+  p = EstimateEncoderProfile(spec, mm, s, 0.0);
   EXPECT_EQ(p.tokens_per_item, 980);
   EXPECT_EQ(p.items, 8);
   // --limit-mm-per-prompt '{"image": 0, "video": 0}' and --skip-mm-profiling leave the encoder out.
   mm.limit_per_prompt = {{"image", 0}, {"video", 0}};
-  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, mm, s, 0.0).extra_bytes, 0.0);
   MultimodalSettings skip;
   skip.skip_profiling = true;
-  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, 8192, 1024, 2.0, 1, 0.0).extra_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(EstimateEncoderProfile(spec, skip, s, 0.0).extra_bytes, 0.0);
 }
 
+// vLLM 0.11's Qwen3-VL profiles a video (the 4 x RTX 3090 log: "budget of 153600 tokens, and
+// profiled with 1 video items"). Frames share 24,576 cells: 2 frames of 110^2 = 12,100 tokens,
+// 3 frames 2 x 90^2 = 16,200, and past that the count only falls to 24,576 frames of one cell,
+// 12,288 tokens, so at 65,536 of context the video has 12,288 embeddings, 49,152 patches, and
+// counts 12.5 x 12,288 = 153,600 placeholder tokens; below 16,200 of context it stops at 2 frames.
+// On TP 4 with 2,048 batched tokens: one video; pixels 49,152 x 1536 x 2 = 150,994,944 B; ViT peak
+// 49,152 x max(6 x 1152 / 4, 2 x 1152 + 2 x 4304 / 4) x 2 = 438,042,624 B; the output padded to
+// the placeholder, 153,600 x 2048 x 4 x 2 = 2,516,582,400 B, stays while the LM (peak 1 GiB here)
+// runs, so the profile grows by pixels + outputs.
+TEST(EncoderBudgetTest, QwenThreeVlVideoOnVllmZeroEleven) {
+  EXPECT_EQ(QwenThreeVlVideoEmbeds(24576, 65536), 12288);
+  EXPECT_EQ(QwenThreeVlVideoEmbeds(24576, 16199), 12100);
+  EXPECT_EQ(QwenThreeVlVideoEmbeds(24576, 16200), 12288);
+  const ModelSpec spec = ResolveModel("Qwen/Qwen3-VL-30B-A3B-Instruct", DataDirectory());
+  MultimodalSettings mm;
+  const EncoderProfileSettings s{2048, 256, 65536, 2.0, 4, ParseVllmVersion("0.11.0")};
+  const EncoderProfile p = EstimateEncoderProfile(spec, mm, s, GiBToBytes(1));
+  EXPECT_TRUE(p.video);
+  EXPECT_EQ(p.items, 1);
+  EXPECT_EQ(p.tokens_per_item, 153600);
+  EXPECT_EQ(p.embeds_per_item, 12288);
+  EXPECT_DOUBLE_EQ(p.pixel_bytes, 150994944.0);
+  EXPECT_DOUBLE_EQ(p.encoder_peak_bytes, 438042624.0);
+  EXPECT_DOUBLE_EQ(p.outputs_bytes, 2516582400.0);
+  EXPECT_DOUBLE_EQ(p.extra_bytes, 150994944.0 + 2516582400.0);
+  // 0.13 counts embeddings: the video's 12,288 lose to the 16,384-token image.
+  EXPECT_FALSE(EstimateEncoderProfile(spec, mm, {2048, 256, 65536, 2.0, 4, ParseVllmVersion("0.13.0")}, 0.0).video);
+  // --limit-mm-per-prompt '{"image": 2, "video": 0}' keeps the image on 0.11 too.
+  mm.limit_per_prompt = {{"image", 2}, {"video", 0}};
+  EXPECT_FALSE(EstimateEncoderProfile(spec, mm, s, 0.0).video);
+}
 
 // The null block (vllm/v1/core/block_pool.py, v0.8 - v0.11: BlockPool.__init__ pops block 0 as
 // null_block). vLLM's own test_get_max_concurrency_for_kv_cache_config (tests/v1/core/
