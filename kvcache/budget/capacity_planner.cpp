@@ -149,6 +149,11 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   st.first_layer = layers.first;
   st.end_layer = layers.second;
   st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c));
+  // Qwen3-VL allocates one [max_num_batched_tokens, hidden] buffer per deepstack level at load
+  // (Qwen3VLForConditionalGeneration.__init__), counted in vLLM's "Model loading took".
+  if (stage == 0 && c.engine == Engine::kVllm)
+    st.weights.init_buffer_bytes = static_cast<double>(spec.vision.deepstack_levels * s.max_num_batched_tokens) *
+                                   static_cast<double>(spec.hidden_size) * BytesPerElement(f.dtype);
   AddSpeculativeDraft(spec, tensors, c, f, s, stage, st);  // issue 16
   ProfileSettings profile;
   profile.max_num_batched_tokens = s.max_num_batched_tokens;

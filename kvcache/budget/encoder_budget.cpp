@@ -60,9 +60,14 @@ EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSet
   const double hv = static_cast<double>(v.hidden_size), iv = static_cast<double>(v.intermediate_size);
   p.encoder_peak_bytes = patches * std::max(6.0 * hv / s.tp, 2.0 * hv + 2.0 * iv / s.tp) * b;
   // 0.11-0.12 pad each dummy output to the placeholder it fills (PR #25810); later ones keep embeddings.
-  const int64_t kept_rows = placeholder_budget ? p.tokens_per_item : p.embeds_per_item;
-  p.outputs_bytes = static_cast<double>(p.items * kept_rows) * static_cast<double>(v.out_hidden_size) * b *
-                    static_cast<double>(1 + v.deepstack_levels);
+  // When an item's embeddings fill less than its placeholder, 0.11-0.12 replace each dummy output by
+  // a zero tensor of the placeholder's rows (PR #25810); the loop that builds them leaves its variable
+  // on the last unpadded output, which so stays alive through the LM and sampler runs too
+  // (vllm/v1/worker/gpu_model_runner.py profile_run). Later releases keep the embeddings only.
+  const double row_bytes = static_cast<double>(v.out_hidden_size) * b * static_cast<double>(1 + v.deepstack_levels);
+  const bool padded = placeholder_budget && p.tokens_per_item > p.embeds_per_item;
+  p.outputs_bytes = padded ? (static_cast<double>(p.items * p.tokens_per_item) + static_cast<double>(p.embeds_per_item)) * row_bytes
+                           : static_cast<double>(p.items * p.embeds_per_item) * row_bytes;
   p.extra_bytes = p.pixel_bytes + std::max(p.encoder_peak_bytes, lm_peak + p.outputs_bytes) - lm_peak;
   return p;
 }

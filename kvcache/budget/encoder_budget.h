@@ -21,7 +21,7 @@
 // processor's pixel budget (k = floor(sqrt(cells / frames)) cells a side, ceil(frames / 2) x k^2
 // tokens, at most `cells` frames): 12,288 tokens past 16,200 of context, 12,100 below. The budget
 // counts the placeholder with its timestamp tokens, 12.5 per embedding (153,600), and the dummy
-// outputs are padded to it (PR #25810). vLLM 0.13 (PR #30475) counts embeddings, so the 16,384-token
+// outputs are padded to it (PR #25810), the last unpadded one staying alive beside them. vLLM 0.13 (PR #30475) counts embeddings, so the 16,384-token
 // image wins again. --limit-mm-per-prompt with every modality at 0, or --skip-mm-profiling, leaves the
 // encoder out, as vLLM does.
 #ifndef KVSIM_KVCACHE_BUDGET_ENCODER_BUDGET_H_

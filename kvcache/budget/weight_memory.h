@@ -20,7 +20,10 @@ struct WeightMemory {
   double full_width_bytes = 0;   // embeddings, lm_head, norms, biases, routers, unquantized linears
   double rope_cache_bytes = 0;   // cos/sin cache buffer
   double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward (issue 16)
-  double total_bytes() const { return quantized_bytes + full_width_bytes + rope_cache_bytes - cpu_offloaded_bytes; }
+  double init_buffer_bytes = 0;    // buffers the model allocates at load (Qwen3-VL's deepstack input embeds)
+  double total_bytes() const {
+    return quantized_bytes + full_width_bytes + rope_cache_bytes + init_buffer_bytes - cpu_offloaded_bytes;
+  }
 };
 
 // [first_layer, end_layer) of each pipeline stage, as vLLM's get_pp_indices splits them: equal

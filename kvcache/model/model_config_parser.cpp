@@ -35,12 +35,35 @@ int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std:
   const double image = static_cast<double>(r.Optional({"image_size"}, 0));
   const double out = static_cast<double>(r.Optional({"out_hidden_size", "vision_output_dim", "projection_dim"}, h));
   const double per_layer = 4 * hd * hd + 4 * hd + 2 * hd * inter + inter + hd + 4 * hd;
+  if (vision.contains("spatial_merge_size")) {
+    // Qwen-VL towers: a (temporal x patch x patch) patch embedding, a learned position table (Qwen3),
+    // and patch mergers of merge^2 neighbours -- LayerNorm, Linear(m, m), Linear(m, out) with
+    // m = merge^2 x hidden -- one, plus one per deepstack level (Qwen3-VL).
+    const double merge = static_cast<double>(r.Optional({"spatial_merge_size"}, 2));
+    const double temporal = static_cast<double>(r.Optional({"temporal_patch_size"}, 2));
+    const double m = merge * merge * hd;
+    const auto ds = vision.find("deepstack_visual_indexes");
+    const double mergers = 1 + (ds != vision.end() && ds->is_array() ? static_cast<double>(ds->size()) : 0);
+    double total = static_cast<double>(layers) * per_layer + channels * temporal * patch * patch * hd + hd;
+    total += static_cast<double>(r.Optional({"num_position_embeddings"}, 0)) * hd;
+    total += mergers * (2 * m + m * m + m + m * out + out);
+    return RoundToInt64OrThrow(total, 0, static_cast<int64_t>(kMaxModelParameters),
+                               source + ": vision_config: estimated vision parameters");
+  }
   double total = static_cast<double>(layers) * per_layer + channels * patch * patch * hd + 2 * hd;
   if (image > 0) total += std::floor(image / patch) * std::floor(image / patch) * hd;
   total += out * static_cast<double>(text_hidden) + static_cast<double>(text_hidden);  // projector
   if (out != hd) total += hd * out;
   return RoundToInt64OrThrow(total, 0, static_cast<int64_t>(kMaxModelParameters),
                              source + ": vision_config: estimated vision parameters");
+}
+
+bool HasMropeSection(const json& text) {
+  for (const char* key : {"rope_scaling", "rope_parameters"}) {
+    auto rs = text.find(key);
+    if (rs != text.end() && rs->is_object() && rs->contains("mrope_section")) return true;
+  }
+  return false;
 }
 
 // vLLM's derived max_model_len: the position limit, stretched by a RoPE scaling factor except
@@ -198,6 +221,13 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
                          std::to_string(spec.attention_layers()) + "; their fixed per-request state is not modelled");
   spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings, source, prefix);
   spec.rope_cache_positions = spec.rotary_dim > 0 ? spec.derived_max_model_len : 0;
+  // Multimodal RoPE (Qwen2-VL/2.5-VL/3-VL: rope_scaling.mrope_section): vLLM's MRotaryEmbedding builds
+  // its cos/sin cache over 4 x max_position_embeddings positions, headroom for video positions
+  // (rotary_embedding/mrope.py; Qwen3-VL's 262,144 positions x 128 x 2 B = 0.25 GiB on every rank).
+  // vLLM's Qwen-VL models position text with M-RoPE whether or not the config spells mrope_section.
+  const std::string top_type = root.value("model_type", type);
+  const bool qwen_vl = StartsWith(top_type, "qwen2_vl") || StartsWith(top_type, "qwen2_5_vl") || StartsWith(top_type, "qwen3_vl");
+  if (spec.rotary_dim > 0 && (qwen_vl || HasMropeSection(text))) spec.rope_cache_positions = 4 * spec.max_position_embeddings;
 
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {

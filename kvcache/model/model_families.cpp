@@ -1,3 +1,4 @@
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/model_families.h"
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 namespace kvsim {
 namespace {
 
-bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // GPT-2 descendants: LayerNorm with bias, plain MLP with biases, learned positions, no RoPE.
 bool IsGpt2Style(const std::string& type) { return type == "gpt2" || type == "gpt_bigcode"; }

@@ -1,3 +1,4 @@
+#include "kvcache/base/text_format.h"
 #include "kvcache/model/vision_spec.h"
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 namespace kvsim {
 namespace {
 
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 }  // namespace
 

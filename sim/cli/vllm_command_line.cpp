@@ -171,7 +171,6 @@ const ServeFlag kSglangFlags[] = {
     {"--enable-multimodal", "", S, N}, {"--disable-shared-experts-fusion", "", S, N}, {"--ep-num-redundant-experts", "", V, X},
 };
 
-bool StartsWith(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 // JSON-valued flags vLLM also takes key by key: --speculative-config.num_speculative_tokens 5.
 bool IsJsonFlag(const std::string& name) {

@@ -204,7 +204,8 @@ TEST(EncoderBudgetTest, QwenThreeVlLargestImage) {
 // On TP 4 with 2,048 batched tokens: one video; pixels 49,152 x 1536 x 2 = 150,994,944 B; ViT peak
 // 49,152 x max(6 x 1152 / 4, 2 x 1152 + 2 x 4304 / 4) x 2 = 438,042,624 B; the output padded to
 // the placeholder, 153,600 x 2048 x 4 x 2 = 2,516,582,400 B, stays while the LM (peak 1 GiB here)
-// runs, so the profile grows by pixels + outputs.
+// runs, and so does the unpadded output the padding loop's variable still holds (12,288 x 2048 x 4
+// x 2 = 201,326,592 B), so the profile grows by pixels + both outputs.
 TEST(EncoderBudgetTest, QwenThreeVlVideoOnVllmZeroEleven) {
   EXPECT_EQ(QwenThreeVlVideoEmbeds(24576, 65536), 12288);
   EXPECT_EQ(QwenThreeVlVideoEmbeds(24576, 16199), 12100);
@@ -219,13 +220,33 @@ TEST(EncoderBudgetTest, QwenThreeVlVideoOnVllmZeroEleven) {
   EXPECT_EQ(p.embeds_per_item, 12288);
   EXPECT_DOUBLE_EQ(p.pixel_bytes, 150994944.0);
   EXPECT_DOUBLE_EQ(p.encoder_peak_bytes, 438042624.0);
-  EXPECT_DOUBLE_EQ(p.outputs_bytes, 2516582400.0);
-  EXPECT_DOUBLE_EQ(p.extra_bytes, 150994944.0 + 2516582400.0);
+  EXPECT_DOUBLE_EQ(p.outputs_bytes, 2516582400.0 + 201326592.0);
+  EXPECT_DOUBLE_EQ(p.extra_bytes, 150994944.0 + 2516582400.0 + 201326592.0);
   // 0.13 counts embeddings: the video's 12,288 lose to the 16,384-token image.
   EXPECT_FALSE(EstimateEncoderProfile(spec, mm, {2048, 256, 65536, 2.0, 4, ParseVllmVersion("0.13.0")}, 0.0).video);
   // --limit-mm-per-prompt '{"image": 2, "video": 0}' keeps the image on 0.11 too.
   mm.limit_per_prompt = {{"image", 2}, {"video", 0}};
   EXPECT_FALSE(EstimateEncoderProfile(spec, mm, s, 0.0).video);
+}
+
+// The issue's case end to end, against its vLLM 0.11.0 log (sipeed_wiki NanoKVM_Pro/cua.md; extra dev
+// row X006): Qwen3-VL-30B-A3B-Instruct, TP 4 on RTX 3090s, util 0.90, 65,536 tokens, 2,048 batched.
+// The log: "Model loading took 14.7708 GiB" per rank (the text model's quarter plus the vision tower's,
+// the 4 x 262,144-position M-RoPE cache and the deepstack buffers), "Available KV cache memory:
+// 2.31 GiB", "GPU KV cache size: 100,752 tokens". Before the video profile kvsim had 221,616 (+120%).
+TEST(EncoderBudgetTest, QwenThreeVlOnFourRtx3090sMatchesItsLog) {
+  DeploymentOptions o;
+  o.model = "Qwen/Qwen3-VL-30B-A3B-Instruct";
+  o.gpu = "rtx3090";
+  o.vllm_version = "0.11.0";
+  o.tensor_parallel_size = 4;
+  o.gpu_memory_utilization = "0.90";
+  o.max_model_len = "65536";
+  o.max_num_batched_tokens = "2048";
+  const CapacityResult r = Plan(o);
+  EXPECT_NEAR(BytesToGiB(r.weights_bytes), 14.7708, 14.7708 * 0.005);
+  EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), 2.31, 2.31 * 0.05);
+  EXPECT_NEAR(static_cast<double>(r.gpu_kv_cache_tokens), 100752.0, 100752.0 * 0.05);
 }
 
 // The null block (vllm/v1/core/block_pool.py, v0.8 - v0.11: BlockPool.__init__ pops block 0 as
