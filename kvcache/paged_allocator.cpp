@@ -55,10 +55,7 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens, token_budget);
   if (plan.new_tokens <= 0) return plan;
   const int64_t target = plan.cached_tokens + plan.new_tokens;
-  for (const auto& g : groups_) {
-    (void)g;
-    plan.blocks_needed += BlocksFor(target);
-  }
+  for (const auto& g : groups_) plan.blocks_needed += g.kind == AttentionKind::kStateOnly ? 1 : BlocksFor(target);
   plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
   plan.blocks_needed += hits_in_queue;
   plan.slots_needed = plan.blocks_needed * block_size_;
@@ -70,7 +67,9 @@ bool PagedAllocator::CanEverFit(const AdmitRequest& request) const {
   // In an empty pool every block is free; a request needs its whole final length at once in
   // full-attention groups (sliding-window groups need no more than the full ones).
   const int64_t per_group = CeilDiv(std::max(request.final_tokens, request.prompt_tokens), block_size_);
-  return per_group * static_cast<int64_t>(groups_.size()) <= pool_.num_blocks() - 1 - WatermarkBlocks();
+  int64_t blocks = 0;
+  for (const auto& g : groups_) blocks += g.kind == AttentionKind::kStateOnly ? 1 : per_group;
+  return blocks <= pool_.num_blocks() - 1 - WatermarkBlocks();
 }
 
 std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int64_t token_budget) {
@@ -125,7 +124,7 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
         if (pool_.at(gb.blocks[i]).ref_count == 1) ++*released;
     }
     const int64_t held = gb.held();
-    need += std::max<int64_t>(0, BlocksFor(target) - held);
+    need += std::max<int64_t>(0, (groups_[g].kind == AttentionKind::kStateOnly ? 1 : BlocksFor(target)) - held);
   }
   return need;
 }
@@ -182,6 +181,16 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
   const int64_t target = r.computed + tokens;
   for (size_t g = 0; g < groups_.size(); ++g) {
     GroupBlocks& gb = r.groups[g];
+    if (groups_[g].kind == AttentionKind::kStateOnly) {
+      // One page holds the layer's whole state from the first token on; it counts as in use.
+      if (gb.blocks.empty() && tokens > 0) {
+        const BlockId b = TakeFreeBlock();
+        AddRef(b);
+        AddFill(b, static_cast<int32_t>(block_size_));
+        gb.blocks.push_back(b);
+      }
+      continue;
+    }
     int64_t pos = r.computed;
     if (Offset(pos) != 0 && !gb.blocks.empty() && tokens > 0) {
       const BlockId last = gb.blocks.back();
@@ -257,8 +266,9 @@ void PagedAllocator::SetTail(RequestState& r) {
   const int64_t offset = Offset(r.computed);
   const int32_t unfilled = static_cast<int32_t>(offset == 0 ? 0 : block_size_ - offset);
   const int32_t value = static_cast<int32_t>(std::min<int64_t>(unfilled, remaining));
-  for (GroupBlocks& gb : r.groups) {
-    if (gb.held() == 0) continue;
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    GroupBlocks& gb = r.groups[g];
+    if (gb.held() == 0 || groups_[g].kind == AttentionKind::kStateOnly) continue;
     reserved_slots_ += value;
     gb.tail_reserved = value;
   }

@@ -16,6 +16,14 @@ int64_t PagedAllocator::CheckOwners(std::vector<int32_t>& refs, BlockTotals& cou
     for (size_t g = 0; g < r.groups.size(); ++g) {
       const GroupBlocks& gb = r.groups[g];
       const int64_t logical = gb.held();
+      if (groups_[g].kind == AttentionKind::kStateOnly) {  // one full page from the first token on
+        KVSIM_CHECK(logical == (r.computed > 0 ? 1 : 0) && gb.tail_reserved == 0, "a state group holds other than one page");
+        for (const BlockId b : gb.blocks) {
+          KVSIM_CHECK(b > 0 && b < n && pool_.at(b).filled_slots == block_size_, "a state page is not a full, valid block");
+          ++refs[b];
+        }
+        continue;
+      }
       KVSIM_CHECK(logical == CeilDiv(r.computed, block_size_),
               "PagedAllocator: request " + std::to_string(id) + " holds " + std::to_string(logical) + " blocks for " +
                   std::to_string(r.computed) + " tokens");

@@ -86,7 +86,7 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   for (const StageCapacity& st : cap.stages) {
     kv_bytes_per_token_ += st.layout.bytes_per_token;
     for (const KvCacheGroup& g : st.layout.groups)
-      if (g.kind != AttentionKind::kFull) {
+      if (g.kind == AttentionKind::kSlidingWindow || g.kind == AttentionKind::kChunkedLocal) {  // states read no KV
         window_layers_ += static_cast<double>(g.num_layers);
         window_tokens_ = static_cast<double>(g.window_tokens);
       }

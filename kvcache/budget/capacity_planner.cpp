@@ -98,6 +98,10 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.block_size = d.block_size;
   s.gpu_memory_utilization = d.gpu_memory_utilization;
   s.kv_grouping = d.kv_grouping;
+  // issue 16: with linear-attention / SSM layers vLLM V1 raises the block size until one attention
+  // page holds a layer's state (kv_cache_layout.h HybridStateBlockSize), a --block-size too included.
+  if (c.engine == Engine::kVllm && f.version.era() != VllmEra::kV0 && s.kv_grouping == KvGrouping::kHybrid)
+    s.block_size = std::max(s.block_size, HybridStateBlockSize(spec, f.kv, c.tensor_parallel_size));
   return s;
 }
 
@@ -297,6 +301,12 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
 
   r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
   const KvCacheLayout& layout = r.stages[r.bottleneck_stage].layout;
+  if (layout.state_page_bytes > 0)
+    r.notes.push_back("state pages: " + Thousands(layout.state_page_bytes) + " B of linear-attention/SSM state per layer and request, " +
+                      "padded by " + Format("%.2f%%", 100.0 * static_cast<double>(layout.page_bytes - layout.state_page_bytes) /
+                                                          static_cast<double>(layout.state_page_bytes)) +
+                      " to the attention page of " + std::to_string(layout.block_size) + " tokens (" +
+                      Thousands(layout.page_bytes) + " B): vLLM raises the block size until an attention page holds a state");
   if (layout.padding_layers > 0)
     r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
                       " padding layer(s) added to equalise groups, as vLLM does");

@@ -13,6 +13,7 @@ namespace kvsim {
 KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec, NumericFormat model_dtype) {
   KvCacheFormat f;
   f.name = flag;
+  f.state_bytes_per_element = BytesPerElement(model_dtype);
   if (flag == "auto" || flag.empty()) {
     f.name = "auto";
     f.bytes_per_element = BytesPerElement(model_dtype);
@@ -81,10 +82,54 @@ int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_ba
         pages += CeilDiv(std::min(g.window_tokens + max_num_batched_tokens, max_model_len), block_size);
         break;
       case AttentionKind::kStateOnly:
-        break;  // never grouped: BuildKvCacheLayout leaves these layers out
+        pages += 1;  // a fixed-size state, whatever the length
+        break;
     }
   }
   return pages;
+}
+
+double AttentionBytesPerTokenPerLayer(const ModelSpec& spec, const KvCacheFormat& format, int tp) {
+  if (spec.has_mla) {
+    double bytes = format.fp8_ds_mla
+        ? 656.0
+        : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
+    // issue 16: DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
+    // the same blocks (vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an
+    // MLAAttentionSpec of head_size index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys
+    // plus one fp32 scale per 128 values: 132 B per token and layer for index_head_dim 128).
+    if (spec.mla.indexer_head_dim > 0)
+      bytes += static_cast<double>(spec.mla.indexer_head_dim + spec.mla.indexer_head_dim / 128 * 4);
+    return bytes;
+  }
+  const int64_t heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
+  return 2.0 * static_cast<double>(heads * spec.head_dim) * format.bytes_per_element;
+}
+
+int64_t StatePageBytes(const ModelSpec& spec, const KvCacheFormat& format, int tp) {
+  const StateLayerSpec& st = spec.state;
+  if (st.formula == StateLayerFormula::kNone || spec.kv_layers() == spec.num_layers) return 0;
+  const double state = format.state_bytes_per_element;
+  const double temporal_bytes = state;  // mamba_ssm_cache_dtype "auto": the conv state's dtype
+  const int64_t conv_rows = st.conv_kernel - 1;
+  if (st.formula == StateLayerFormula::kGatedDeltaNet) {
+    const int64_t conv_dim = 2 * st.num_k_heads * st.head_k_dim + st.num_v_heads * st.head_v_dim;
+    return static_cast<int64_t>(static_cast<double>(conv_rows * (conv_dim / tp)) * state +
+                                static_cast<double>(st.num_v_heads / tp * st.head_k_dim * st.head_v_dim) * temporal_bytes);
+  }
+  // Mamba2: B/C groups replicated up to TP when TP does not divide them (extra_groups_for_head_shards).
+  const int64_t groups = st.n_groups % tp == 0 ? st.n_groups : tp;
+  const int64_t conv_dim = st.inner + 2 * groups * st.head_k_dim;
+  return static_cast<int64_t>(static_cast<double>(conv_rows * (conv_dim / tp)) * state +
+                              static_cast<double>(st.num_v_heads / tp * st.head_v_dim * st.head_k_dim) * temporal_bytes);
+}
+
+int64_t HybridStateBlockSize(const ModelSpec& spec, const KvCacheFormat& format, int tp) {
+  constexpr int64_t kAlignment = 16;
+  const int64_t state = StatePageBytes(spec, format, tp);
+  if (state == 0) return 0;
+  const auto per_token = static_cast<int64_t>(std::ceil(AttentionBytesPerTokenPerLayer(spec, format, tp)));
+  return kAlignment * CeilDiv(state, kAlignment * per_token);
 }
 
 KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& format, int tp, int64_t first_layer,
@@ -93,27 +138,25 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   layout.block_size = block_size;
   layout.num_attention_layers = 0;
   for (int64_t i = first_layer; i < end_layer; ++i) layout.num_attention_layers += spec.layers[i].HasOwnKv();
-  if (spec.has_mla) {
-    layout.bytes_per_token_per_layer = format.fp8_ds_mla
-        ? 656.0
-        : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
-    // issue 16: DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
-    // the same blocks (vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an
-    // MLAAttentionSpec of head_size index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys
-    // plus one fp32 scale per 128 values: 132 B per token and layer for index_head_dim 128).
-    if (spec.mla.indexer_head_dim > 0)
-      layout.bytes_per_token_per_layer += static_cast<double>(spec.mla.indexer_head_dim + spec.mla.indexer_head_dim / 128 * 4);
-  } else {
-    const int64_t heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
-    layout.bytes_per_token_per_layer = 2.0 * static_cast<double>(heads * spec.head_dim) * format.bytes_per_element;
-  }
+  layout.bytes_per_token_per_layer = AttentionBytesPerTokenPerLayer(spec, format, tp);
   layout.bytes_per_token = layout.bytes_per_token_per_layer * static_cast<double>(layout.num_attention_layers);
   layout.page_bytes = static_cast<int64_t>(std::ceil(layout.bytes_per_token_per_layer * static_cast<double>(block_size)));
+  // issue 16: state-only layers take one page per request, their state padded to the attention page
+  // (vLLM's hybrid manager only; without it kvsim leaves them out, as before).
+  const int64_t state = grouping == KvGrouping::kHybrid ? StatePageBytes(spec, format, tp) : 0;
+  if (state > 0) {
+    layout.state_page_bytes = state;
+    layout.page_bytes = std::max(layout.page_bytes, state);
+  }
 
   // Count layers per attention type; std::map keeps the group order deterministic.
   std::map<std::pair<AttentionKind, int64_t>, int64_t> types;
   for (int64_t i = first_layer; i < end_layer; ++i) {
-    if (!spec.layers[i].HasOwnKv()) continue;  // state-only and KV-sharing layers get no pages
+    if (state > 0 && spec.layers[i].kind == AttentionKind::kStateOnly) {
+      types[{AttentionKind::kStateOnly, 0}] += 1;
+      continue;
+    }
+    if (!spec.layers[i].HasOwnKv()) continue;  // KV-sharing layers, and states kvsim cannot size, get no pages
     LayerAttention a = grouping == KvGrouping::kHybrid ? spec.layers[i] : LayerAttention{};
     types[{a.kind, a.window_tokens}] += 1;
   }

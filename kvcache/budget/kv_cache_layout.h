@@ -32,6 +32,7 @@ struct KvCacheFormat {
   double bytes_per_element = 2.0;
   bool fp8_ds_mla = false;   // DeepSeek-V3.2 FlashMLA-sparse layout: 656 B per token and layer
   std::string name = "auto";
+  double state_bytes_per_element = 2.0;  // linear-attention / SSM state: the model dtype (mamba_cache_dtype auto)
 };
 
 // Parses --kv-cache-dtype (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla, int8, int4).
@@ -53,6 +54,8 @@ struct KvCacheLayout {
   int64_t group_size = 0;             // layers (tensors) sharing one block id
   int64_t padding_layers = 0;
   int64_t block_bytes = 0;            // page_bytes × group_size: memory behind one block id
+  int64_t state_page_bytes = 0;       // one state-only layer's per-request state before padding to
+                                      // page_bytes (0: no state layers in the pool)
   // Layers of one attention kind whose pages differ in size (a drafter of another shape next to the
   // target) form one group in vLLM (UniformTypeKVCacheSpecs): a block holds one page of each layer,
   // so block_bytes is the sum of their pages, not page_bytes × group_size.
@@ -63,9 +66,26 @@ struct KvCacheLayout {
   std::map<std::pair<AttentionKind, int64_t>, int64_t> LayersPerType() const;
 
   // Pages a request of `max_model_len` tokens may hold at once in every group together
-  // (vLLM max_memory_usage_bytes / page size, summed over groups).
+  // (vLLM max_memory_usage_bytes / page size, summed over groups; a state group: one page, the
+  // MambaSpec of mamba_cache_mode "none").
   int64_t PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const;
 };
+
+// Bytes per token of one attention layer on one TP rank: K and V of max(1, kv_heads / TP) heads, or
+// MLA's latent (fp8_ds_mla: 656 B), plus DeepSeek-V3.2's indexer keys.
+double AttentionBytesPerTokenPerLayer(const ModelSpec& spec, const KvCacheFormat& format, int tp);
+
+// One state-only layer's per-request state on one TP rank (vLLM MambaSpec.page_size_bytes before
+// padding): the model_spec.h StateLayerSpec shapes, both states in the model dtype
+// (mamba_cache_dtype and mamba_ssm_cache_dtype "auto"). 0 when the model has no state layers or
+// kvsim does not know their shapes.
+int64_t StatePageBytes(const ModelSpec& spec, const KvCacheFormat& format, int tp);
+
+// The attention block size vLLM raises block_size to, so that one attention page holds one state
+// page (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig.verify_and_update_config,
+// v0.11: alignment 16): 16 x ceil(state page / (16 x attention bytes per token and layer)). The state
+// page is then padded to the attention page. 0 without state layers.
+int64_t HybridStateBlockSize(const ModelSpec& spec, const KvCacheFormat& format, int tp);
 
 // Groups layers of one page size as vLLM's _get_kv_cache_groups_uniform_page_size: one type keeps all
 // its layers in one group; several types get groups of the rarest type's count, or of the largest count

@@ -9,6 +9,7 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/capacity_planner.h"
+#include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
 namespace fs = std::filesystem;
@@ -117,13 +118,18 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
                                   const std::string& data_dir, const std::string& logs_dir) {
   LogValidation v;
   ResolveCache cache;
+  const std::vector<std::string> presets = ListModelPresets(data_dir);
   for (const VllmLogRow& row : rows) {
-    if (row.config_file.empty()) {
+    // A row without a config of its own is planned with the preset of its exact model id, if kvsim
+    // ships one (a config found after the row was written); otherwise it is skipped.
+    const bool preset = row.config_file.empty() &&
+                        std::find(presets.begin(), presets.end(), row.model_id) != presets.end();
+    if (row.config_file.empty() && !preset) {
       ++v.skipped;
       continue;
     }
     DeploymentOptions o = OptionsForLogRow(row);
-    o.model = ConfigForRow(row.config_file, configs_dir, logs_dir);
+    o.model = preset ? row.model_id : ConfigForRow(row.config_file, configs_dir, logs_dir);
     ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,
                      {}, {}, {}, {}, false, ""};
     std::optional<double> w, k, t, b;

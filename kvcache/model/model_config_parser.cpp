@@ -44,7 +44,9 @@ int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std:
     const double m = merge * merge * hd;
     const auto ds = vision.find("deepstack_visual_indexes");
     const double mergers = 1 + (ds != vision.end() && ds->is_array() ? static_cast<double>(ds->size()) : 0);
-    double total = static_cast<double>(layers) * per_layer + channels * temporal * patch * patch * hd + hd;
+    // Qwen2.5-VL's vision MLP is gated (silu: gate, up, down); Qwen2-VL's and Qwen3-VL's are fc1/fc2.
+    const double gate = r.String("hidden_act", "") == "silu" ? hd * inter + inter : 0;
+    double total = static_cast<double>(layers) * (per_layer + gate) + channels * temporal * patch * patch * hd + hd;
     total += static_cast<double>(r.Optional({"num_position_embeddings"}, 0)) * hd;
     total += mergers * (2 * m + m * m + m + m * out + out);
     return RoundToInt64OrThrow(total, 0, static_cast<int64_t>(kMaxModelParameters),
@@ -217,8 +219,11 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
     throw Error(source + ": model_type '" + type + "' has no attention layers; kvsim models KV caches of attention layers");
   if (const int64_t state_only = spec.num_layers - spec.attention_layers(); state_only > 0)
     spec.notes.push_back(std::to_string(state_only) + " of " + std::to_string(spec.num_layers) +
-                         " layers are linear-attention/SSM: the KV cache covers the other " +
-                         std::to_string(spec.attention_layers()) + "; their fixed per-request state is not modelled");
+                         " layers are linear-attention/SSM: " +
+                         (spec.state.formula != StateLayerFormula::kNone
+                              ? std::string("each keeps one fixed-size state page per request (vLLM's MambaSpec)")
+                              : "the KV cache covers the other " + std::to_string(spec.attention_layers()) +
+                                    "; their per-request state is not modelled (no state shapes kvsim knows in the config)"));
   spec.derived_max_model_len = DeriveMaxModelLen(text, spec.max_position_embeddings, source, prefix);
   spec.rope_cache_positions = spec.rotary_dim > 0 ? spec.derived_max_model_len : 0;
   // Multimodal RoPE (Qwen2-VL/2.5-VL/3-VL: rope_scaling.mrope_section): vLLM's MRotaryEmbedding builds

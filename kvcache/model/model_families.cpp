@@ -259,6 +259,36 @@ void ReadKvSharing(const FieldReader& r, ModelSpec& spec) {
     spec.notes.push_back(std::to_string(sharing) + " layer(s) reuse an earlier layer's KV (num_kv_shared_layers): no pages of their own");
 }
 
+// The state shapes of the linear-attention / SSM layers, for the families whose fields vLLM's shape
+// calculators read (qwen3_next.py, granitemoehybrid.py, nemotron_h.py). Absent fields leave the
+// formula kNone: the planner then says the state is not modelled.
+void ReadStateLayerShape(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  StateLayerSpec& st = spec.state;
+  if (type == "qwen3_next") {
+    st.num_k_heads = r.Optional({"linear_num_key_heads"}, 0);
+    st.num_v_heads = r.Optional({"linear_num_value_heads"}, 0);
+    st.head_k_dim = r.Optional({"linear_key_head_dim"}, 0);
+    st.head_v_dim = r.Optional({"linear_value_head_dim"}, 0);
+    st.conv_kernel = r.Optional({"linear_conv_kernel_dim"}, 4);
+    if (st.num_k_heads > 0 && st.num_v_heads > 0 && st.head_k_dim > 0 && st.head_v_dim > 0)
+      st.formula = StateLayerFormula::kGatedDeltaNet;
+    return;
+  }
+  const int64_t heads = r.Optional({"mamba_n_heads", "mamba_num_heads"}, 0);
+  const int64_t head_dim = r.Optional({"mamba_d_head", "mamba_head_dim"}, 0);
+  const int64_t d_state = r.Optional({"mamba_d_state", "ssm_state_size"}, 0);
+  if (heads <= 0 || head_dim <= 0 || d_state <= 0) return;
+  st.num_v_heads = heads;
+  st.head_v_dim = head_dim;
+  st.head_k_dim = d_state;
+  st.n_groups = r.Optional({"mamba_n_groups", "n_groups"}, 1);
+  st.conv_kernel = r.Optional({"mamba_d_conv", "conv_kernel"}, 4);
+  // vLLM's granitemoehybrid.py sizes the mixer as mamba_expand x hidden, nemotron_h.py as heads x head_dim.
+  const int64_t expand = r.Optional({"mamba_expand"}, 0);
+  st.inner = expand > 0 && type != "nemotron_h" ? expand * spec.hidden_size : heads * head_dim;
+  st.formula = StateLayerFormula::kMamba2;
+}
+
 void ReadLayerKinds(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   const int64_t n = spec.num_layers;
   spec.layers.assign(n, LayerAttention{});
@@ -292,6 +322,7 @@ void ReadLayerKinds(const FieldReader& r, const std::string& type, ModelSpec& sp
 void ReadLayerAttention(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   ReadLayerKinds(r, type, spec);
   ReadKvSharing(r, spec);
+  if (spec.kv_layers() < spec.num_layers) ReadStateLayerShape(r, type, spec);
 }
 
 }  // namespace kvsim

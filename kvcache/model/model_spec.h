@@ -62,6 +62,24 @@ struct MlaSpec {
   bool fp8_ds_mla_default = false;  // V3.2: vLLM stores the latent as fp8_ds_mla (656 B/token/layer)
 };
 
+// The fixed per-request state of a linear-attention / SSM layer, shaped as vLLM's
+// MambaStateShapeCalculator does (vllm/model_executor/layers/mamba/mamba_utils.py) (issue 16):
+//   Gated DeltaNet (Qwen3-Next): conv (kernel - 1) x (2 Hk dk + Hv dv) / TP, temporal (Hv / TP) x dk x dv
+//   Mamba2 (Granite-4.0-H, Nemotron-H): groups padded to a multiple of TP when TP does not divide them;
+//                  conv (kernel - 1) x (inner + 2 groups d_state) / TP, temporal (heads / TP) x head_dim x d_state
+enum class StateLayerFormula { kNone, kGatedDeltaNet, kMamba2 };
+
+struct StateLayerSpec {
+  StateLayerFormula formula = StateLayerFormula::kNone;  // kNone: shapes unknown, the state is not modelled
+  int64_t conv_kernel = 4;
+  int64_t num_k_heads = 0;   // Gated DeltaNet key heads; Mamba2: 0
+  int64_t num_v_heads = 0;   // Gated DeltaNet value heads; Mamba2: SSM heads
+  int64_t head_k_dim = 0;    // Mamba2: d_state
+  int64_t head_v_dim = 0;    // Mamba2: head_dim
+  int64_t n_groups = 0;      // Mamba2 B/C groups
+  int64_t inner = 0;         // Mamba2 inner width (Granite: expand x hidden; Nemotron-H: heads x head_dim)
+};
+
 struct ModelSpec {
   std::string name;           // preset id or file path, as the user gave it
   std::string architecture;   // architectures[0], e.g. "LlamaForCausalLM"
@@ -94,6 +112,7 @@ struct ModelSpec {
   double hidden_dropout = 0;
 
   std::vector<LayerAttention> layers;      // size num_layers
+  StateLayerSpec state;                    // shapes of the kStateOnly layers' per-request state
   MoeSpec moe;
   bool has_mla = false;
   MlaSpec mla;

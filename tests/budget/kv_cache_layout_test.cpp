@@ -4,6 +4,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/model/model_catalog.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
@@ -127,6 +128,59 @@ TEST(KvCacheLayoutTest, KvSharedLayersTakeNoPages) {
     EXPECT_EQ(note.find("linear-attention"), std::string::npos) << note;
   EXPECT_EQ(shared.attention_layers(), 30);
   EXPECT_THROW(SpecFromJson(head + R"(,"num_kv_shared_layers":30})"), Error);
+}
+
+// Linear-attention / SSM layers (issue 16), against vLLM's rule (model_executor/models/config.py
+// HybridAttentionMambaModelConfig.verify_and_update_config, v0.11: block = 16 x ceil(state page /
+// (16 x attention bytes per token and layer)); the state page padded to the attention page) and the
+// block sizes real vLLM runs printed.
+// Qwen3-Next-80B-A3B (36 Gated DeltaNet + 12 full-attention layers): state = conv 3 x (2 x 16 x 128 +
+// 32 x 128) x 2 B + temporal 32 x 128 x 128 x 2 B = 49,152 + 1,048,576 = 1,097,728 B; attention
+// 2 x 2 x 256 x 2 = 2,048 B per token and layer, so 16 x ceil(33.5) = 544 tokens (vllm#25811 shows
+// 544 tokens per page), a 1,114,112 B page (state padded by 1.49%); 4 groups of 12 layers; a request
+// of 262,144 tokens needs ceil(262144 / 544) = 482 attention pages + 1 state page per state group.
+// TP 4: 1 KV head (replicated), state 12,288 + 262,144 = 274,432 B, 16 x ceil(16.75) = 272 tokens.
+TEST(KvCacheLayoutTest, GatedDeltaNetStatePagesSetTheBlockSize) {
+  const ModelSpec next = ResolveModel("Qwen/Qwen3-Next-80B-A3B-Thinking", DataDirectory());
+  const KvCacheFormat f = ParseKvCacheFormat("auto", next, next.dtype);
+  EXPECT_EQ(StatePageBytes(next, f, 1), 1097728);
+  EXPECT_EQ(HybridStateBlockSize(next, f, 1), 544);
+  const KvCacheLayout l = BuildKvCacheLayout(next, f, 1, 0, next.num_layers, 544, KvGrouping::kHybrid);
+  EXPECT_EQ(l.page_bytes, 1114112);
+  EXPECT_EQ(l.state_page_bytes, 1097728);
+  EXPECT_EQ(l.group_size, 12);
+  EXPECT_EQ(l.groups.size(), 4u);
+  EXPECT_EQ(l.block_bytes, 1114112 * 12);
+  EXPECT_EQ(l.PagesPerRequest(262144, 8192), 482 + 3);
+  EXPECT_EQ(StatePageBytes(next, f, 4), 274432);
+  EXPECT_EQ(HybridStateBlockSize(next, f, 4), 272);
+  // Without the hybrid manager the states are left out, as before.
+  EXPECT_EQ(BuildKvCacheLayout(next, f, 1, 0, next.num_layers, 16, KvGrouping::kSingleGroup).state_page_bytes, 0);
+}
+
+// Mamba2 (Granite-4.0-H-Small's shapes: hidden 4096, 128 heads x 64, d_state 128, 1 group, conv 4,
+// expand 2; 8 KV heads x 128): conv 3 x (8192 + 2 x 128) x 2 = 50,688 B, SSM 128 x 64 x 128 x 2 =
+// 2,097,152 B; attention 4,096 B per token, so 16 x ceil(32.77) = 528 tokens, as vllm-gaudi PR #1564
+// logs for granite-4.0-h. Nemotron-Nano-9B-v2 (128 heads x 80, d_state 128, 8 groups, inner heads x
+// head_dim = 10,240): conv 3 x 12,288 x 2 = 73,728, SSM 2,621,440, 16 x ceil(41.1) = 672 tokens,
+// the block vllm#24280 printed.
+TEST(KvCacheLayoutTest, MambaTwoStatePagesSetTheBlockSize) {
+  const ModelSpec granite = SpecFromJson(R"({"architectures":["GraniteMoeHybridForCausalLM"],"model_type":"granitemoehybrid",
+    "hidden_size":4096,"intermediate_size":512,"num_hidden_layers":8,"num_attention_heads":32,"num_key_value_heads":8,
+    "vocab_size":100352,"max_position_embeddings":131072,"torch_dtype":"bfloat16",
+    "layer_types":["mamba","mamba","mamba","attention","mamba","mamba","mamba","attention"],
+    "mamba_n_heads":128,"mamba_d_head":64,"mamba_d_state":128,"mamba_n_groups":1,"mamba_d_conv":4,"mamba_expand":2})");
+  const KvCacheFormat f = ParseKvCacheFormat("auto", granite, granite.dtype);
+  EXPECT_EQ(StatePageBytes(granite, f, 1), 50688 + 2097152);
+  EXPECT_EQ(HybridStateBlockSize(granite, f, 1), 528);
+  // TP 2: one group cannot be split, so it is replicated to 2: conv 3 x (8192 + 2 x 2 x 128) / 2 x 2.
+  EXPECT_EQ(StatePageBytes(granite, f, 2), 3 * (8192 + 512) / 2 * 2 + 64 * 64 * 128 * 2);
+  ModelSpec nemotron = granite;
+  nemotron.num_kv_heads = 8;
+  nemotron.head_dim = 128;
+  nemotron.state = StateLayerSpec{StateLayerFormula::kMamba2, 4, 0, 128, 128, 80, 8, 128 * 80};
+  EXPECT_EQ(StatePageBytes(nemotron, f, 1), 73728 + 2621440);
+  EXPECT_EQ(HybridStateBlockSize(nemotron, f, 1), 672);
 }
 
 }  // namespace

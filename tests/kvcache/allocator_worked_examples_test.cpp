@@ -129,6 +129,30 @@ TEST(PagedWorkedExample, SlidingWindowReleasesBlocksOutOfTheWindow) {
   a.CheckInvariants();
 }
 
+// A linear-attention / SSM group (vLLM MambaSpec, mamba_cache_mode "none") holds one page per
+// request from its first token to its finish, whatever the length: a 64-token prompt takes 4 pages of
+// the attention group and 1 of the state group; 40 more tokens take 3 attention pages and no state
+// page; the finish returns all 8.
+TEST(PagedWorkedExample, StateGroupHoldsOnePagePerRequest) {
+  PagedAllocatorOptions o;
+  o.num_blocks = 20;
+  o.block_size = 16;
+  o.groups = {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kStateOnly, 0, 3}};
+  PagedAllocator a(o);
+  ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 64, 200), 1000));
+  EXPECT_EQ(a.num_used_blocks(), 4 + 1);
+  a.CheckInvariants();
+  for (int i = 0; i < 40; ++i) ASSERT_TRUE(a.Grow(1, 1));
+  EXPECT_EQ(a.num_used_blocks(), 7 + 1);
+  a.CheckInvariants();
+  // A request that could only ever fit with per-token state pages still fits: 17 pages + 1.
+  EXPECT_TRUE(a.CanEverFit(MakeAdmitRequest(2, 16 * 17, 16 * 17)));
+  EXPECT_FALSE(a.CanEverFit(MakeAdmitRequest(3, 16 * 18 + 1, 16 * 18 + 1)));
+  a.Free(1);
+  EXPECT_EQ(a.num_used_blocks(), 0);
+  a.CheckInvariants();
+}
+
 // vLLM v0 watermark: admission leaves int(0.01 × blocks) free; decode ignores it.
 TEST(PagedWorkedExample, V0WatermarkOnlyGatesAdmission) {
   PagedAllocatorOptions o;
