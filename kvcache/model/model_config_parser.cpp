@@ -237,7 +237,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size, source);
-    spec.vision = ReadVisionSpec(*vc, root.value("model_type", type), spec.hidden_size);  // issue 16
+    spec.vision = ReadVisionSpec(root, *vc, root.value("model_type", type), spec.hidden_size);  // issue 16
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

@@ -36,6 +36,11 @@ void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type)
     // transformers' LlamaConfig.__init__ defaults.
     FillMissing(text, {{"hidden_size", 4096}, {"intermediate_size", 11008}, {"num_hidden_layers", 32},
                        {"num_attention_heads", 32}, {"vocab_size", 32000}, {"max_position_embeddings", 2048}});
+  } else if (type == "mistral") {
+    // transformers' MistralConfig.__init__ defaults (LLaVA-NeXT's text_config states only the changes).
+    FillMissing(text, {{"hidden_size", 4096}, {"intermediate_size", 14336}, {"num_hidden_layers", 32},
+                       {"num_attention_heads", 32}, {"num_key_value_heads", 8}, {"vocab_size", 32000},
+                       {"max_position_embeddings", 131072}});
   } else if (type == "gemma3_text" || root_type == "gemma3") {
     // transformers' Gemma3TextConfig.__init__ defaults (models/gemma3/configuration_gemma3.py): the
     // vocabulary includes the image tokens (262,208), head_dim is 256 whatever hidden / heads is

@@ -11,7 +11,8 @@ namespace {
 
 }  // namespace
 
-VisionSpec ReadVisionSpec(const nlohmann::json& vc, const std::string& model_type, int64_t text_hidden) {
+VisionSpec ReadVisionSpec(const nlohmann::json& root, const nlohmann::json& vc, const std::string& model_type,
+                          int64_t text_hidden) {
   VisionSpec v;
   FieldReader r(vc, "", "vision_config.");
   v.hidden_size = r.Optional({"hidden_size", "embed_dim", "width"}, 0);
@@ -36,6 +37,27 @@ VisionSpec ReadVisionSpec(const nlohmann::json& vc, const std::string& model_typ
     const int64_t per_tile = (image / v.patch_size) * (image / v.patch_size);
     v.max_patches_per_image = 17 * per_tile;         // 16 tiles + the global view
     v.max_tokens_per_image = 17 * per_tile / 4;      // pixel shuffle 0.5 on each side
+    v.out_hidden_size = text_hidden;
+  } else if (model_type == "llava_next") {
+    // vllm/model_executor/models/llava_next.py get_num_image_tokens: the base image's (S/p)^2 features
+    // (CLS dropped by the "default" strategy), plus the best pinpoint's grid of (S/p) x (S/p) crops and
+    // one newline token per feature row; the dummy image takes the pinpoint with the most. Each crop
+    // and the base image run through CLIP with its CLS position.
+    const int64_t image = r.Optional({"image_size"}, 336);
+    const int64_t side = image / v.patch_size;
+    v.max_tokens_per_image = side * side;
+    v.max_patches_per_image = side * side + 1;
+    if (auto pins = root.find("image_grid_pinpoints"); pins != root.end() && pins->is_array())
+      for (const auto& pin : *pins) {
+        if (!pin.is_array() || pin.size() != 2 || !pin[0].is_number_integer() || !pin[1].is_number_integer()) continue;
+        const int64_t rows = pin[0].get<int64_t>() / image, cols = pin[1].get<int64_t>() / image;
+        if (rows <= 0 || cols <= 0 || rows > 64 || cols > 64) continue;
+        const int64_t tokens = rows * side * cols * side + rows * side + side * side;
+        if (tokens > v.max_tokens_per_image) {
+          v.max_tokens_per_image = tokens;
+          v.max_patches_per_image = (rows * cols + 1) * (side * side + 1);
+        }
+      }
     v.out_hidden_size = text_hidden;
   } else if (StartsWith(model_type, "gemma3")) {
     const int64_t image = r.Optional({"image_size"}, 896);

@@ -4,7 +4,8 @@
 // processors' defaults (Qwen2-VL/2.5-VL: max_pixels 12,845,056 = 16,384 merged 28x28 cells;
 // Qwen3-VL: longest_edge 16,777,216 = 16,384 merged 32x32 cells; Llama 4: 336-px tiles, up to 16
 // plus a global one, pixel shuffle 0.5; Gemma 3: one 896-px SigLIP crop, 256 tokens; LLaVA: one
-// CLIP image, image_size / patch_size squared patches).
+// CLIP image, image_size / patch_size squared patches; LLaVA-NeXT: the image_grid_pinpoints
+// resolution with the most tokens, tiled into CLIP crops plus the base image).
 #ifndef KVSIM_KVCACHE_MODEL_VISION_SPEC_H_
 #define KVSIM_KVCACHE_MODEL_VISION_SPEC_H_
 
@@ -32,9 +33,11 @@ struct VisionSpec {
   bool present() const { return depth > 0 && hidden_size > 0 && max_patches_per_image > 0; }
 };
 
-// `model_type` is the top-level one (qwen3_vl_moe, llama4, gemma3, llava, ...). Absent or unknown
-// encoders give a VisionSpec that is not present().
-VisionSpec ReadVisionSpec(const nlohmann::json& vision_config, const std::string& model_type, int64_t text_hidden);
+// `root` is the whole config.json (LLaVA-NeXT keeps image_grid_pinpoints there), `model_type` the
+// top-level one (qwen3_vl_moe, llama4, gemma3, llava, llava_next, ...). Absent or unknown encoders
+// give a VisionSpec that is not present().
+VisionSpec ReadVisionSpec(const nlohmann::json& root, const nlohmann::json& vision_config, const std::string& model_type,
+                          int64_t text_hidden);
 
 // The same for a --mm-processor-kwargs max_pixels on Qwen-VL processors.
 VisionSpec WithMaxPixels(VisionSpec v, int64_t max_pixels);

@@ -249,6 +249,20 @@ TEST(EncoderBudgetTest, QwenThreeVlOnFourRtx3090sMatchesItsLog) {
   EXPECT_NEAR(static_cast<double>(r.gpu_kv_cache_tokens), 100752.0, 100752.0 * 0.05);
 }
 
+// LLaVA-NeXT (vllm/model_executor/models/llava_next.py get_num_image_tokens): base 24^2 = 576
+// features, and for the 672 x 672 pinpoint a 2 x 2 grid of 24 x 24 crops with a newline per row:
+// 48 x 48 + 48 + 576 = 2,928 tokens (the other pinpoints: 1,752 / 1,776 / 2,376 / 2,328); CLIP runs
+// 4 crops + the base image of 577 positions = 2,885 patches. At 16,384 batched tokens the budget
+// takes 16384 // 2928 = 5 images, as the X008 log says ("profiled with 5 image items").
+TEST(EncoderBudgetTest, LlavaNextAnyresImage) {
+  const ModelSpec spec = ResolveModel(std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/validation/configs/llava-hf__llava-v1.6-mistral-7b-hf.json",
+                                      DataDirectory());
+  EXPECT_EQ(spec.vision.max_tokens_per_image, 2928);
+  EXPECT_EQ(spec.vision.max_patches_per_image, 2885);
+  const EncoderProfile p = EstimateEncoderProfile(spec, MultimodalSettings{}, {16384, 256, 4096, 2.0, 1, ParseVllmVersion("0.10.2")}, 0.0);
+  EXPECT_EQ(p.items, 5);
+}
+
 // The null block (vllm/v1/core/block_pool.py, v0.8 - v0.11: BlockPool.__init__ pops block 0 as
 // null_block). vLLM's own test_get_max_concurrency_for_kv_cache_config (tests/v1/core/
 // test_kv_cache_utils.py) divides the whole pool: 1,536 blocks / (16,384 / 16 = 1,024 blocks per
