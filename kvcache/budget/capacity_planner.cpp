@@ -63,6 +63,7 @@ Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
   f.quant = c.quantization.empty() ? spec.checkpoint_quantization
                                    : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
   f.kv = ParseKvCacheFormat(c.kv_cache_dtype, spec, f.dtype);
+  ApplyStateDtypes(c.mamba_cache_dtype, c.mamba_ssm_cache_dtype, f.kv);  // issue 16
   return f;
 }
 

@@ -25,6 +25,8 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.dtype = o.dtype;
   c.quantization = o.quantization;
   c.kv_cache_dtype = o.kv_cache_dtype;
+  c.mamba_cache_dtype = o.mamba_cache_dtype;
+  c.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;
   c.tensor_parallel_size = o.tensor_parallel_size;
   c.pipeline_parallel_size = o.pipeline_parallel_size;
   c.gpu_memory_utilization = OptionalNumber(o.gpu_memory_utilization, "--gpu-memory-utilization");

@@ -45,6 +45,8 @@ struct DeploymentConfig {
   std::string dtype = "auto";            // --dtype
   std::string quantization;              // --quantization; empty: what the checkpoint declares
   std::string kv_cache_dtype = "auto";   // --kv-cache-dtype
+  std::string mamba_cache_dtype = "auto";      // --mamba-cache-dtype: linear-attention / SSM states (issue 16)
+  std::string mamba_ssm_cache_dtype = "auto";  // --mamba-ssm-cache-dtype: the SSM / temporal state alone
   int tensor_parallel_size = 1;          // --tensor-parallel-size / -tp
   int pipeline_parallel_size = 1;        // --pipeline-parallel-size / -pp
   std::optional<double> gpu_memory_utilization;  // vLLM 0.9; SGLang: mem_fraction_static
@@ -84,6 +86,8 @@ struct DeploymentOptions {
   std::string dtype = "auto";
   std::string quantization;
   std::string kv_cache_dtype = "auto";
+  std::string mamba_cache_dtype = "auto";
+  std::string mamba_ssm_cache_dtype = "auto";
   int tensor_parallel_size = 1;
   int pipeline_parallel_size = 1;
   std::string gpu_memory_utilization;  // empty: engine default

@@ -13,7 +13,7 @@ namespace kvsim {
 KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec, NumericFormat model_dtype) {
   KvCacheFormat f;
   f.name = flag;
-  f.state_bytes_per_element = BytesPerElement(model_dtype);
+  f.state_bytes_per_element = f.temporal_bytes_per_element = BytesPerElement(model_dtype);
   if (flag == "auto" || flag.empty()) {
     f.name = "auto";
     f.bytes_per_element = BytesPerElement(model_dtype);
@@ -30,6 +30,18 @@ KvCacheFormat ParseKvCacheFormat(const std::string& flag, const ModelSpec& spec,
   if (!fmt) throw Error("--kv-cache-dtype: '" + flag + "' is not known (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, int8, int4)");
   f.bytes_per_element = BytesPerElement(*fmt);
   return f;
+}
+
+void ApplyStateDtypes(const std::string& mamba_cache_dtype, const std::string& mamba_ssm_cache_dtype, KvCacheFormat& f) {
+  auto bytes = [](const std::string& name, const char* flag) -> double {
+    if (name == "float32" || name == "fp32") return 4.0;
+    if (name == "float16" || name == "fp16" || name == "half" || name == "bfloat16" || name == "bf16") return 2.0;
+    throw Error(std::string(flag) + ": '" + name + "' is not known (auto, float32, float16, bfloat16)");
+  };
+  if (!mamba_cache_dtype.empty() && mamba_cache_dtype != "auto")
+    f.state_bytes_per_element = f.temporal_bytes_per_element = bytes(mamba_cache_dtype, "--mamba-cache-dtype");
+  if (!mamba_ssm_cache_dtype.empty() && mamba_ssm_cache_dtype != "auto")
+    f.temporal_bytes_per_element = bytes(mamba_ssm_cache_dtype, "--mamba-ssm-cache-dtype");
 }
 
 std::map<std::pair<AttentionKind, int64_t>, int64_t> KvCacheLayout::LayersPerType() const {
@@ -110,7 +122,7 @@ int64_t StatePageBytes(const ModelSpec& spec, const KvCacheFormat& format, int t
   const StateLayerSpec& st = spec.state;
   if (st.formula == StateLayerFormula::kNone || spec.kv_layers() == spec.num_layers) return 0;
   const double state = format.state_bytes_per_element;
-  const double temporal_bytes = state;  // mamba_ssm_cache_dtype "auto": the conv state's dtype
+  const double temporal_bytes = format.temporal_bytes_per_element;
   const int64_t conv_rows = st.conv_kernel - 1;
   if (st.formula == StateLayerFormula::kGatedDeltaNet) {
     const int64_t conv_dim = 2 * st.num_k_heads * st.head_k_dim + st.num_v_heads * st.head_v_dim;

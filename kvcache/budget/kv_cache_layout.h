@@ -32,8 +32,14 @@ struct KvCacheFormat {
   double bytes_per_element = 2.0;
   bool fp8_ds_mla = false;   // DeepSeek-V3.2 FlashMLA-sparse layout: 656 B per token and layer
   std::string name = "auto";
-  double state_bytes_per_element = 2.0;  // linear-attention / SSM state: the model dtype (mamba_cache_dtype auto)
+  double state_bytes_per_element = 2.0;     // linear-attention / SSM conv state: the model dtype (mamba_cache_dtype auto)
+  double temporal_bytes_per_element = 2.0;  // its SSM / temporal state: as the conv state (mamba_ssm_cache_dtype auto)
 };
+
+// --mamba-cache-dtype and --mamba-ssm-cache-dtype (auto, float32, float16, bfloat16) on `format`:
+// "auto" keeps the model dtype for the conv state, and the conv state's dtype for the temporal one
+// (vLLM's MambaStateDtypeCalculator). Throws kvsim::Error for other names.
+void ApplyStateDtypes(const std::string& mamba_cache_dtype, const std::string& mamba_ssm_cache_dtype, KvCacheFormat& format);
 
 // Parses --kv-cache-dtype (auto, fp16, bf16, fp8, fp8_e4m3, fp8_e5m2, fp8_ds_mla, int8, int4).
 // Throws kvsim::Error for unknown names.

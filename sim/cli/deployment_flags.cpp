@@ -30,6 +30,10 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
        "(default: what the checkpoint's quantization_config declares)")
       ("kv-cache-dtype", po::value(&o.kv_cache_dtype)->default_value(o.kv_cache_dtype),
        "auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are what-ifs)")
+      ("mamba-cache-dtype", po::value(&o.mamba_cache_dtype)->default_value(o.mamba_cache_dtype),
+       "auto | float32 | float16 | bfloat16: linear-attention / SSM state pages (auto: the model dtype)")
+      ("mamba-ssm-cache-dtype", po::value(&o.mamba_ssm_cache_dtype)->default_value(o.mamba_ssm_cache_dtype),
+       "auto | float32 | float16 | bfloat16: their SSM (temporal) state alone (auto: as --mamba-cache-dtype)")
       ("tensor-parallel-size", po::value(&o.tensor_parallel_size)->default_value(1), "tensor-parallel GPUs (-tp)")
       ("pipeline-parallel-size", po::value(&o.pipeline_parallel_size)->default_value(1), "pipeline stages (-pp)")
       ("gpu-memory-utilization", po::value(&o.gpu_memory_utilization),

@@ -81,8 +81,8 @@ const ServeFlag kVllmFlags[] = {
     {"--num-gpu-blocks-override", "", V, M, "--num-gpu-blocks-override"},
     {"--enable-prefix-caching", "", S, M, "--enable-prefix-caching", "--no-enable-prefix-caching"},
     {"--prefix-caching-hash-algo", "", V, N}, {"--cpu-offload-gb", "", V, M, "--cpu-offload-gb"},
-    {"--calculate-kv-scales", "", S, N}, {"--kv-sharing-fast-prefill", "", S, N}, {"--mamba-cache-dtype", "", V, X},
-    {"--mamba-ssm-cache-dtype", "", V, X}, {"--mamba-block-size", "", V, X},
+    {"--calculate-kv-scales", "", S, N}, {"--kv-sharing-fast-prefill", "", S, N}, {"--mamba-cache-dtype", "", V, M, "--mamba-cache-dtype"},
+    {"--mamba-ssm-cache-dtype", "", V, M, "--mamba-ssm-cache-dtype"}, {"--mamba-block-size", "", V, X},
     // MultiModalConfig
     {"--limit-mm-per-prompt", "", V, M, "--limit-mm-per-prompt"}, {"--enable-mm-embeds", "", S, N},
     {"--media-io-kwargs", "", V, N}, {"--mm-processor-kwargs", "", V, M, "--mm-processor-kwargs"},

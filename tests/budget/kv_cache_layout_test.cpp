@@ -154,6 +154,13 @@ TEST(KvCacheLayoutTest, GatedDeltaNetStatePagesSetTheBlockSize) {
   EXPECT_EQ(l.PagesPerRequest(262144, 8192), 482 + 3);
   EXPECT_EQ(StatePageBytes(next, f, 4), 274432);
   EXPECT_EQ(HybridStateBlockSize(next, f, 4), 272);
+  // --mamba-ssm-cache-dtype float32 (vLLM: the temporal state alone): 49,152 + 32 x 128 x 128 x 4 =
+  // 2,146,304 B, 16 x ceil(65.5) = 1,056 tokens; an unknown name is an error naming the flag.
+  KvCacheFormat fp32_ssm = f;
+  ApplyStateDtypes("auto", "float32", fp32_ssm);
+  EXPECT_EQ(StatePageBytes(next, fp32_ssm, 1), 2146304);
+  EXPECT_EQ(HybridStateBlockSize(next, fp32_ssm, 1), 1056);
+  EXPECT_THROW(ApplyStateDtypes("int3", "auto", fp32_ssm), Error);
   // Without the hybrid manager the states are left out, as before.
   EXPECT_EQ(BuildKvCacheLayout(next, f, 1, 0, next.num_layers, 16, KvGrouping::kSingleGroup).state_page_bytes, 0);
 }

@@ -1,6 +1,9 @@
 // Hand-derived worked examples: exact blocks and waste by category for each allocator and policy.
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "kvcache/prefix_keys.h"
@@ -9,11 +12,12 @@ namespace kvsim {
 namespace {
 
 
-PagedAllocator Paged(int64_t blocks, bool caching = false) {
+PagedAllocator Paged(int64_t blocks, bool caching = false, std::vector<KvCacheGroup> groups = {}) {
   PagedAllocatorOptions o;
   o.num_blocks = blocks;
   o.block_size = 16;
   o.enable_prefix_caching = caching;
+  o.groups = std::move(groups);
   return PagedAllocator(o);
 }
 
@@ -117,11 +121,7 @@ TEST(PagedWorkedExample, OnlyFullPromptBlocksAreShared) {
 // Sliding window W = 32, block 16: at 64 computed tokens blocks wholly before token 64 − 32 + 1 = 33
 // (blocks 0 and 1) are released before the next allocation; a full-attention group keeps all.
 TEST(PagedWorkedExample, SlidingWindowReleasesBlocksOutOfTheWindow) {
-  PagedAllocatorOptions o;
-  o.num_blocks = 20;
-  o.block_size = 16;
-  o.groups = {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kSlidingWindow, 32, 1}};
-  PagedAllocator a(o);
+  PagedAllocator a = Paged(20, false, {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kSlidingWindow, 32, 1}});
   ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 64, 100), 1000));
   EXPECT_EQ(a.num_used_blocks(), 4 + 4);
   ASSERT_TRUE(a.Grow(1, 1));  // 65 tokens: full group 5 blocks; window group drops 2, adds 1
@@ -134,11 +134,7 @@ TEST(PagedWorkedExample, SlidingWindowReleasesBlocksOutOfTheWindow) {
 // the attention group and 1 of the state group; 40 more tokens take 3 attention pages and no state
 // page; the finish returns all 8.
 TEST(PagedWorkedExample, StateGroupHoldsOnePagePerRequest) {
-  PagedAllocatorOptions o;
-  o.num_blocks = 20;
-  o.block_size = 16;
-  o.groups = {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kStateOnly, 0, 3}};
-  PagedAllocator a(o);
+  PagedAllocator a = Paged(20, false, {KvCacheGroup{AttentionKind::kFull, 0, 1}, KvCacheGroup{AttentionKind::kStateOnly, 0, 3}});
   ASSERT_TRUE(a.Admit(MakeAdmitRequest(1, 64, 200), 1000));
   EXPECT_EQ(a.num_used_blocks(), 4 + 1);
   a.CheckInvariants();
