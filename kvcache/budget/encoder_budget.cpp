@@ -59,7 +59,6 @@ EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSet
   p.pixel_bytes = patches * static_cast<double>(kImageChannels * v.temporal_patch_size * v.patch_size * v.patch_size) * b;
   const double hv = static_cast<double>(v.hidden_size), iv = static_cast<double>(v.intermediate_size);
   p.encoder_peak_bytes = patches * std::max(6.0 * hv / s.tp, 2.0 * hv + 2.0 * iv / s.tp) * b;
-  // 0.11-0.12 pad each dummy output to the placeholder it fills (PR #25810); later ones keep embeddings.
   // When an item's embeddings fill less than its placeholder, 0.11-0.12 replace each dummy output by
   // a zero tensor of the placeholder's rows (PR #25810); the loop that builds them leaves its variable
   // on the last unpadded output, which so stays alive through the LM and sampler runs too
