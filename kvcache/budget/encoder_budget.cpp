@@ -14,10 +14,10 @@ int64_t VideoTokens(int64_t cells, int64_t frames) {
   return (frames + 1) / 2 * side * side;
 }
 
+// --limit-mm-per-prompt for one modality; one item when not given (kvsim's reading of vLLM's default).
 int64_t Limit(const MultimodalSettings& mm, const char* modality) {
-  if (mm.limit_per_prompt.empty()) return 1;  // vLLM's default: one item per modality
   const auto it = mm.limit_per_prompt.find(modality);
-  return it == mm.limit_per_prompt.end() ? 0 : it->second;
+  return it == mm.limit_per_prompt.end() ? 1 : it->second;
 }
 
 }  // namespace
@@ -34,17 +34,17 @@ EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSet
   if (mm.skip_profiling) return p;
   const VisionSpec v = mm.max_pixels ? WithMaxPixels(spec.vision, *mm.max_pixels) : spec.vision;
   if (!v.present()) return p;
-  int64_t per_prompt = std::max(Limit(mm, "image"), Limit(mm, "video"));
-  for (const auto& [modality, count] : mm.limit_per_prompt) per_prompt = std::max(per_prompt, count);
-  if (per_prompt == 0) return p;
+  // The largest item is an image unless the image limit is 0 (or, below, Qwen3-VL's 0.11 video wins).
+  int64_t per_prompt = Limit(mm, "image");
 
   p.tokens_per_item = p.embeds_per_item = v.max_tokens_per_image;
   int64_t patches_per_item = v.max_patches_per_image;
   const bool placeholder_budget = s.version.era() == VllmEra::kV1Sort && s.version.minor >= 11 && s.version.minor < 13;
-  if (v.video_cells > 0 && placeholder_budget && Limit(mm, "video") > 0) {
+  if (v.video_cells > 0 && Limit(mm, "video") > 0 && (placeholder_budget || per_prompt == 0)) {
     const int64_t embeds = QwenThreeVlVideoEmbeds(v.video_cells, s.max_model_len);
-    const auto placeholder = static_cast<int64_t>(static_cast<double>(embeds) * kTimestampTokensPerEmbed);
-    if (placeholder > p.tokens_per_item || Limit(mm, "image") == 0) {
+    const auto placeholder = placeholder_budget ? static_cast<int64_t>(static_cast<double>(embeds) * kTimestampTokensPerEmbed)
+                                                : embeds;
+    if (placeholder > p.tokens_per_item || per_prompt == 0) {
       p.video = true;
       p.tokens_per_item = placeholder;
       p.embeds_per_item = embeds;
@@ -52,6 +52,7 @@ EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSet
       per_prompt = Limit(mm, "video");
     }
   }
+  if (per_prompt == 0) return p;  // every modality off: vLLM skips the encoder
   const int64_t budget = std::max(s.max_num_batched_tokens, p.tokens_per_item);
   p.items = std::max<int64_t>(1, std::min(per_prompt * s.max_num_seqs, budget / p.tokens_per_item));
   const double patches = static_cast<double>(p.items * patches_per_item);

@@ -224,9 +224,18 @@ TEST(EncoderBudgetTest, QwenThreeVlVideoOnVllmZeroEleven) {
   EXPECT_DOUBLE_EQ(p.extra_bytes, 150994944.0 + 2516582400.0 + 201326592.0);
   // 0.13 counts embeddings: the video's 12,288 lose to the 16,384-token image.
   EXPECT_FALSE(EstimateEncoderProfile(spec, mm, {2048, 256, 65536, 2.0, 4, ParseVllmVersion("0.13.0")}, 0.0).video);
-  // --limit-mm-per-prompt '{"image": 2, "video": 0}' keeps the image on 0.11 too.
+  // --limit-mm-per-prompt '{"image": 2, "video": 0}' keeps the image on 0.11 too; '{"image": 0}' on
+  // 0.13 profiles the video at its 12,288 embeddings, no placeholder, no padding.
   mm.limit_per_prompt = {{"image", 2}, {"video", 0}};
   EXPECT_FALSE(EstimateEncoderProfile(spec, mm, s, 0.0).video);
+  mm.limit_per_prompt = {{"image", 0}};
+  const EncoderProfile v13 = EstimateEncoderProfile(spec, mm, {2048, 256, 65536, 2.0, 4, ParseVllmVersion("0.13.0")}, 0.0);
+  EXPECT_TRUE(v13.video);
+  EXPECT_EQ(v13.tokens_per_item, 12288);
+  EXPECT_DOUBLE_EQ(v13.outputs_bytes, 12288.0 * 2048 * 4 * 2);
+  // '{"video": 0}' alone leaves the image at its default limit.
+  mm.limit_per_prompt = {{"video", 0}};
+  EXPECT_GT(EstimateEncoderProfile(spec, mm, s, 0.0).extra_bytes, 0.0);
 }
 
 // The case end to end, against its vLLM 0.11.0 log (sipeed_wiki NanoKVM_Pro/cua.md; extra dev
