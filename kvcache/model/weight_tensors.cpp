@@ -32,8 +32,36 @@ void AddNorm(TensorList& list, const ModelSpec& spec, const std::string& name, i
     list.Add(name + ".bias", WeightRole::kNorm, Sharding::kReplicated, width, 1, 1, layer);
 }
 
+// A linear-attention / SSM layer's mixer in place of attention (issue 16), as vLLM builds it:
+// Gated DeltaNet (qwen3_next.py: in_proj_qkvz, in_proj_ba, depthwise conv1d, A_log, dt_bias, gated
+// RMSNorm over dv, out_proj) and Mamba2 (mamba_mixer2.py: in_proj to z, x, B, C and dt, conv1d with
+// bias, A, D, dt_bias, gated norm over the inner width, out_proj).
+void AddStateMixer(TensorList& list, const ModelSpec& spec, int64_t layer) {
+  const int64_t h = spec.hidden_size;
+  const StateLayerSpec& st = spec.state;
+  if (st.formula == StateLayerFormula::kGatedDeltaNet) {
+    const int64_t key = st.num_k_heads * st.head_k_dim, value = st.num_v_heads * st.head_v_dim;
+    list.Add("mixer.in_proj_qkvz", WeightRole::kAttention, Sharding::kRows, 2 * key + 2 * value, h, 1, layer);
+    list.Add("mixer.in_proj_ba", WeightRole::kAttention, Sharding::kRows, 2 * st.num_v_heads, h, 1, layer);
+    list.Add("mixer.conv1d", WeightRole::kOther, Sharding::kRows, 2 * key + value, st.conv_kernel, 1, layer);
+    list.Add("mixer.A_log_dt_bias", WeightRole::kOther, Sharding::kRows, st.num_v_heads, 1, 2, layer);
+    list.Add("mixer.norm", WeightRole::kNorm, Sharding::kReplicated, st.head_v_dim, 1, 1, layer);
+    list.Add("mixer.out_proj", WeightRole::kAttention, Sharding::kCols, h, value, 1, layer);
+    return;
+  }
+  const int64_t conv_dim = st.inner + 2 * st.n_groups * st.head_k_dim;
+  list.Add("mixer.in_proj", WeightRole::kAttention, Sharding::kRows, st.inner + conv_dim + st.num_v_heads, h, 1, layer);
+  list.Add("mixer.conv1d", WeightRole::kOther, Sharding::kRows, conv_dim, st.conv_kernel + 1, 1, layer);
+  list.Add("mixer.A_D_dt_bias", WeightRole::kOther, Sharding::kRows, st.num_v_heads, 1, 3, layer);
+  list.Add("mixer.norm", WeightRole::kNorm, Sharding::kRows, st.inner, 1, 1, layer);
+  list.Add("mixer.out_proj", WeightRole::kAttention, Sharding::kCols, h, st.inner, 1, layer);
+}
+
 void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
   const int64_t h = spec.hidden_size;
+  if (spec.layers[static_cast<size_t>(layer)].kind == AttentionKind::kStateOnly &&
+      spec.state.formula != StateLayerFormula::kNone)
+    return AddStateMixer(list, spec, layer);
   if (spec.has_mla) {
     const MlaSpec& m = spec.mla;
     const int64_t heads = spec.num_attention_heads;
@@ -63,7 +91,10 @@ void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
   }
   const int64_t q_width = spec.num_attention_heads * spec.head_dim;
   const int64_t kv_width = spec.num_kv_heads * spec.head_dim;
-  list.Add("attn.q_proj", WeightRole::kAttention, Sharding::kRows, q_width, h, 1, layer);
+  // Qwen3-Next's gated attention projects a sigmoid gate per query channel beside the query
+  // (attn_output_gate, qwen3_next.py Qwen3NextAttention).
+  const int64_t q_out = spec.model_type == "qwen3_next" ? 2 * q_width : q_width;
+  list.Add("attn.q_proj", WeightRole::kAttention, Sharding::kRows, q_out, h, 1, layer);
   list.Add("attn.k_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
   list.Add("attn.v_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
   list.Add("attn.o_proj", WeightRole::kAttention, Sharding::kCols, h, q_width, 1, layer);

@@ -5,6 +5,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/model/model_catalog.h"
 #include "kvcache/model/weight_tensors.h"
 #include "tests/testutil.h"
 
@@ -166,6 +167,20 @@ TEST(ModelFamiliesTest, GemmaThreeStatedFieldsKeepTheirValues) {
   EXPECT_EQ(s.head_dim, 128);
   EXPECT_EQ(s.vocab_size, 262144);
   EXPECT_EQ(s.num_layers, 62);
+}
+
+// Qwen/Qwen3-Next-80B-A3B (card: 80 B total): vLLM's qwen3_next.py builds 36 Gated DeltaNet mixers and
+// 12 gated-attention layers. Hand count: embeddings and untied head 2 x 151,936 x 2,048 = 622,329,856;
+// per layer 512 experts x 3 x 2,048 x 512 + router 512 x 2,048 + shared expert 3 x 2,048 x 512 + its gate
+// 2,048 = 1,614,809,088 (x 48); a DeltaNet mixer: in_proj_qkvz (2 x 16 x 128 + 2 x 32 x 128) x 2,048
+// + in_proj_ba 64 x 2,048 + conv1d 8,192 x 4 + A_log, dt_bias 2 x 32 + gated norm 128 + out_proj
+// 2,048 x 4,096 = 33,718,464 (x 36); a gated attention: q with its gate 2 x 16 x 256 x 2,048 + k, v
+// 2 x 512 x 2,048 + o 2,048 x 4,096 + q/k norms 2 x 256 = 27,263,488 (x 12); two norms a layer and the
+// final one 198,656: 79,674,391,296.
+TEST(ModelFamiliesTest, QwenThreeNextCountsItsDeltaNetMixers) {
+  const ModelSpec next = ResolveModel("Qwen/Qwen3-Next-80B-A3B-Thinking", DataDirectory());
+  EXPECT_EQ(CountParameters(next), 79674391296);
+  EXPECT_EQ(next.state.formula, StateLayerFormula::kGatedDeltaNet);
 }
 
 }  // namespace
