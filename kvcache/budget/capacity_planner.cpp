@@ -99,6 +99,9 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.block_size = d.block_size;
   s.gpu_memory_utilization = d.gpu_memory_utilization;
   s.kv_grouping = d.kv_grouping;
+  // issue 16: DeepSeek-V3.2's sparse attention runs on 64-token blocks only (the indexer backend's and
+  // FlashMLA-sparse's get_supported_kernel_block_sizes), so vLLM picks 64 unless told otherwise.
+  if (c.engine == Engine::kVllm && !c.block_size && spec.has_mla && spec.mla.indexer_heads > 0) s.block_size = 64;
   // issue 16: with linear-attention / SSM layers vLLM V1 raises the block size until one attention
   // page holds a layer's state (kv_cache_layout.h HybridStateBlockSize), a --block-size too included.
   if (c.engine == Engine::kVllm && f.version.era() != VllmEra::kV0 && s.kv_grouping == KvGrouping::kHybrid)

@@ -224,6 +224,8 @@ TEST(CapacityPlannerTest, SparseIndexerWorkspacesComeOutOfTheKvBudget) {
   const ModelSpec v32 = SharedModel("deepseek-ai__DeepSeek-V3.2-Exp-16L64E.json");
   const CapacityResult r = PlanCapacity(v32, H100(94.973), c);
   EXPECT_EQ(r.settings.max_model_len, 163840);
+  // The LLMServingSim record (row X003): block_size 64 with user_specified_block_size false.
+  EXPECT_EQ(r.settings.block_size, 64);
   EXPECT_DOUBLE_EQ(r.sparse_indexer_bytes, 943718400.0 + 536870912.0);
   const double reserved = 0.92 * 94.973 * kGiB;
   EXPECT_NEAR(r.kv_cache_bytes,
