@@ -55,7 +55,7 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens, token_budget);
   if (plan.new_tokens <= 0) return plan;
   const int64_t target = plan.cached_tokens + plan.new_tokens;
-  for (const auto& g : groups_) plan.blocks_needed += g.kind == AttentionKind::kStateOnly ? 1 : BlocksFor(target);
+  for (const auto& g : groups_) plan.blocks_needed += GroupBlocksFor(g, target);
   plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
   plan.blocks_needed += hits_in_queue;
   plan.slots_needed = plan.blocks_needed * block_size_;
@@ -66,9 +66,9 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
 bool PagedAllocator::CanEverFit(const AdmitRequest& request) const {
   // In an empty pool every block is free; a request needs its whole final length at once in
   // full-attention groups (sliding-window groups need no more than the full ones).
-  const int64_t per_group = CeilDiv(std::max(request.final_tokens, request.prompt_tokens), block_size_);
+  const int64_t tokens = std::max(request.final_tokens, request.prompt_tokens);
   int64_t blocks = 0;
-  for (const auto& g : groups_) blocks += g.kind == AttentionKind::kStateOnly ? 1 : per_group;
+  for (const auto& g : groups_) blocks += GroupBlocksFor(g, tokens);
   return blocks <= pool_.num_blocks() - 1 - WatermarkBlocks();
 }
 
@@ -124,7 +124,7 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
         if (pool_.at(gb.blocks[i]).ref_count == 1) ++*released;
     }
     const int64_t held = gb.held();
-    need += std::max<int64_t>(0, (groups_[g].kind == AttentionKind::kStateOnly ? 1 : BlocksFor(target)) - held);
+    need += std::max<int64_t>(0, GroupBlocksFor(groups_[g], target) - held);
   }
   return need;
 }

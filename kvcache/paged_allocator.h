@@ -137,6 +137,11 @@ class PagedAllocator final : public KvAllocator {
   // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for
   // hybrid models whose page sizes were unified), divisions otherwise.
   int64_t BlocksFor(int64_t tokens) const { return shift_ >= 0 ? (tokens + block_size_ - 1) >> shift_ : CeilDiv(tokens, block_size_); }
+  // Blocks a group holds for `tokens` tokens: one for a state group (one state page from the first token
+  // on), BlocksFor(tokens) for an attention group.
+  int64_t GroupBlocksFor(const KvCacheGroup& g, int64_t tokens) const {
+    return g.kind == AttentionKind::kStateOnly ? 1 : BlocksFor(tokens);
+  }
   int64_t Offset(int64_t tokens) const { return shift_ >= 0 ? tokens & (block_size_ - 1) : tokens % block_size_; }
   int64_t Index(int64_t tokens) const { return shift_ >= 0 ? tokens >> shift_ : tokens / block_size_; }
 
