@@ -5,7 +5,7 @@
 #include <benchmark/benchmark.h>
 
 #include "kvcache/model/model_catalog.h"
-#include "sim/replay_runner.h"
+#include "sim/run/replay_runner.h"
 
 namespace kvsim {
 namespace {

@@ -1,7 +1,7 @@
 // kvsim train's answer time: one estimate, and --find micro-batch-size, per model preset.
 #include <benchmark/benchmark.h>
 
-#include "kvcache/budget/training_memory.h"
+#include "kvcache/training/training_memory.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {

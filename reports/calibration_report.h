@@ -1,4 +1,4 @@
-// Writes a calibration (sim/calibration.h) as the JSON file `--calibration` reads, and renders the
+// Writes a calibration (sim/timing/calibration.h) as the JSON file `--calibration` reads, and renders the
 // fit for the console: each fitted efficiency beside its default, and per source how close the
 // fitted model comes (median predicted/measured, share of points within 0.8-1.25).
 #ifndef KVSIM_REPORTS_CALIBRATION_REPORT_H_
@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/calibration.h"
+#include "sim/timing/calibration.h"
 
 namespace kvsim {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "kvcache/kv_allocator.h"
-#include "sim/replay_observer.h"
+#include "sim/engine/replay_observer.h"
 
 namespace kvsim {
 

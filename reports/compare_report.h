@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/chart_recorder.h"
-#include "sim/replay_summary.h"
-#include "sim/sweep.h"
+#include "sim/stats/replay_summary.h"
+#include "sim/sweep/sweep.h"
 
 namespace kvsim {
 

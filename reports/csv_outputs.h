@@ -12,7 +12,7 @@
 #include <string>
 
 #include "kvcache/base/atomic_file.h"
-#include "sim/replay_observer.h"
+#include "sim/engine/replay_observer.h"
 
 namespace kvsim {
 

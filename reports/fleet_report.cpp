@@ -1,7 +1,6 @@
 #include "reports/fleet_report.h"
 
 #include "kvcache/base/text_format.h"
-#include "reports/replay_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
@@ -11,7 +10,7 @@ nlohmann::json SpreadJson(const FleetSummary::Spread& s) {
   return {{"max", s.max}, {"mean", s.mean}, {"max_over_mean", s.mean > 0 ? std::round(s.max / s.mean * 1e4) / 1e4 : 0.0}};
 }
 
-nlohmann::json FleetJson(const FleetSummary& f) {
+nlohmann::json FleetJson(const FleetSummary& f, const SummaryToJson& replica_json) {
   nlohmann::json j;
   j["replicas"] = f.replicas;
   j["router"] = NameOf(f.router);
@@ -21,7 +20,7 @@ nlohmann::json FleetJson(const FleetSummary& f) {
                     {"prefix_hit_rate", SpreadJson(f.prefix_hit_rate)}};
   j["per_replica"] = nlohmann::json::array();
   for (const ReplaySummary& s : f.per_replica) {
-    nlohmann::json r = ReplaySummaryToJson(s);
+    nlohmann::json r = replica_json(s);
     for (const char* key : {"config", "kvsim_version", "memory_gib", "trace_skipped_rows", "warnings"}) r.erase(key);
     j["per_replica"].push_back(std::move(r));
   }
@@ -46,8 +45,8 @@ nlohmann::json LoadCheckToJson(const LoadCheck& c) {
           {"queue_growing", c.queue_growing},    {"backlog_fraction", c.backlog_fraction}, {"served", c.served}};
 }
 
-void AddFleetAndCostJson(const ReplaySummary& s, nlohmann::json& j) {
-  if (s.fleet) j["fleet"] = FleetJson(*s.fleet);
+void AddFleetAndCostJson(const ReplaySummary& s, const SummaryToJson& replica_json, nlohmann::json& j) {
+  if (s.fleet) j["fleet"] = FleetJson(*s.fleet, replica_json);
   if (s.cost) j["cost"] = CostJson(*s.cost);
   if (s.fleet || s.cost) j["load_check"] = LoadCheckToJson(s.load_check);
 }

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "reports/chart_recorder.h"
-#include "sim/replay_summary.h"
+#include "sim/stats/replay_summary.h"
 
 namespace kvsim {
 

@@ -71,7 +71,7 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
   j["warnings"] = s.warnings;
-  AddFleetAndCostJson(s, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
+  AddFleetAndCostJson(s, ReplaySummaryToJson, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
 

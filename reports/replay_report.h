@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/replay_summary.h"
+#include "sim/stats/replay_summary.h"
 
 namespace kvsim {
 

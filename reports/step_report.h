@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/budget/capacity_planner.h"
-#include "sim/step_model.h"
+#include "sim/timing/step_model.h"
 
 namespace kvsim {
 

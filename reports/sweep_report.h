@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/sweep.h"
-#include "sim/sweep_search.h"
+#include "sim/sweep/sweep.h"
+#include "sim/sweep/sweep_search.h"
 
 namespace kvsim {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kvcache/budget/training_memory.h"
+#include "kvcache/training/training_memory.h"
 
 namespace kvsim {
 

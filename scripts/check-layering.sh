@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# The layering check: reads every #include "..." of kvsim's sources and fails on any include
-# against the layer order of docs/ARCHITECTURE.md. Usage: scripts/check-layering.sh [SOURCE_DIR]
+# The layering check: reads every #include "..." of kvsim's sources and fails
+#  1. on any include against the layer order of docs/ARCHITECTURE.md, and
+#  2. on an include cycle between files of one layer: x.h and x.cpp count as one file x, and x
+#     depends on y when either of x's includes y.h; a cycle x -> y -> ... -> x is reported whole.
+# Usage: scripts/check-layering.sh [SOURCE_DIR]
 #
-#   layer        folder            may include
-#   base         kvcache/base/     base
-#   model        kvcache/model/    base model
-#   budget       kvcache/budget/   base model budget
-#   allocators   kvcache/          base model budget allocators
-#   workloads    workloads/        base workloads
-#   engine       sim/              base model budget allocators workloads engine
-#   reports      reports/          everything but cli
-#   cli          sim/cli/          everything
-#   tests, bench                   everything but cli (only the kvsim executable links the CLI)
-#   tests/fuzz   (libFuzzer)       everything: the option-parsing targets call the CLI's entry points
+#   layer        folder               may include
+#   base         kvcache/base/        base
+#   model        kvcache/model/       base model
+#   budget       kvcache/budget/      base model budget
+#   training     kvcache/training/    base model budget training
+#   allocators   kvcache/             base model budget allocators
+#   workloads    workloads/           base workloads
+#   engine       sim/<concept>/       base model budget allocators workloads engine
+#   reports      reports/             everything but cli
+#   cli          cli/                 everything
+#   tests, bench                      everything but cli (only the kvsim executable links the CLI)
+#   tests/fuzz   (libFuzzer)          everything: the option-parsing targets call the CLI's entry points
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
@@ -21,15 +25,16 @@ layer_of() {
     kvcache/base/*) echo base ;;
     kvcache/model/*) echo model ;;
     kvcache/budget/*) echo budget ;;
+    kvcache/training/*) echo training ;;
     kvcache/*/*) echo unknown ;;
     kvcache/*) echo allocators ;;
     workloads/*) echo workloads ;;
-    sim/cli/*) echo cli ;;
-    sim/*/*) echo unknown ;;
-    sim/*) echo engine ;;
+    sim/*/*/*) echo unknown ;;
+    sim/*/*) echo engine ;;
     reports/*) echo reports ;;
+    cli/*) echo cli ;;
     tests/fuzz/*) echo fuzz ;;
-    tests/*|bench/*|fuzz/*) echo harness ;;
+    tests/*|bench/*) echo harness ;;
     *) echo unknown ;;
   esac
 }
@@ -40,6 +45,7 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
     base) [[ $to == base ]] ;;
     model) [[ $to =~ ^(base|model)$ ]] ;;
     budget) [[ $to =~ ^(base|model|budget)$ ]] ;;
+    training) [[ $to =~ ^(base|model|budget|training)$ ]] ;;
     allocators) [[ $to =~ ^(base|model|budget|allocators)$ ]] ;;
     workloads) [[ $to =~ ^(base|workloads)$ ]] ;;
     engine) [[ $to =~ ^(base|model|budget|allocators|workloads|engine)$ ]] ;;
@@ -52,7 +58,9 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
 }
 
 violations=0
-files=$(find kvcache workloads sim reports tests bench fuzz \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
+edges=$(mktemp)
+trap 'rm -f "$edges"' EXIT
+files=$(find kvcache workloads sim reports cli tests bench \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
 for f in $files; do
   from=$(layer_of "$f")
   if [[ $from == unknown ]]; then
@@ -68,10 +76,24 @@ for f in $files; do
       echo "$f:$line: includes \"$target\" (layer $to) from layer $from: an include against the layer order"
       violations=$((violations + 1))
     fi
+    if [[ $to == "$from" && ${f%.*} != "${target%.*}" ]]; then echo "${f%.*} ${target%.*}" >>"$edges"; fi
   done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):.*"([^"]+)".*/\1:\2/')
 done
+
+# tsort orders the file graph and names the files of each loop it breaks; the check re-runs it with
+# each reported loop's edges removed, so every cycle is named.
+while true; do
+  loop=$(sort -u "$edges" | tsort 2>&1 >/dev/null | awk '/input contains a loop/ { n++; next } n == 1 { sub(/^tsort: /, ""); print }' || true)
+  [[ -z $loop ]] && break
+  echo "include cycle between files of one layer: $(echo $loop | sed 's/ / -> /g') -> $(echo $loop | cut -d' ' -f1)"
+  violations=$((violations + 1))
+  first=$(echo $loop | cut -d' ' -f1)
+  grep -v "^$first " "$edges" >"$edges.next" || true
+  mv "$edges.next" "$edges"
+done
+
 if ((violations)); then
   echo "layering check: $violations violation(s)"
   exit 1
 fi
-echo "layering check: $(wc -w <<<"$files") files, every include points down the layer order"
+echo "layering check: $(wc -w <<<"$files") files, every include points down the layer order, no include cycle"

@@ -4,120 +4,15 @@
 #ifndef KVSIM_KVCACHE_BUDGET_DEPLOYMENT_H_
 #define KVSIM_KVCACHE_BUDGET_DEPLOYMENT_H_
 
-#include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 
-#include "kvcache/budget/kv_cache_layout.h"
-#include "kvcache/budget/serving_engine.h"
+#include "kvcache/budget/deployment_settings.h"
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_spec.h"
 
 namespace kvsim {
-
-inline constexpr const char* kDefaultModel = "meta-llama/Llama-3.1-8B-Instruct";
-inline constexpr const char* kDefaultGpu = "a100-80gb";
-
-// --- issue 16 ---
-// --speculative-config: {"method": ..., "model": ..., "num_speculative_tokens": N}. A draft model
-// (method "draft_model", "eagle", "eagle3", "medusa", or a "model" given) brings its weights and,
-// for attention drafts, its own KV layers into the same pool; "ngram" needs neither; "mtp"/
-// "deepseek_mtp" reuse the target's next-token layers (num_nextn_predict_layers).
-struct SpeculativeSettings {
-  std::string method;            // empty: no speculative decoding
-  std::string draft_model;       // preset id or config.json path; empty for ngram / mtp
-  int64_t num_speculative_tokens = 0;
-  std::shared_ptr<const ModelSpec> draft;  // resolved draft config, when there is one
-};
-
-// What vLLM's multimodal profile run may feed the encoder.
-struct MultimodalSettings {
-  std::map<std::string, int64_t> limit_per_prompt;  // --limit-mm-per-prompt {"image": 2, "video": 0}
-  std::optional<int64_t> max_pixels;                // --mm-processor-kwargs {"max_pixels": ...}
-  bool skip_profiling = false;                      // --skip-mm-profiling
-};
-// --- end issue 16 ---
-
-// Server settings, typed. Unset optionals take the engine's defaults.
-struct DeploymentConfig {
-  std::string dtype = "auto";            // --dtype
-  std::string quantization;              // --quantization; empty: what the checkpoint declares
-  std::string kv_cache_dtype = "auto";   // --kv-cache-dtype
-  std::string mamba_cache_dtype = "auto";      // --mamba-cache-dtype: linear-attention / SSM states (issue 16)
-  std::string mamba_ssm_cache_dtype = "auto";  // --mamba-ssm-cache-dtype: the SSM / temporal state alone
-  int tensor_parallel_size = 1;          // --tensor-parallel-size / -tp
-  int pipeline_parallel_size = 1;        // --pipeline-parallel-size / -pp
-  std::optional<double> gpu_memory_utilization;  // vLLM 0.9; SGLang: mem_fraction_static
-  std::optional<int64_t> max_model_len;
-  std::optional<int64_t> max_num_seqs;
-  std::optional<int64_t> max_num_batched_tokens;
-  std::optional<int64_t> block_size;
-  std::optional<double> kv_cache_memory_bytes;   // --kv-cache-memory
-  bool enable_prefix_caching = true;
-  bool enforce_eager = false;                    // --enforce-eager: no CUDA graphs
-  KvGrouping kv_grouping = KvGrouping::kHybrid;
-  std::optional<double> gpu_memory_gib;          // overrides the GPU preset's CUDA total
-  std::string vllm_version = kDefaultVllmVersion;
-  Engine engine = Engine::kVllm;
-  // --- issue 16: the rest of vLLM's serve flags that change memory ---
-  bool max_model_len_auto = false;               // --max-model-len auto / -1: the largest that fits
-  std::optional<int64_t> num_gpu_blocks_override;
-  double cpu_offload_bytes = 0;                  // --cpu-offload-gb, per GPU
-  int data_parallel_size = 1;                    // -dp: replicas, each with its own KV cache
-  bool enable_expert_parallel = false;           // experts sharded over TP x DP ranks
-  bool disable_sliding_window = false;           // every layer keeps the full context
-  SpeculativeSettings speculative;               // --speculative-config
-  MultimodalSettings multimodal;                 // --limit-mm-per-prompt, --mm-processor-kwargs, --skip-mm-profiling
-  // --- end issue 16 ---
-};
-
-struct Deployment {
-  ModelSpec model;
-  GpuSpec gpu;
-  DeploymentConfig config;
-};
-
-// The settings as text, as a command line or a log row gives them. Empty strings: not given.
-struct DeploymentOptions {
-  std::string model = kDefaultModel;
-  std::string gpu = kDefaultGpu;
-  std::string dtype = "auto";
-  std::string quantization;
-  std::string kv_cache_dtype = "auto";
-  std::string mamba_cache_dtype = "auto";
-  std::string mamba_ssm_cache_dtype = "auto";
-  int tensor_parallel_size = 1;
-  int pipeline_parallel_size = 1;
-  std::string gpu_memory_utilization;  // empty: engine default
-  std::string max_model_len;           // accepts 32768, 32k (x1000), 32K (x1024)
-  std::string max_num_seqs;
-  std::string max_num_batched_tokens;
-  std::string block_size;
-  std::string kv_cache_memory;         // bytes; accepts 8GiB, 8G (x2^30), 8GB (x10^9)
-  std::string gpu_memory_gib;
-  std::string gpu_file;                // more GPU rows (data/gpus.csv's columns), looked up first
-  std::string gpu_tflops;              // overrides the 16-bit dense tensor peak, TFLOPS (10^12 FLOP/s)
-  std::string gpu_bandwidth;           // overrides the memory bandwidth: GB/s (10^9 B/s), or with a TB/s suffix
-  std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
-  bool enable_prefix_caching = true;
-  bool enforce_eager = false;
-  bool disable_hybrid_kv_cache_manager = false;
-  std::string vllm_version = kDefaultVllmVersion;
-  std::string engine = "vllm";
-  // --- issue 16: the rest of vLLM's serve flags that change memory ---
-  std::string num_gpu_blocks_override;
-  std::string cpu_offload_gb;
-  int data_parallel_size = 1;
-  bool enable_expert_parallel = false;
-  bool disable_sliding_window = false;
-  std::string speculative_config;   // JSON
-  std::string limit_mm_per_prompt;  // JSON
-  std::string mm_processor_kwargs;  // JSON
-  bool skip_mm_profiling = false;
-  // --- end issue 16 ---
-};
 
 // What resolving reads from disk (model configs, the GPU table), kept for reuse when many
 // deployments are resolved in one run (sweeps, comparisons, validation). Not thread-safe.

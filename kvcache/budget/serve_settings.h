@@ -1,4 +1,4 @@
-// The vLLM serve settings beyond the basic budget (issue 16): --max-model-len auto,
+// The vLLM serve settings beyond the basic budget: --max-model-len auto,
 // --num-gpu-blocks-override, --cpu-offload-gb, data and expert parallelism, --disable-sliding-window,
 // --speculative-config and the multimodal limits, read from their text (JSON for the config flags,
 // as vLLM takes them) into DeploymentConfig.
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "kvcache/budget/deployment.h"
+#include "kvcache/budget/deployment_settings.h"
 
 namespace kvsim {
 

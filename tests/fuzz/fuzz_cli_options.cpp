@@ -14,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "sim/cli/commands.h"
+#include "cli/commands.h"
 
 // Any file a command might still write lands in a scratch directory, never in the checkout.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

@@ -7,7 +7,7 @@
 #include <boost/program_options/errors.hpp>
 
 #include "kvcache/base/error.h"
-#include "sim/cli/variant_parser.h"
+#include "cli/variant_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static kvsim::ResolveCache cache;  // presets and GPUs parsed once, as compare does

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "kvcache/base/error.h"
-#include "sim/sweep.h"
-#include "sim/sweep_grid.h"
+#include "sim/sweep/sweep.h"
+#include "sim/sweep/sweep_grid.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -8,8 +8,8 @@
 
 #include "kvcache/budget/deployment.h"
 #include "kvcache/model/model_catalog.h"
-#include "sim/replay_options.h"
-#include "sim/variant.h"
+#include "sim/engine/replay_options.h"
+#include "sim/sweep/variant.h"
 
 namespace kvsim::testing {
 

@@ -1,0 +1,94 @@
+#include "cli/deployment_flags.h"
+
+#include "kvcache/base/quantity_parse.h"
+#include "cli/enum_option.h"
+#include "cli/numeric_options.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+void AddModelAndGpuOptions(po::options_description& desc, DeploymentOptions& o) {
+  desc.add_options()
+      ("model,m", po::value(&o.model)->default_value(o.model),
+       "config.json path, model directory, or preset id (kvsim models)")
+      ("gpu", po::value(&o.gpu)->default_value(o.gpu),
+       "GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)")
+      ("gpu-memory-gib", po::value(&o.gpu_memory_gib), "override the GPU's memory as CUDA reports it, GiB")
+      ("gpu-file", po::value(&o.gpu_file), "CSV of more GPUs, same columns as data/gpus.csv (looked up first)");
+}
+
+void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
+  AddModelAndGpuOptions(desc, o);
+  desc.add_options()
+      ("gpu-tflops", po::value(&o.gpu_tflops), "override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)")
+      ("gpu-bandwidth", po::value(&o.gpu_bandwidth), "override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)")
+      ("interconnect", po::value(&o.interconnect)->default_value(o.interconnect),
+       "auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers; auto: the GPU's)")
+      ("dtype", po::value(&o.dtype)->default_value(o.dtype), "auto | float16 | bfloat16 | float32")
+      ("quantization,q", po::value(&o.quantization),
+       "awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 | none "
+       "(default: what the checkpoint's quantization_config declares)")
+      ("kv-cache-dtype", po::value(&o.kv_cache_dtype)->default_value(o.kv_cache_dtype),
+       "auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are what-ifs)")
+      ("mamba-cache-dtype", po::value(&o.mamba_cache_dtype)->default_value(o.mamba_cache_dtype),
+       "auto | float32 | float16 | bfloat16: linear-attention / SSM state pages (auto: the model dtype)")
+      ("mamba-ssm-cache-dtype", po::value(&o.mamba_ssm_cache_dtype)->default_value(o.mamba_ssm_cache_dtype),
+       "auto | float32 | float16 | bfloat16: their SSM (temporal) state alone (auto: as --mamba-cache-dtype)")
+      ("tensor-parallel-size", po::value(&o.tensor_parallel_size)->default_value(1), "tensor-parallel GPUs (-tp)")
+      ("pipeline-parallel-size", po::value(&o.pipeline_parallel_size)->default_value(1), "pipeline stages (-pp)")
+      ("gpu-memory-utilization", po::value(&o.gpu_memory_utilization),
+       "fraction of GPU memory the engine may use (vLLM default 0.9; SGLang: mem_fraction_static)")
+      ("max-model-len", po::value(&o.max_model_len), "context length (default: the model's); 32k = 32000, 32K = 32768")
+      ("max-num-seqs", po::value(&o.max_num_seqs), "max running requests (default by GPU, as vLLM)")
+      ("max-num-batched-tokens", po::value(&o.max_num_batched_tokens), "token budget per step (default by GPU, as vLLM)")
+      ("block-size", po::value(&o.block_size), "tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)")
+      ("kv-cache-memory", po::value(&o.kv_cache_memory), "fixed KV cache size in bytes (e.g. 20GiB); skips profiling")
+      ("enable-prefix-caching", po::bool_switch(&o.enable_prefix_caching)->default_value(true), "prefix caching on (default)")
+      ("no-enable-prefix-caching", "prefix caching off")
+      ("enforce-eager", po::bool_switch(&o.enforce_eager), "no CUDA graphs: every kernel launched from the CPU")
+      ("disable-hybrid-kv-cache-manager", po::bool_switch(&o.disable_hybrid_kv_cache_manager),
+       "allocate full-length KV for sliding-window layers")
+      ("vllm-version", po::value(&o.vllm_version)->default_value(o.vllm_version),
+       "vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0 engine)")
+      ("engine", po::value(&o.engine)->default_value(o.engine), Choices<Engine>().c_str());
+  // --- issue 16: the rest of vLLM's serve flags that change memory ---
+  desc.add_options()
+      ("num-gpu-blocks-override", po::value(&o.num_gpu_blocks_override), "use this many KV blocks instead of the profiled number")
+      ("cpu-offload-gb", po::value(&o.cpu_offload_gb), "GiB of each GPU's weights kept in CPU memory")
+      ("data-parallel-size", po::value(&o.data_parallel_size)->default_value(1), "data-parallel replicas (-dp), each with its own KV cache")
+      ("enable-expert-parallel", po::bool_switch(&o.enable_expert_parallel), "shard MoE experts over TP x DP ranks")
+      ("disable-sliding-window", po::bool_switch(&o.disable_sliding_window), "sliding-window layers keep the full context")
+      ("speculative-config", po::value(&o.speculative_config),
+       "JSON, as vLLM: {\"method\": \"eagle\", \"model\": ID|PATH, \"num_speculative_tokens\": N}")
+      ("limit-mm-per-prompt", po::value(&o.limit_mm_per_prompt), "JSON, as vLLM: {\"image\": 1, \"video\": 0}")
+      ("mm-processor-kwargs", po::value(&o.mm_processor_kwargs), "JSON, as vLLM: {\"max_pixels\": N}")
+      ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)");
+  // --- end issue 16 ---
+}
+
+std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    if (a == "-tp") out.push_back("--tensor-parallel-size");
+    else if (a == "-pp") out.push_back("--pipeline-parallel-size");
+    else if (a == "-dp") out.push_back("--data-parallel-size");  // issue 16
+    else if (a.rfind("-tp=", 0) == 0) out.push_back("--tensor-parallel-size=" + a.substr(4));
+    else if (a.rfind("-pp=", 0) == 0) out.push_back("--pipeline-parallel-size=" + a.substr(4));
+    else out.push_back(a);
+  }
+  return out;
+}
+
+void ApplyDeploymentSwitches(const po::variables_map& vm, DeploymentOptions& options) {
+  if (vm.count("no-enable-prefix-caching")) options.enable_prefix_caching = false;
+  // These numbers arrive as text (32k, 8GiB): parse them here too, so the one range check applies.
+  for (const char* name : {"max-model-len", "max-num-seqs", "max-num-batched-tokens", "block-size"})
+    if (vm.count(name))
+      CheckOptionValue(name, static_cast<double>(ParseTokenCount(vm[name].as<std::string>(), std::string("--") + name)));
+  for (const char* name : {"gpu-memory-utilization", "gpu-memory-gib", "gpu-tflops"})
+    if (vm.count(name)) CheckOptionValue(name, ParseFiniteNumber(vm[name].as<std::string>(), std::string("--") + name));
+  if (vm.count("kv-cache-memory"))
+    CheckOptionValue("kv-cache-memory", ParseByteAmount(vm["kv-cache-memory"].as<std::string>(), "--kv-cache-memory"));
+}
+
+}  // namespace kvsim

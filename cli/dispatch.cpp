@@ -1,0 +1,100 @@
+#include <boost/program_options.hpp>
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "kvcache/base/error.h"
+#include "cli/commands.h"
+#include "cli/interrupt.h"
+#include "cli/shared_flags.h"
+
+namespace kvsim {
+namespace {
+
+constexpr const char* kUsage =
+    "kvsim " KVSIM_VERSION ": GPU memory and concurrency of vLLM-style LLM serving\n\n"
+    "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
+    "Commands:\n"
+    "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
+    "  step       the predicted time of one engine step for a batch, per operator\n"
+    "  calibrate  fit the step model's kernel efficiencies to measured GPU timings\n"
+    "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
+    "  compare    the same trace through two or more deployments, side by side\n"
+    "  sweep      replay a grid of settings, or search the largest max_num_seqs meeting SLOs\n"
+    "  train      training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit\n"
+    "  models     list the model presets\n"
+    "  gpus       list the GPU presets\n"
+    "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
+    "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
+    "3 internal error (a bug in kvsim).\n";
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (command == "capacity") return RunCapacityCommand(args, out, err);
+  if (command == "step") return RunStepCommand(args, out, err);
+  if (command == "calibrate") return RunCalibrateCommand(args, out, err);
+  if (command == "replay") return RunReplayCommand(args, out, err);
+  if (command == "sweep") return RunSweepCommand(args, out, err);
+  if (command == "compare") return RunCompareCommand(args, out, err);
+  if (command == "train") return RunTrainCommand(args, out, err);
+  if (command == "models") return RunModelsCommand(args, out, err);
+  if (command == "gpus") return RunGpusCommand(args, out, err);
+  if (command == "validate") return RunValidateCommand(args, out, err);
+  err << "kvsim: error: unknown command '" << command << "' (kvsim --help lists the commands)\n";
+  return kExitBadInput;
+}
+
+// Runs the command and maps every error to its exit code and one line on `err`.
+int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const std::string prefix = "kvsim " + command + ": ";
+  try {
+    RefuseOptionPlaceholders(args);
+    return Dispatch(command, args, out, err);
+  } catch (const Error& e) {
+    err << prefix << "error: " << e.what() << "\n";
+  } catch (const boost::program_options::error& e) {
+    err << prefix << "error: " << e.what() << " (see kvsim " << command << " --help)\n";
+  } catch (const std::bad_alloc&) {
+    err << prefix << "error: out of memory (an input asks for more than this machine has)\n";
+  } catch (const std::exception& e) {
+    err << prefix << "internal error (a bug in kvsim; please report it with the command line): " << e.what() << "\n";
+    return kExitInternalError;
+  }
+  return kExitBadInput;
+}
+
+// Standard output is an output too: a full disk or a closed pipe behind it is an error, not exit 0.
+int CheckStdoutWritten(const std::string& prefix, std::ostream& out, std::ostream& err, int code) {
+  errno = 0;
+  out.flush();
+  if (out) return code;
+  const int e = errno;
+  err << prefix << "error: standard output: write failed" << (e != 0 ? std::string(" (") + std::strerror(e) + ")" : "")
+      << "\n";
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
+    (argv.size() < 2 ? err : out) << kUsage;
+    return argv.size() < 2 ? kExitBadInput : kExitOk;
+  }
+  if (argv[1] == "--version") {
+    out << "kvsim " << KVSIM_VERSION << "\n";
+    return kExitOk;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv.begin() + 2, argv.end());
+  const std::string prefix = "kvsim " + command + ": ";
+  const SignalScope signals;
+  int code = RunCaught(command, args, out, err);
+  if (code == kExitOk || code == kExitThresholdMissed) code = CheckStdoutWritten(prefix, out, err, code);
+  if (StopSignal() != 0 && code != kExitBadInput && code != kExitInternalError) {
+    err << prefix << StopReason() << "\n";
+    return 128 + StopSignal();
+  }
+  return code;
+}
+
+}  // namespace kvsim

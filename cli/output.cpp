@@ -1,0 +1,50 @@
+#include "cli/output.h"
+
+#include <set>
+#include <sstream>
+
+namespace kvsim {
+namespace {
+
+void AddPieces(const std::string& word, std::set<std::string>& out) {
+  out.insert(word);
+  if (const size_t eq = word.find('='); eq != std::string::npos) out.insert(word.substr(eq + 1));
+  if (const size_t colon = word.find(':'); colon != std::string::npos) out.insert(word.substr(colon + 1));
+  std::string piece;
+  for (char c : word) {
+    if (c == '=' || c == ':' || c == ',') {
+      out.insert(piece);
+      piece.clear();
+    } else {
+      piece += c;
+    }
+  }
+  out.insert(piece);
+}
+
+}  // namespace
+
+std::vector<std::string> InputCandidates(const std::vector<std::string>& args) {
+  std::vector<std::string> candidates;
+  for (const std::string& arg : args) {
+    std::set<std::string> pieces;  // once per argument: an output's own value is counted once
+    AddPieces(arg, pieces);
+    std::istringstream words(arg);
+    for (std::string w; words >> w;) AddPieces(w, pieces);
+    pieces.erase("");
+    candidates.insert(candidates.end(), pieces.begin(), pieces.end());
+  }
+  return candidates;
+}
+
+void CheckCommandOutputs(const std::vector<std::string>& args, const std::vector<OutputPath>& outputs,
+                         const std::vector<std::string>& more_inputs) {
+  std::vector<OutputPath> written;
+  for (const OutputPath& o : outputs)
+    if (!o.path.empty()) written.push_back(o);
+  std::vector<std::string> inputs = InputCandidates(args);
+  inputs.insert(inputs.end(), more_inputs.begin(), more_inputs.end());
+  CheckOutputPaths(written, inputs);
+}
+
+}  // namespace kvsim

@@ -1,0 +1,87 @@
+// kvsim replay: a request trace (or a synthetic workload) through a KV allocator under a
+// vLLM-style scheduler; memory, concurrency, preemptions, waste and latency.
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <memory>
+
+#include "kvcache/base/text_format.h"
+#include "kvcache/model/model_catalog.h"
+#include "reports/chart_recorder.h"
+#include "reports/csv_outputs.h"
+#include "reports/html_report.h"
+#include "reports/replay_report.h"
+#include "cli/commands.h"
+#include "cli/numeric_options.h"
+#include "cli/deployment_flags.h"
+#include "cli/interrupt.h"
+#include "cli/output.h"
+#include "cli/progress_bar.h"
+#include "cli/replay_flags.h"
+#include "cli/vllm_command_line.h"
+#include "sim/run/replay_runner.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
+  const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
+  DeploymentOptions dep;
+  ReplayFlags flags;
+  po::options_description desc(
+      "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
+      "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
+      "With no --trace: the bundled Azure LLM inference conversation trace (2023, 19,366 requests).\n"
+      "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
+      110, 60);
+  desc.add_options()("help,h", "show this help")
+      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
+  AddReplayOptions(desc, flags);
+  AddDeploymentOptions(desc, dep);
+  po::variables_map vm;
+  const po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
+  RejectPositionalArguments(parsed);
+  po::store(parsed, vm);
+  po::notify(vm);
+  ValidateNumericOptions(vm);
+  if (vm.count("help")) {
+    out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";
+    return kExitOk;
+  }
+  ApplyDeploymentSwitches(vm, dep);
+  const std::string data_dir = DataDirectory();
+  const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
+  const Deployment d = ResolveDeployment(dep, data_dir);
+  CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
+                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false}},
+                      {r.trace});
+
+  // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
+  std::unique_ptr<TimeSeriesCsv> series;
+  std::unique_ptr<RequestsCsv> requests;
+  ChartRecorder charts;
+  ReplayHooks hooks;
+  if (!r.timeseries_path.empty()) hooks.observers.push_back((series = std::make_unique<TimeSeriesCsv>(r.timeseries_path, r.sample_interval_s)).get());
+  if (!r.requests_path.empty()) hooks.observers.push_back((requests = std::make_unique<RequestsCsv>(r.requests_path)).get());
+  if (!r.report_path.empty()) hooks.observers.push_back(&charts);
+  ProgressBar bar(err, !r.quiet && ::isatty(STDERR_FILENO));
+  hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
+  hooks.stop = &StopFlag();
+  const ReplayResult result = RunReplay(d, r, hooks);
+  bar.Finish();
+
+  const ReplaySummary& summary = result.summary;
+  // An interrupted replay's CSVs keep their rows and end with "# partial: <reason>".
+  const std::string partial =
+      summary.partial ? Format("%s at simulated %.3f s", StopReason().c_str(), summary.throughput.simulated_s) : "";
+  if (series) series->Commit(partial);
+  if (requests) requests->Commit(partial);
+  if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
+  if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
+  if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
+  for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";
+  if (summary.partial) err << "kvsim replay: " << partial << "; outputs cover the replay so far (marked partial)\n";
+  return kExitOk;
+}
+
+}  // namespace kvsim

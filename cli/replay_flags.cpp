@@ -1,0 +1,96 @@
+#include "cli/replay_flags.h"
+
+#include "kvcache/base/text_format.h"
+#include "cli/enum_option.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+namespace {
+
+std::string G(double v) { return Format("%g", v); }
+
+void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
+  ReplayOptions& r = f.options;
+  desc.add_options()
+      ("trace", po::value(&r.trace), "trace file (default: bundled Azure conversation trace)")
+      ("trace-format", po::value(&f.trace_format)->default_value(f.trace_format),
+       ("auto | " + Choices<TraceFormat>()).c_str())
+      ("model-filter", po::value(&r.reader.model_filter), "burstgpt: keep rows of this Model")
+      ("skip-bad-rows", po::bool_switch(&r.reader.skip_bad_rows), "count malformed rows as warnings instead of failing")
+      ("arrival-column", po::value(&r.reader.arrival_column)->default_value(r.reader.arrival_column), "csv: arrival time column")
+      ("prompt-column", po::value(&r.reader.prompt_column)->default_value(r.reader.prompt_column), "csv: prompt tokens column")
+      ("output-column", po::value(&r.reader.output_column)->default_value(r.reader.output_column), "csv: output tokens column")
+      ("time-unit", po::value(&r.reader.time_unit)->default_value(r.reader.time_unit, NameOf(r.reader.time_unit)),
+       ("csv: " + Choices<TimeUnit>()).c_str())
+      ("synthetic", po::value(&r.synthetic), "generate N requests instead of reading a trace")
+      ("arrival", po::value(&r.arrival)->default_value(r.arrival, NameOf(r.arrival)),
+       ("synthetic / lengths arrivals: " + Choices<ArrivalKind>()).c_str())
+      ("rate", po::value(&r.rate), "synthetic / lengths arrival rate, requests/s")
+      ("cv", po::value(&r.cv)->default_value(r.cv, G(r.cv)), "gamma arrivals: coefficient of variation of the gaps")
+      ("prompt-len", po::value(&r.prompt_len)->default_value(r.prompt_len),
+       "synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA | empirical:FILE[:COLUMN]")
+      ("output-len", po::value(&r.output_len)->default_value(r.output_len), "synthetic output lengths (same forms)")
+      ("seed", po::value(&r.seed)->default_value(r.seed), "seed for every random choice")
+      ("max-requests", po::value(&r.window.max_requests), "stop after N requests")
+      ("start", po::value(&r.window.start_s), "skip arrivals before this many seconds")
+      ("duration", po::value(&r.window.duration_s), "keep this many seconds of arrivals")
+      ("rate-scale", po::value(&r.window.rate_scale)->default_value(1.0), "divide arrival times by S (S > 1: more load)")
+      ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back")
+      ("shared-prefix", po::value(&r.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
+      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)");
+}
+
+void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
+  ReplayOptions& r = f.options;
+  StepModelOptions& t = r.timer;
+  desc.add_options()
+      ("scheduler", po::value(&r.scheduler)->default_value(r.scheduler, NameOf(r.scheduler)),
+       (Choices<SchedulerKind>() + " (vllm: the v1 scheduler)").c_str())
+      ("allocator", po::value(&r.allocator)->default_value(r.allocator, NameOf(r.allocator)), Choices<AllocatorKind>().c_str())
+      ("reservation", po::value(&r.reservation)->default_value(r.reservation, NameOf(r.reservation)),
+       ("contiguous: " + Choices<Reservation>()).c_str())
+      ("placement", po::value(&r.placement)->default_value(r.placement, NameOf(r.placement)),
+       ("contiguous: " + Choices<Placement>()).c_str())
+      ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model")
+      ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
+       "event (skip identical decode steps) | token (every request every step)")
+      ("exact-quantiles", po::bool_switch(&r.exact_quantiles),
+       "latency quantiles from every value kept (memory grows with the trace) instead of the log-bucket "
+       "sketch used beyond 4,096 values (within 0.5%)");
+  AddStepModelOptions(desc, f.step_model);
+  desc.add_options()
+      ("replicas", po::value(&r.replicas)->default_value(r.replicas), "independent replicas of the deployment behind a router")
+      ("router", po::value(&r.router)->default_value(r.router, NameOf(r.router)),
+       ("--replicas > 1: " + Choices<RouterKind>()).c_str())
+      ("gpu-hourly-cost", po::value(&f.gpu_hourly_cost),
+       "USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per million output tokens, tokens/s per GPU");
+}
+
+void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
+  desc.add_options()
+      ("timeseries", po::value(&r.timeseries_path), "write memory/concurrency over time to FILE.csv")
+      ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)")
+      ("requests", po::value(&r.requests_path), "write one CSV row per request to FILE.csv")
+      ("report", po::value(&r.report_path), "write a self-contained HTML report with charts to FILE.html")
+      ("omit-wall-time", po::bool_switch(&r.omit_wall_time), "write sim.wall_s as 0 so outputs are byte-identical across runs")
+      ("quiet", po::bool_switch(&r.quiet), "no console summary or progress");
+}
+
+}  // namespace
+
+void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
+  AddTraceOptions(desc, flags);
+  AddEngineOptions(desc, flags);
+  AddOutputOptions(desc, flags.options);
+}
+
+ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {
+  ReplayOptions r = std::move(flags.options);
+  if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
+  ApplyStepModelFlags(flags.step_model, r.timer);
+  if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
+  ValidateReplayOptions(r, data_dir);
+  return r;
+}
+
+}  // namespace kvsim

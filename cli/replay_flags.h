@@ -1,0 +1,31 @@
+// The replay's flags (trace, workload shaping, scheduler, allocator, step time, outputs), shared
+// by `kvsim replay`, `kvsim compare` and `kvsim sweep` and declared once here.
+#ifndef KVSIM_SIM_CLI_REPLAY_FLAGS_H_
+#define KVSIM_SIM_CLI_REPLAY_FLAGS_H_
+
+#include <optional>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "cli/step_model_flags.h"
+#include "sim/engine/replay_options.h"
+
+namespace kvsim {
+
+// What the flags fill: the typed options plus the values that need more than one flag to resolve.
+struct ReplayFlags {
+  ReplayOptions options;
+  std::string trace_format = "auto";
+  StepModelFlags step_model;
+  std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
+};
+
+void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);
+
+// The typed options, validated (kvsim::Error naming the option), with the default trace filled in.
+ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_CLI_REPLAY_FLAGS_H_

@@ -1,0 +1,100 @@
+// kvsim step: the predicted time of one engine iteration for a batch, with the breakdown.
+#include <boost/program_options.hpp>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/model/model_catalog.h"
+#include "reports/step_report.h"
+#include "cli/commands.h"
+#include "cli/numeric_options.h"
+#include "cli/deployment_flags.h"
+#include "cli/output.h"
+#include "cli/step_model_flags.h"
+#include "sim/timing/step_model.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+namespace {
+
+constexpr int64_t kMaxCount = 1000000;        // sequences or tokens per step
+constexpr int64_t kMaxContext = 100000000;    // tokens
+
+void CheckRange(int64_t v, int64_t lo, int64_t hi, const char* flag) {
+  if (v < lo || v > hi)
+    throw Error(Format("--%s: %lld is outside [%lld, %lld]", flag, static_cast<long long>(v), static_cast<long long>(lo),
+                       static_cast<long long>(hi)));
+}
+
+StepWork WorkOf(const StepBatch& b) {
+  CheckRange(b.decode_seqs, 0, kMaxCount, "decode-seqs");
+  CheckRange(b.decode_context, 0, kMaxContext, "decode-context");
+  CheckRange(b.prefill_seqs, 0, kMaxCount, "prefill-seqs");
+  CheckRange(b.prefill_tokens, b.prefill_seqs > 0 ? 1 : 0, kMaxCount, "prefill-tokens");
+  CheckRange(b.prefill_context, 0, kMaxContext, "prefill-context");
+  if (b.decode_seqs == 0 && b.prefill_seqs == 0)
+    throw Error("no batch: give --decode-seqs D [--decode-context K] and/or --prefill-seqs P --prefill-tokens N");
+  if (b.prefill_seqs * b.prefill_tokens + b.decode_seqs > kMaxCount)
+    throw Error(Format("the batch has more than %lld new tokens", static_cast<long long>(kMaxCount)));
+  StepWork w;
+  if (b.decode_seqs > 0) w.Add(1, b.decode_context, b.decode_seqs);
+  if (b.prefill_seqs > 0) w.Add(b.prefill_tokens, b.prefill_context, b.prefill_seqs);
+  return w;
+}
+
+}  // namespace
+
+int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+  DeploymentOptions opts;
+  StepModelFlags model_flags;
+  StepBatch batch;
+  std::string json_path;
+  po::options_description desc(
+      "kvsim step: the predicted time of one engine iteration (one forward pass over a batch) and where it goes\n\n"
+      "Usage: kvsim step [--model M] [--gpu G] [-tp T] [--dtype ..] [-q ..] [--kv-cache-dtype ..]\n"
+      "                  [--decode-seqs D --decode-context K] [--prefill-seqs P --prefill-tokens N --prefill-context C]\n"
+      "                  [--calibration FILE] [--json FILE|-]\n\n"
+      "Options",
+      /*line_length=*/110, /*min_description_length=*/60);
+  desc.add_options()("help,h", "show this help")
+      ("decode-seqs", po::value(&batch.decode_seqs)->default_value(0), "sequences decoding one token each")
+      ("decode-context", po::value(&batch.decode_context)->default_value(0), "tokens already in each decoding sequence's KV cache")
+      ("prefill-seqs", po::value(&batch.prefill_seqs)->default_value(0), "sequences prefilling a chunk")
+      ("prefill-tokens", po::value(&batch.prefill_tokens)->default_value(0), "prompt tokens each prefill computes this step")
+      ("prefill-context", po::value(&batch.prefill_context)->default_value(0),
+       "tokens each prefilling sequence already has cached (earlier chunks, prefix-cache hits)")
+      ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE");
+  AddDeploymentOptions(desc, opts);
+  AddStepModelOptions(desc, model_flags);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
+  po::notify(vm);
+  ValidateNumericOptions(vm);
+  if (vm.count("help")) {
+    out << desc << "\nExamples:\n"
+        << "  kvsim step --model meta-llama/Llama-3.1-8B-Instruct --gpu a100-80gb --decode-seqs 64 --decode-context 2048\n"
+        << "  kvsim step --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 -tp 4 --prefill-seqs 1 --prefill-tokens 8192 --json -\n";
+    return kExitOk;
+  }
+  ApplyDeploymentSwitches(vm, opts);
+  CheckCommandOutputs(args, {{"--json", json_path}});
+  const StepWork work = WorkOf(batch);
+  const Deployment d = ResolveDeployment(opts, DataDirectory());
+  const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
+  StepModelOptions model_options;
+  model_options.enforce_eager = d.config.enforce_eager;
+  ApplyStepModelFlags(model_flags, model_options);
+  const StepModel model(d.model, cap, d.gpu, model_options);
+
+  StepReport report;
+  report.settings = cap.settings;
+  report.step_time_model = model.Describe();
+  report.batch = batch;
+  report.work = work;
+  report.seconds = model.Breakdown(work);
+  report.operators = model.Operators(work);
+  WriteAnswer(json_path, RenderStepText(report), [&] { return StepToJson(report); }, out);
+  return kExitOk;
+}
+
+}  // namespace kvsim

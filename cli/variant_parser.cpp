@@ -1,0 +1,51 @@
+#include "cli/variant_parser.h"
+
+#include <boost/program_options.hpp>
+#include <map>
+
+#include "kvcache/base/error.h"
+#include "cli/deployment_flags.h"
+#include "cli/numeric_options.h"
+#include "cli/replay_flags.h"
+#include "cli/vllm_command_line.h"
+#include "cli/shared_flags.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
+                     const std::vector<std::string>& overrides, const std::string& data_dir, ResolveCache* cache) {
+  Variant v;
+  v.label = label;
+  DeploymentOptions dep;
+  ReplayFlags replay;
+  po::options_description desc;
+  AddReplayOptions(desc, replay);
+  AddDeploymentOptions(desc, dep);
+  std::vector<std::string> args = base_args;
+  // A deployment may be a pasted server command line ("vllm serve MODEL -tp 2 ...").
+  RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
+  const bool pasted = !overrides.empty() && (overrides[0] == "vllm" || overrides[0].rfind("python", 0) == 0 ||
+                                             overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
+  const std::vector<std::string> own = pasted ? TranslateServeCommand(overrides).kvsim_args : overrides;
+  args.insert(args.end(), own.begin(), own.end());
+  po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
+  RejectPositionalArguments(parsed);
+  // Last occurrence wins: keep only each option's final value.
+  std::map<std::string, size_t> last;
+  for (size_t i = 0; i < parsed.options.size(); ++i) last[parsed.options[i].string_key] = i;
+  std::vector<po::option> kept;
+  for (size_t i = 0; i < parsed.options.size(); ++i)
+    if (last[parsed.options[i].string_key] == i) kept.push_back(parsed.options[i]);
+  parsed.options = kept;
+  po::variables_map vm;
+  po::store(parsed, vm);
+  po::notify(vm);
+  ValidateNumericOptions(vm);
+  ApplyDeploymentSwitches(vm, dep);
+  v.replay = ResolveReplayFlags(std::move(replay), data_dir);
+  v.deployment = ResolveDeployment(dep, data_dir, cache);
+  return v;
+}
+
+}  // namespace kvsim

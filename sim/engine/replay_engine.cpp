@@ -1,0 +1,416 @@
+#include "sim/engine/replay_engine.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "kvcache/base/check.h"
+#include "kvcache/prefix_keys.h"
+
+namespace kvsim {
+
+ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
+                           std::vector<ReplayObserver*> observers)
+    : o_(o),
+      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1),
+      alloc_(allocator),
+      timer_(timer),
+      observers_(std::move(observers)) {
+  grows_compose_ = alloc_.GrowsCompose();
+  slots_per_token_ = alloc_.slots_per_token();
+  if (lazy_decode_) held_block_size_ = alloc_.HeldGrowthBlockSize();
+  if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
+  if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
+  if (held_block_size_ > 0) run_added_blocks_.resize(kMaxRunSteps);
+}
+
+ReplayEngine::Slot ReplayEngine::NewSlot() {
+  if (!free_slots_.empty()) {
+    const Slot s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<Slot>(slots_.size() - 1);
+}
+
+void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
+  RequestRecord rec;
+  rec.id = r.id;
+  rec.arrival_ns = r.arrival_ns;
+  rec.prompt_tokens = r.prompt_tokens;
+  rec.output_tokens = r.output_tokens;
+  rec.rejected_reason = reason;
+  Done(rec);
+}
+
+void ReplayEngine::Arrive(TraceRequest r) {
+  ++counters_.events;
+  if (r.prompt_tokens >= o_.max_model_len) {
+    Reject(std::move(r), "prompt_tokens >= max_model_len");
+    return;
+  }
+  const Slot slot = NewSlot();
+  Live& l = slots_[slot];
+  l = Live{};
+  // vLLM's default max_tokens leaves room for the prompt within max_model_len.
+  l.target = std::min(r.output_tokens, o_.max_model_len - r.prompt_tokens);
+  if (o_.prefix_caching && !r.block_ids.empty())
+    l.keys = KeysFromTraceBlocks(r.block_ids, r.block_id_tokens, r.prompt_tokens, o_.block_size);
+  l.record.id = r.id;
+  l.record.arrival_ns = r.arrival_ns;
+  l.record.prompt_tokens = r.prompt_tokens;
+  l.req = std::move(r);
+  l.req.block_ids = {};
+  l.in_use = true;
+  if (!alloc_.CanEverFit(AdmissionFor(l))) {
+    l.in_use = false;
+    free_slots_.push_back(slot);
+    Reject(std::move(l.req), "needs more KV cache than the whole pool");
+    return;
+  }
+  waiting_.push_back(slot);
+  waiting_tokens_ += l.req.prompt_tokens;
+}
+
+AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
+  AdmitRequest q;
+  q.id = l.req.id;
+  q.prompt_tokens = l.req.prompt_tokens + l.generated;  // a resumed request recomputes what it generated
+  q.final_tokens = l.req.prompt_tokens + l.target - 1;  // the last sampled token never enters the KV cache
+  q.max_tokens_limit = l.req.prompt_tokens + std::max<int64_t>(1, o_.max_model_len - l.req.prompt_tokens);
+  q.prefix_keys = l.keys;
+  return q;
+}
+
+int64_t ReplayEngine::LazyContextBeforeStep() const {
+  return lazy_sum_computed_ + lazy_count_ * (step_ - 1) - lazy_sum_sync_;
+}
+
+void ReplayEngine::MakeLazy(Live& l) {
+  if (l.unsynced > 0) {
+    const bool grown = alloc_.Grow(l.req.id, l.unsynced);
+    assert(grown && "lazy tokens fit in memory the request already held");
+    (void)grown;
+    l.unsynced = 0;
+  }
+  l.lazy = true;
+  l.sync_step = step_;
+  ++lazy_count_;
+  lazy_sum_computed_ += l.computed;
+  lazy_sum_sync_ += step_;
+  const int64_t remaining = l.target - l.generated;
+  const Slot slot = static_cast<Slot>(&l - slots_.data());
+  l.version = next_version_++;
+  if (held_block_size_ > 0) {
+    // Blocks are crossed without events up to the last block, which it enters with `fill` tokens
+    // computed (tokens of the full blocks before it); the event is that step, or the last token's.
+    const int64_t b = held_block_size_;
+    const int64_t last_kv_token = l.req.prompt_tokens + l.target - 1;
+    const int64_t fill = (last_kv_token - 1) / b * b;
+    l.phase = ((step_ + 1 - l.computed) % b + b) % b;
+    ++crossings_by_phase_[static_cast<size_t>(l.phase)];
+    ScheduleEvent({step_ + (l.computed <= fill ? fill - l.computed + 1 : remaining), l.order, slot, l.version});
+    return;
+  }
+  const int64_t room = alloc_.GrowRoom(l.req.id);
+  ScheduleEvent({step_ + std::min(room + 1, remaining), l.order, slot, l.version});
+}
+
+void ReplayEngine::ScheduleEvent(const Event& e) {
+  if (e.step - step_ < kCalendarSteps) {
+    const size_t bucket = static_cast<size_t>(e.step % kCalendarSteps);
+    calendar_[bucket].push_back({e.slot, static_cast<uint32_t>(e.version)});
+    calendar_occupied_[bucket / 64] |= uint64_t{1} << (bucket % 64);
+  } else {
+    far_events_.push(e);
+  }
+}
+
+void ReplayEngine::MakeExplicit(Live& l) {
+  // Bring the request up to the end of the previous step: the tokens it decoded lazily.
+  const int64_t lag = (step_ - 1) - l.sync_step;
+  lazy_count_ -= 1;
+  lazy_sum_computed_ -= l.computed;
+  lazy_sum_sync_ -= l.sync_step;
+  l.computed += lag;
+  l.generated += lag;
+  l.lazy = false;
+  l.version = 0;
+  if (held_block_size_ > 0) {
+    // Its crossings up to the previous step were held; this step's are not yet (see HoldCrossings).
+    KVSIM_DCHECK(held_step_ < step_);
+    --crossings_by_phase_[static_cast<size_t>(l.phase)];
+    if (lag > 0) alloc_.GrowFromHeld(l.req.id, lag);
+    return;
+  }
+  // The allocator gets them together with the request's next tokens (one Grow instead of two).
+  l.unsynced += lag;
+}
+
+void ReplayEngine::Preempt(Slot slot) {
+  Live& l = slots_[slot];
+  if (l.lazy) MakeExplicit(l);
+  alloc_.Free(l.req.id);
+  l.computed = 0;
+  l.unsynced = 0;
+  ++l.record.preemptions;
+  ++counters_.preemptions;
+  ++counters_.events;
+  running_.Erase(l.order);
+  if (l.prefilling) {
+    prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
+    l.prefilling = false;
+  }
+  l.order = -1;
+  waiting_.push_front(slot);
+  waiting_tokens_ += l.req.prompt_tokens + l.generated;
+  preempted_this_step_ = true;
+}
+
+void ReplayEngine::Finish(Slot slot) {
+  Live& l = slots_[slot];
+  alloc_.Free(l.req.id);
+  l.record.finished_ns = now_ns_;
+  l.record.output_tokens = l.generated;
+  Done(l.record);
+  running_.Erase(l.order);
+  l.in_use = false;
+  l.keys = {};
+  free_slots_.push_back(slot);
+  ++counters_.events;
+}
+
+bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt) {
+  bool any = false;
+  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
+    const Slot slot = waiting_.front();
+    Live& l = slots_[slot];
+    const AdmitRequest q = AdmissionFor(l);
+    if (whole_prompt && q.prompt_tokens > budget) break;
+    const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
+    if (!plan) break;
+    waiting_.pop_front();
+    waiting_tokens_ -= q.prompt_tokens;
+    l.order = next_order_++;
+    running_.Append(l.order, slot);
+    l.prefilling = true;
+    prefilling_.push_back(slot);  // the newest order: the vector stays sorted
+    if (l.record.admitted_ns < 0) {
+      l.record.admitted_ns = now_ns_;
+      l.record.cached_tokens = plan->cached_tokens;
+      for (ReplayObserver* o : observers_) o->OnPrefixLookup(l.req.prompt_tokens, plan->cached_tokens);
+    } else {
+      for (ReplayObserver* o : observers_) o->OnPrefixRelookup(q.prompt_tokens, plan->cached_tokens);
+    }
+    l.computed = plan->cached_tokens + plan->new_tokens;
+    budget -= plan->new_tokens;
+    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
+    ++counters_.events;
+    any = true;
+  }
+  return any;
+}
+
+// Schedules one running request's pending tokens. Returns false when it was itself preempted,
+// which ends pass 1 (vLLM's rule).
+bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled) {
+  Live& l = slots_[slot];
+  const int64_t tokens = std::min(PendingTokens(l), budget);
+  // Lazily decoded tokens ride along with this step's tokens when one Grow can take both.
+  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens);
+  if (!grown && l.unsynced > 0) {
+    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
+    assert(synced);
+    (void)synced;
+  }
+  l.unsynced = 0;
+  while (!grown && !(grown = alloc_.Grow(l.req.id, tokens))) {
+    const Slot victim = running_.Last();
+    Preempt(victim);
+    if (victim == slot) return false;
+  }
+  scheduled.push_back({slot, tokens, l.computed});
+  l.scheduled_step = step_;
+  l.computed += tokens;
+  budget -= tokens;
+  ++counters_.events;
+  return true;
+}
+
+bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
+  int64_t budget = o_.max_num_batched_tokens;
+  // Lazy requests whose event is due this step are processed explicitly; events pop in
+  // (step, order) order, so due_ is sorted by order.
+  due_.clear();
+  auto take = [this](Slot slot, bool current) {
+    Live& l = slots_[slot];
+    if (current && l.in_use && l.lazy) {
+      MakeExplicit(l);
+      due_.push_back(slot);
+    }
+  };
+  // A calendar bucket holds only this step's events: each was scheduled less than a lap ahead.
+  const size_t bucket_index = static_cast<size_t>(step_ % kCalendarSteps);
+  std::vector<CalendarEntry>& bucket = calendar_[bucket_index];
+  for (const CalendarEntry& e : bucket) take(e.slot, static_cast<uint32_t>(slots_[e.slot].version) == e.version);
+  bucket.clear();
+  calendar_occupied_[bucket_index / 64] &= ~(uint64_t{1} << (bucket_index % 64));
+  while (!far_events_.empty() && far_events_.top().step <= step_) {
+    const Event e = far_events_.top();
+    far_events_.pop();
+    take(e.slot, slots_[e.slot].version == e.version);
+  }
+  std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+  int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
+  for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
+  work_.clear();
+  bool in_order = !lazy_decode_ || demand > budget;
+  if (!in_order) {
+    std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
+               [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+    // Held growth: the lazy requests' crossings are taken first, which changes nothing only when
+    // no explicit Grow can then fail; otherwise the crossing requests grow explicitly, in order
+    // with the others (as due events would).
+    if (held_block_size_ > 0 && !HoldCrossings(step_, ExplicitBlocksBound())) MakeCrossingsExplicit();
+  }
+  if (in_order) {
+    // Not everyone can be served (or token stepping): every running request, in order.
+    for (const auto [order, slot] : running_) {
+      Live& l = slots_[slot];
+      if (l.lazy) MakeExplicit(l);
+      work_.push_back(slot);
+    }
+  } else {
+    budget -= lazy_count_;
+  }
+  for (Slot slot : work_) {
+    if (!slots_[slot].in_use || slots_[slot].order < 0) continue;  // preempted earlier in this step
+    if (budget <= 0) break;
+    if (!ScheduleExplicit(slot, budget, scheduled)) break;
+  }
+  if (!preempted_this_step_) AdmitWaiting(budget, scheduled, /*whole_prompt=*/false);
+  return !scheduled.empty() || lazy_count_ > 0;
+}
+
+bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
+  int64_t budget = o_.max_num_batched_tokens;
+  // Prefill steps first (whole prompts); otherwise decode every running request.
+  if (AdmitWaiting(budget, scheduled, /*whole_prompt=*/true)) return true;
+  work_.clear();
+  for (const auto [order, slot] : running_) work_.push_back(slot);
+  budget = INT64_MAX;  // a decode step schedules one token for every running request
+  for (Slot slot : work_) {
+    if (slots_[slot].order < 0) continue;
+    if (!ScheduleExplicit(slot, budget, scheduled)) break;
+  }
+  return !scheduled.empty();
+}
+
+int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
+  int64_t later_tokens = 0;
+  // Decoders this step considered but did not schedule (the budget ran out) decode lazily again
+  // from the next step on.
+  if (lazy_decode_) {
+    for (Slot slot : work_) {
+      Live& l = slots_[slot];
+      if (l.in_use && l.order >= 0 && !l.lazy && !l.prefilling && l.scheduled_step != step_ &&
+          l.computed == l.req.prompt_tokens + l.generated - 1)
+        MakeLazy(l);
+    }
+  }
+  for (const Scheduled& s : scheduled) {
+    Live& l = slots_[s.slot];
+    if (!l.in_use || l.order < 0) continue;
+    if (l.computed < l.req.prompt_tokens + l.generated) continue;  // prefill continues next step
+    if (l.prefilling) {
+      prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), s.slot));
+      l.prefilling = false;
+    }
+    ++l.generated;
+    if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
+    else ++later_tokens;
+    if (l.generated >= l.target) {
+      Finish(s.slot);
+    } else if (lazy_decode_) {
+      MakeLazy(l);
+    }
+  }
+  // Lazy requests sampled one token each this step; those that finish are due as events.
+  return later_tokens;
+}
+
+KvAccounting ReplayEngine::CorrectedAccounting(int64_t step) const {
+  KvAccounting a = alloc_.Accounting();
+  // Tokens decoded lazily since each request's last sync filled slots that were reserved.
+  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * slots_per_token_;
+  a.token_slots += lag;
+  a.reserved_slots -= lag;
+  // Each held block a lazy request crossed into is reserved up to its end (never its last block).
+  // (The allocator counts held blocks as used but holds no tokens or reservations in them.)
+  a.reserved_slots += held_block_size_ * alloc_.HeldBlocks();
+  a.internal_fragmentation_slots -= held_block_size_ * alloc_.HeldBlocks();
+  return a;
+}
+
+void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
+  StepSample sample;
+  sample.start_ns = start_ns;
+  sample.duration_ns = duration_ns;
+  sample.later_tokens = later_tokens;
+  sample.running = static_cast<int64_t>(running_.size());
+  sample.waiting = static_cast<int64_t>(waiting_.size());
+  sample.kv = CorrectedAccounting(step_);
+  sample.used_blocks = alloc_.UsedBlocks();
+  sample.preemptions_total = counters_.preemptions;
+  KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
+  for (ReplayObserver* o : observers_) o->OnStep(sample);
+}
+
+void ReplayEngine::Deliver(TraceRequest r) {
+  if (Idle()) now_ns_ = std::max(now_ns_, r.arrival_ns);
+  Arrive(std::move(r));
+}
+
+bool ReplayEngine::StepOnce(int64_t horizon_ns) {
+  ++step_;
+  preempted_this_step_ = false;
+  scheduled_.clear();
+  std::vector<Scheduled>& scheduled = scheduled_;
+  // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly,
+  // and neither do the quiet steps after it.
+  if (QuietDecodeStep()) {
+    RunQuietSteps(horizon_ns);
+    return true;
+  }
+  const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
+  if (!work && running_.empty()) {
+    // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
+    const Slot slot = waiting_.front();
+    waiting_.pop_front();
+    waiting_tokens_ -= slots_[slot].req.prompt_tokens + slots_[slot].generated;
+    slots_[slot].in_use = false;
+    free_slots_.push_back(slot);
+    --step_;
+    Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
+    return false;
+  }
+  StepWork w;
+  for (const Scheduled& s : scheduled) w.Add(s.tokens, s.context);
+  const int64_t lazy_context = LazyContextBeforeStep();
+  w.sequences += lazy_count_;
+  w.new_tokens += lazy_count_;
+  w.context_tokens += lazy_context;
+  w.attended += lazy_context + lazy_count_;
+  const int64_t start = now_ns_;
+  // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
+  const int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
+  KVSIM_DCHECK(dt > 0);  // time never goes back
+  now_ns_ += dt;
+  const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
+  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
+  ++counters_.steps;
+  RecordStep(start, dt, later_tokens);
+  return true;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,215 @@
+// ReplayEngine: the discrete-event replay of a request trace through a KV allocator under a
+// vLLM-style scheduler. Integer-nanosecond clock; one engine step at a time; time never goes
+// backwards.
+//
+// Scheduler `vllm` (vLLM v1, reference/serving-memory-facts.md §2.6), every step:
+//   pass 1  running requests in admission order get tokens from the step budget
+//           (max_num_batched_tokens): the rest of their prompt (chunked prefill) or one decode
+//           token. When a request cannot get memory the most recently admitted running request is
+//           preempted by recompute (its memory freed, back to the head of the queue), and the
+//           request retries; if it was itself the victim, pass 1 stops.
+//   pass 2  only if nothing was preempted: waiting requests in FCFS order are admitted (prefix
+//           lookup, first chunk) while budget, max_num_seqs and memory allow; the first that does
+//           not fit stops admission.
+// A request's step that computes its last pending token samples one output token; it finishes
+// when it has sampled all of its output tokens (capped so prompt + output <= max_model_len).
+//
+// Scheduler `vllm-v0`: a step either prefills whole prompts of waiting requests (FCFS, admission
+// watermark in the allocator) or decodes every running request; preemption by recompute.
+//
+// Event skipping (lazy decode): a running request that only decodes and whose next tokens fit in
+// memory it already holds (KvAllocator::GrowRoom) is not touched until its next event: a block
+// boundary, or its last output token. Its tokens are accounted in aggregate meanwhile. Steps in
+// which the budget cannot serve everyone fall back to processing every request in order. The
+// results are identical to stepping every request every step (Stepping::kToken).
+//
+// Quiet runs: when only lazy requests run, nothing is due and nothing can be admitted, the steps up
+// to the next due event or arrival are taken in one call and reported as one StepRun: each step's
+// time is still the step model's, but no scheduling pass runs and observers take the run whole.
+// With held growth (counting-mode paged pools) a lazy request's block boundaries are not events
+// either, as long as the pool has the blocks: the step's crossings are taken in one HoldBlocks call
+// (they cannot fail, so the order of pass 1 does not matter); when the pool might be short, the
+// requests crossing in that step grow explicitly, in running order with the others, as due events.
+#ifndef KVSIM_SIM_REPLAY_ENGINE_H_
+#define KVSIM_SIM_REPLAY_ENGINE_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "kvcache/kv_allocator.h"
+#include "sim/engine/replay_observer.h"
+#include "sim/engine/running_set.h"
+#include "sim/engine/replay_options.h"
+#include "sim/timing/step_timer.h"
+#include "workloads/request_source.h"
+
+namespace kvsim {
+
+struct EngineOptions {
+  int64_t max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+  int64_t max_model_len = 8192;
+  int64_t block_size = 16;          // for prefix keys
+  bool prefix_caching = false;      // compute prefix keys from the trace's block ids
+  Stepping stepping = Stepping::kEvent;
+  SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
+};
+
+struct EngineCounters {
+  int64_t steps = 0;
+  int64_t events = 0;       // arrivals, admissions, explicit grows, preemptions, completions
+  int64_t preemptions = 0;
+};
+
+class ReplayEngine {
+ public:
+  // Every observer sees every step and request, in the order given. All references must outlive
+  // the engine.
+  ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer,
+               std::vector<ReplayObserver*> observers);
+
+  // Driven by the event loop (sim/fleet/event_loop.h), for one replica or many: it delivers each
+  // arrival to one engine and steps the engine whose next step starts first.
+  // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
+  // engine is idle, and then its clock jumps to the arrival).
+  void Deliver(TraceRequest r);
+  bool Idle() const { return running_.empty() && waiting_.empty(); }
+  int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
+  // One step (or the rejection of a request that can never be admitted), or a run of quiet decode
+  // steps (nothing due, nothing to admit) that ends before the first step that would start at or
+  // after `horizon_ns` (the next arrival: it must be delivered before a step that starts after it).
+  // Returns true when a step was taken. REQUIRES: !Idle().
+  bool StepOnce(int64_t horizon_ns = INT64_MAX);
+  const EngineCounters& counters() const { return counters_; }
+  int64_t running() const { return static_cast<int64_t>(running_.size()); }
+  int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
+  const KvAllocator& allocator() const { return alloc_; }
+  // After the last arrival, once idle: every block held for lazy decoders went to its request.
+  bool HeldBlocksSettled() const { return lazy_count_ > 0 || alloc_.HeldBlocks() == 0; }
+
+ private:
+  struct Live {
+    TraceRequest req;
+    std::vector<BlockKey> keys;
+    int64_t target = 0;           // output tokens to sample
+    int64_t generated = 0;        // synced
+    int64_t computed = 0;         // tokens computed (the allocator holds computed − unsynced)
+    int64_t unsynced = 0;         // lazily decoded tokens not yet handed to the allocator
+    int64_t order = -1;           // running order (admission sequence); -1 when waiting
+    bool lazy = false;
+    int64_t sync_step = 0;        // lazy: step after which `computed`/`generated` are exact
+    int64_t phase = 0;            // lazy, held growth: steps ≡ phase (mod block size) cross into a new block
+    uint64_t version = 0;         // of its pending event; stale events carry older numbers
+    bool in_use = false;
+    bool prefilling = false;
+    int64_t scheduled_step = 0;   // the last step it was scheduled in
+    RequestRecord record;
+  };
+  using Slot = uint32_t;  // index into slots_: requests in flight live in a slab, not a hash map
+  struct Event {
+    int64_t step;
+    int64_t order;
+    Slot slot;
+    uint64_t version;
+    bool operator>(const Event& o) const { return step != o.step ? step > o.step : order > o.order; }
+  };
+  struct Scheduled {
+    Slot slot;
+    int64_t tokens;
+    int64_t context;  // computed tokens before this step
+  };
+
+  void Arrive(TraceRequest r);
+  bool StepV1(std::vector<Scheduled>& scheduled);
+  bool StepV0(std::vector<Scheduled>& scheduled);
+  bool QuietDecodeStep() const;
+  bool EventDue(int64_t step) const;
+  void RunQuietSteps(int64_t horizon_ns);
+  bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
+  // Returns the tokens sampled this step that were not a request's first (the ITL samples).
+  int64_t AfterStep(const std::vector<Scheduled>& scheduled);
+  void MakeLazy(Live& l);
+  void MakeExplicit(Live& l);
+  void Preempt(Slot slot);
+  void Finish(Slot slot);
+  Slot NewSlot();
+  bool ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled);
+  void Reject(TraceRequest r, const std::string& reason);
+  AdmitRequest AdmissionFor(const Live& l) const;
+  int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
+  int64_t LazyContextBeforeStep() const;
+  KvAccounting CorrectedAccounting(int64_t step) const;
+  void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
+  void Done(const RequestRecord& record) {
+    for (ReplayObserver* o : observers_) o->OnRequestDone(record);
+  }
+
+  EngineOptions o_;
+  bool lazy_decode_ = true;
+  KvAllocator& alloc_;
+  const StepTimer& timer_;
+  std::vector<ReplayObserver*> observers_;
+
+  int64_t now_ns_ = 0;
+  int64_t step_ = 0;                 // index of the step being built / last done
+  std::vector<Live> slots_;
+  std::vector<Slot> free_slots_;
+  std::deque<Slot> waiting_;
+  RunningSet<Slot> running_;               // by admission order
+  std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
+  std::vector<Slot> due_, work_;           // per-step scratch
+  std::vector<Scheduled> scheduled_;
+  std::vector<int64_t> run_durations_;     // the steps of the current quiet run (kMaxRunSteps long)
+  std::vector<std::unique_ptr<DecodeRunTimer>> decode_runs_;  // by batch size, built on first use
+  const DecodeRunTimer& DecodeRunFor(int64_t batch);
+  StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
+  static constexpr size_t kMaxRunSteps = 4096;
+  int64_t waiting_tokens_ = 0;
+  // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
+  // worth of steps), a heap for anything further.
+  // Calendar entries are 8 bytes: the bucket says the step, the order is looked up, and the low
+  // 32 bits of the version suffice (fewer than 2^32 events are scheduled within a lap).
+  struct CalendarEntry {
+    Slot slot;
+    uint32_t version;
+  };
+  static constexpr int64_t kCalendarSteps = 256;
+  std::vector<std::vector<CalendarEntry>> calendar_ = std::vector<std::vector<CalendarEntry>>(kCalendarSteps);
+  // Which calendar buckets hold entries (bit step % kCalendarSteps), so a quiet run finds the next
+  // due step with a few word scans instead of testing every step's bucket.
+  std::array<uint64_t, kCalendarSteps / 64> calendar_occupied_{};
+  int64_t StepsToNextCalendarEvent() const;  // from step_; INT64_MAX when none
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> far_events_;
+  void ScheduleEvent(const Event& e);
+  int64_t next_order_ = 0;
+  uint64_t next_version_ = 1;  // never reused, even when a slot is
+  int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
+  // Held growth (KvAllocator::HoldBlocks; 0 when the allocator does not offer it): a lazy request
+  // crosses block boundaries without an event; each step the blocks its lazy requests cross into
+  // are held at once, counted by the step's residue modulo the block size. Events remain for
+  // entering the last block (where reserved slots stop at the request's end) and for the last token.
+  int64_t held_block_size_ = 0;
+  std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
+  std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run (kMaxRunSteps long)
+  int64_t held_step_ = -1;                   // the last step whose crossings were held
+  int64_t CrossingBlocks(int64_t step) const {
+    return crossings_by_phase_[static_cast<size_t>(step % held_block_size_)] * slots_per_token_;
+  }
+  bool HoldCrossings(int64_t step, int64_t spare_blocks);
+  void MakeCrossingsExplicit();
+  int64_t ExplicitBlocksBound() const;
+  bool preempted_this_step_ = false;
+  EngineCounters counters_;
+  bool grows_compose_ = true;
+  int64_t slots_per_token_ = 1;  // the allocator's (one per layer group), fixed
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_ENGINE_H_

@@ -1,0 +1,217 @@
+// ReplayEngine's quiet runs and held block growth (replay_engine.h): the steps in which only lazy
+// decoders run, taken as one run, and the blocks those decoders cross into, taken per step.
+#include "sim/engine/replay_engine.h"
+
+#include <algorithm>
+#include <bit>
+#include <cassert>
+
+#include "kvcache/base/check.h"
+
+namespace kvsim {
+
+// Takes the blocks the lazy requests cross into at `step`, keeping `spare_blocks` free for the
+// explicit requests. False (nothing taken) when the pool is short.
+bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
+  const int64_t blocks = CrossingBlocks(step);
+  if (blocks + spare_blocks > alloc_.FreeBlocks()) return false;
+  // Counted as the explicit grows they replace.
+  counters_.events += crossings_by_phase_[static_cast<size_t>(step % held_block_size_)];
+  if (blocks > 0) {
+    const bool held = alloc_.HoldBlocks(blocks);
+    assert(held);
+    (void)held;
+  }
+  held_step_ = step;
+  return true;
+}
+
+// The lazy requests that cross into a new block this step become explicit and join work_ (both in
+// running order). O(running): only when the pool is short.
+void ReplayEngine::MakeCrossingsExplicit() {
+  const int64_t phase = step_ % held_block_size_;
+  due_.clear();
+  for (const auto [order, slot] : running_) {
+    Live& l = slots_[slot];
+    if (l.lazy && l.phase == phase) {
+      MakeExplicit(l);
+      due_.push_back(slot);
+    }
+  }
+  if (due_.empty()) return;
+  const size_t n = work_.size();
+  work_.insert(work_.end(), due_.begin(), due_.end());
+  std::inplace_merge(work_.begin(), work_.begin() + static_cast<long>(n), work_.end(),
+                     [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+}
+
+// At most the blocks this step's explicit requests (work_) can take: a block per group for every
+// started block of their pending tokens, plus one for a partly filled first block.
+int64_t ReplayEngine::ExplicitBlocksBound() const {
+  int64_t blocks = 0;
+  for (Slot slot : work_) {
+    const Live& l = slots_[slot];
+    if (!l.in_use || l.order < 0) continue;
+    blocks += (PendingTokens(l) + held_block_size_ - 1) / held_block_size_ + 1;
+  }
+  return blocks * slots_per_token_;
+}
+
+// True when StepV1 would only let the lazy decoders decode: no prefill, no event due this step
+// (its calendar bucket is empty and the far heap's top is later), everyone fits the budget, and
+// pass 2 cannot admit (empty queue or max_num_seqs reached). Skipping StepV1 and AfterStep for
+// such a step changes nothing: both would find no work.
+bool ReplayEngine::QuietDecodeStep() const {
+  if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
+  if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
+  if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
+  if (EventDue(step_)) return false;
+  return held_block_size_ == 0 || CrossingBlocks(step_) <= alloc_.FreeBlocks();
+}
+
+// The distance from step_ to the next step whose calendar bucket holds an entry, 1 to
+// kCalendarSteps − 1 (step_'s own bucket was emptied when it was processed or is checked before a
+// quiet run); INT64_MAX when every bucket is empty (later events are in the far heap).
+int64_t ReplayEngine::StepsToNextCalendarEvent() const {
+  constexpr int kWords = static_cast<int>(kCalendarSteps / 64);
+  const int64_t from = (step_ + 1) % kCalendarSteps;
+  for (int i = 0; i <= kWords; ++i) {
+    const int64_t word = (from / 64 + i) % kWords;
+    uint64_t bits = calendar_occupied_[static_cast<size_t>(word)];
+    if (i == 0) bits &= ~uint64_t{0} << (from % 64);                               // at or after `from`
+    if (i == kWords) bits &= (from % 64 == 0) ? 0 : ~(~uint64_t{0} << (from % 64));  // the wrap: before it
+    if (bits != 0) {
+      const int64_t bucket = word * 64 + std::countr_zero(bits);
+      return (bucket - from + kCalendarSteps) % kCalendarSteps + 1;
+    }
+  }
+  return INT64_MAX;
+}
+
+// speed: the batch-only terms of a decode step depend on the batch size alone; kept per size.
+const DecodeRunTimer& ReplayEngine::DecodeRunFor(int64_t batch) {
+  const size_t i = static_cast<size_t>(batch);
+  if (decode_runs_.size() <= i) decode_runs_.resize(i + 1);
+  if (!decode_runs_[i]) decode_runs_[i] = timer_.DecodeRun(batch);
+  return *decode_runs_[i];
+}
+
+// Whether a lazy request's event (possibly stale) is due at `step`: its calendar bucket holds
+// something or the far heap's top is due. REQUIRES: step − step_ < kCalendarSteps.
+bool ReplayEngine::EventDue(int64_t step) const {
+  if (!calendar_[static_cast<size_t>(step % kCalendarSteps)].empty()) return true;
+  return !far_events_.empty() && far_events_.top().step <= step;
+}
+
+// speed: the quiet step step_ and the quiet steps after it, while no event is due in the next one
+// and it would start before the horizon. Nothing but the lazy decoders' context and the clock
+// changes across the run, so each step costs one step-model call.
+void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
+  const bool held = held_block_size_ > 0;
+  // Held growth: the first step's crossings are taken now (QuietDecodeStep saw the blocks free),
+  // the later steps' counted against what stays free and taken in one call at the end.
+  int64_t spare = 0;
+  if (held) {
+    const bool ok = HoldCrossings(step_, 0);
+    assert(ok);
+    (void)ok;
+    spare = alloc_.FreeBlocks();
+  }
+  // speed: one StepRun kept by the engine (zeroing a fresh one was a measurable part of a short run);
+  // every field is set below.
+  StepRun& run = quiet_run_;
+  StepSample& s = run.first;
+  s.start_ns = now_ns_;
+  s.later_tokens = lazy_count_;  // every lazy request samples its next token
+  s.running = static_cast<int64_t>(running_.size());
+  s.waiting = static_cast<int64_t>(waiting_.size());
+  s.kv = CorrectedAccounting(step_);
+  s.used_blocks = alloc_.UsedBlocks();
+  s.preemptions_total = counters_.preemptions;
+  KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
+  const DecodeRunTimer& decode = DecodeRunFor(lazy_count_);
+  const int64_t lazy = lazy_count_;
+  int64_t* durations = run_durations_.data();  // kMaxRunSteps long
+  int64_t* added_blocks = run_added_blocks_.data();
+  // The steps the run may take, the clock aside: step step_ + j (j >= 1) must have no event due
+  // (the calendar's next occupied bucket, the far heap's top: nothing is scheduled during the run)
+  // and, under held growth, room for the blocks its crossings take on top of the earlier steps'.
+  int64_t limit = std::min<int64_t>(static_cast<int64_t>(kMaxRunSteps), StepsToNextCalendarEvent());
+  if (!far_events_.empty()) limit = std::min(limit, far_events_.top().step - step_);
+  const int64_t* crossings = crossings_by_phase_.data();
+  if (held) {
+    // Any held_block_size_ consecutive steps cross every lazy request's boundary once.
+    const int64_t period = lazy * slots_per_token_;
+    const int64_t full = period > 0 ? spare / period : limit;
+    if (full < limit / held_block_size_ + 1) {
+      int64_t taken = full * period;
+      for (int64_t j = full * held_block_size_ + 1; j < limit; ++j) {
+        taken += crossings[(step_ + j) % held_block_size_] * slots_per_token_;
+        if (taken > spare) {
+          limit = j;
+          break;
+        }
+      }
+    }
+  }
+  KVSIM_DCHECK(limit >= 1);
+  // speed: the clock alone decides where the run ends within the limit, so this loop only times
+  // steps; what the steps add up to is summed after it.
+  int64_t now = now_ns_;
+  const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
+  const int64_t duration_sum = now - now_ns_;
+  now_ns_ = now;
+  // What the observers integrate in closed form: Σ j·dt_j and, under held growth, Σ added_j·dt_j
+  // (added_j the blocks taken at steps 1..j). In 64 bits when they cannot overflow (a run under
+  // 2^50 ns; the blocks it may take times its time under 2^62), else in 128.
+  Int128 step_duration_sum = 0, added_duration_sum = 0;
+  int64_t added = 0, crossed = 0;
+  const bool narrow = duration_sum < (int64_t{1} << 50) && (!held || static_cast<Int128>(spare) * duration_sum < (Int128{1} << 62));
+  auto sum_steps = [&](auto zero) {  // zero: int64_t or Int128, the accumulators' type
+    decltype(zero) by_step = 0, by_blocks = 0;
+    if (held) {
+      added_blocks[0] = 0;
+      int64_t phase = (step_ + 1) % held_block_size_;
+      for (int64_t k = 1; k < steps; ++k) {
+        crossed += crossings[phase];
+        added += crossings[phase] * slots_per_token_;
+        by_step += static_cast<decltype(zero)>(k) * durations[k];
+        by_blocks += static_cast<decltype(zero)>(added) * durations[k];
+        added_blocks[k] = added;
+        if (++phase == held_block_size_) phase = 0;
+      }
+    } else {
+      for (int64_t k = 1; k < steps; ++k) by_step += static_cast<decltype(zero)>(k) * durations[k];
+    }
+    step_duration_sum = by_step;
+    added_duration_sum = by_blocks;
+  };
+  if (narrow) sum_steps(int64_t{0});
+  else sum_steps(Int128{0});
+  if (held) {
+    KVSIM_DCHECK(added <= spare);
+    counters_.events += crossed;  // as HoldCrossings counts them
+    if (added > 0) {
+      const bool ok = alloc_.HoldBlocks(added);
+      assert(ok);
+      (void)ok;
+    }
+  }
+  step_ += steps - 1;
+  if (held) held_step_ = step_;
+  counters_.steps += steps;
+  s.duration_ns = durations[0];
+  run.durations = durations;
+  run.steps = steps;
+  run.durations_nondecreasing = decode.Nondecreasing();
+  run.token_slots_per_step = lazy_count_ * slots_per_token_;
+  run.duration_sum = duration_sum;
+  run.step_duration_sum = step_duration_sum;
+  run.added_blocks = held ? added_blocks : nullptr;
+  run.block_slots = held ? held_block_size_ : 0;
+  run.added_duration_sum = added_duration_sum;
+  for (ReplayObserver* o : observers_) o->OnStepRun(run);
+}
+
+}  // namespace kvsim

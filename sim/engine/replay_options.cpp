@@ -1,0 +1,71 @@
+#include "sim/engine/replay_options.h"
+
+#include <filesystem>
+
+#include "kvcache/base/error.h"
+#include "workloads/prefix_overlay.h"
+
+namespace kvsim {
+
+void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
+  if (r.trace.empty() && r.synthetic == 0)
+    r.trace = (std::filesystem::path(data_dir) / "traces" / "AzureLLMInferenceTrace_conv.csv").string();
+  const KernelEfficiency& e = r.timer.efficiency;
+  if (!(e.gemm_compute > 0 && e.gemm_compute <= 1 && e.gemm_memory > 0 && e.gemm_memory <= 1))
+    throw Error("--compute-efficiency/--memory-efficiency: must be in (0, 1]");
+  if (!(e.step_overhead_ms >= 0) || !(r.timer.fixed_step_ms >= 0))
+    throw Error("--step-time-ms/--step-overhead-ms: must not be negative");
+  if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
+  if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
+  if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
+  if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
+  (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
+}
+
+double GpuHourlyCost(const ReplayOptions& r, const std::string& gpu_id) {
+  if (r.gpu_hourly_costs.empty()) return r.gpu_hourly_cost;
+  auto it = r.gpu_hourly_costs.find(gpu_id);
+  if (it == r.gpu_hourly_costs.end()) throw Error("--gpu-hourly-cost: no price for GPU '" + gpu_id + "' (give " + gpu_id + "=USD)");
+  return it->second;
+}
+
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
+  auto number = [&](const std::string& v) {
+    size_t used = 0;
+    double x = -1;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size() || !(x >= 0)) throw Error("--gpu-hourly-cost: '" + v + "' is not a non-negative USD amount per GPU-hour");
+    return x;
+  };
+  if (text.find('=') == std::string::npos) {
+    r.gpu_hourly_cost = number(text);
+    return;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string piece = text.substr(start, comma - start);
+    const size_t eq = piece.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--gpu-hourly-cost: '" + piece + "' is not GPU=USD (e.g. h100=3.2)");
+    r.gpu_hourly_costs[piece.substr(0, eq)] = number(piece.substr(eq + 1));
+    start = comma + 1;
+  }
+}
+
+bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
+  return a.trace == b.trace && a.trace_format == b.trace_format && a.reader.path == b.reader.path &&
+         a.reader.model_filter == b.reader.model_filter && a.reader.skip_bad_rows == b.reader.skip_bad_rows &&
+         a.reader.arrival_column == b.reader.arrival_column && a.reader.prompt_column == b.reader.prompt_column &&
+         a.reader.output_column == b.reader.output_column && a.reader.time_unit == b.reader.time_unit &&
+         a.synthetic == b.synthetic && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
+         a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
+         a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
+         a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat &&
+         a.shared_prefix == b.shared_prefix && a.conversations == b.conversations;
+}
+
+}  // namespace kvsim

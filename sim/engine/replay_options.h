@@ -1,0 +1,103 @@
+// The replay's settings beyond the deployment: where requests come from, how the trace is shaped,
+// which scheduler, allocator and step-time model run, and what is written. Typed; the CLI fills it
+// from flags (cli/replay_flags.h), compare and sweep from option sets.
+#ifndef KVSIM_SIM_REPLAY_OPTIONS_H_
+#define KVSIM_SIM_REPLAY_OPTIONS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "kvcache/base/enum_names.h"
+#include "kvcache/contiguous_allocator.h"
+#include "kvcache/region_placer.h"
+#include "sim/fleet/router.h"
+#include "sim/timing/step_model.h"
+#include "workloads/synthetic.h"
+#include "workloads/trace_readers.h"
+#include "workloads/trace_window.h"
+
+namespace kvsim {
+
+enum class SchedulerKind {
+  kVllmV1,  // vLLM v1: running first, chunked prefill, preemption by recompute (default)
+  kVllmV0,  // vLLM v0: whole-prompt prefill steps, 1% admission watermark
+};
+template <>
+struct EnumNames<SchedulerKind> {
+  static constexpr EnumEntry<SchedulerKind> kEntries[] = {{SchedulerKind::kVllmV1, "vllm"},
+                                                          {SchedulerKind::kVllmV0, "vllm-v0"}};
+};
+
+enum class AllocatorKind { kPaged, kContiguous };
+template <>
+struct EnumNames<AllocatorKind> {
+  static constexpr EnumEntry<AllocatorKind> kEntries[] = {{AllocatorKind::kPaged, "paged"},
+                                                          {AllocatorKind::kContiguous, "contiguous"}};
+};
+
+enum class Stepping {
+  kEvent,  // skip identical decode steps of requests that only fill slots they hold (default)
+  kToken,  // every running request every step: the reference the event mode must equal
+};
+template <>
+struct EnumNames<Stepping> {
+  static constexpr EnumEntry<Stepping> kEntries[] = {{Stepping::kEvent, "event"}, {Stepping::kToken, "token"}};
+};
+
+struct ReplayOptions {
+  // Requests: a trace file (empty: the bundled Azure conversation trace) or a synthetic workload.
+  std::string trace;
+  std::optional<TraceFormat> trace_format;  // nullopt: detected from the file
+  TraceReaderOptions reader;
+  int64_t synthetic = 0;                    // > 0: generate this many requests
+  ArrivalKind arrival = ArrivalKind::kPoisson;
+  double rate = 0;                          // requests/s (synthetic, lengths files)
+  double cv = 1.0;                          // gamma arrivals: coefficient of variation of the gaps
+  std::string prompt_len = "lognormal:1000:0.8", output_len = "lognormal:200:0.8";
+  uint64_t seed = 1;
+  WindowOptions window;
+  // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
+  std::string shared_prefix, conversations;
+
+  SchedulerKind scheduler = SchedulerKind::kVllmV1;
+  AllocatorKind allocator = AllocatorKind::kPaged;
+  Reservation reservation = Reservation::kMax;      // contiguous
+  Placement placement = Placement::kFirstFit;       // contiguous
+  StepModelOptions timer;
+  Stepping stepping = Stepping::kEvent;
+  bool exact_quantiles = false;  // latency quantiles from every value instead of the 0.5% sketch
+
+  // Outputs (the CLI writes them; observers fill the CSVs).
+  std::string json_path, timeseries_path, requests_path, report_path;
+  double sample_interval_s = 0;  // time series: one row per interval (0: every step)
+  bool omit_wall_time = false;
+  bool quiet = false;
+  double slo_ttft_s = 0, slo_tpot_s = 0;  // per-request goodput thresholds (0: none)
+
+  // Fleet (sim/fleet/event_loop.h): independent replicas of the deployment behind a router. 1: one engine,
+  // exactly today's replay; `fleet_report` forces the fleet section for one replica too.
+  int64_t replicas = 1;
+  RouterKind router = RouterKind::kRoundRobin;
+  bool fleet_report = false;
+  double gpu_hourly_cost = 0;  // USD per GPU-hour (> 0: the summary gets a cost section)
+  std::map<std::string, double> gpu_hourly_costs;  // by GPU id ("a100-80gb=1.8,h100=3.2"), for grids over GPUs
+};
+
+// The hourly price of one GPU of `gpu_id` under these options (0: no price given). Throws
+// kvsim::Error when a price table lacks the GPU.
+double GpuHourlyCost(const ReplayOptions& options, const std::string& gpu_id);
+// Parses --gpu-hourly-cost: "USD" or "GPU=USD,GPU=USD" into the options. Throws kvsim::Error.
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& options);
+
+// Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error
+// naming the option.
+void ValidateReplayOptions(ReplayOptions& options, const std::string& data_dir);
+
+// True when two runs read the same requests the same way (so one preload can serve both).
+bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_OPTIONS_H_

@@ -1,0 +1,120 @@
+#include "sim/fleet/event_loop.h"
+
+#include <algorithm>
+#include <deque>
+#include <optional>
+
+#include "kvcache/base/check.h"
+#include "sim/fleet/earliest_replica.h"
+
+namespace kvsim {
+
+ReplicaLoad LoopReplica::Load() const {
+  ReplicaLoad l;
+  l.requests = engine->running() + engine->waiting();
+  // KV use counts what the waiting requests' prompts will take: a router that saw only used
+  // blocks would send every request of a burst to the replica that has not admitted them yet.
+  const KvAllocator& allocator = engine->allocator();
+  if (usable_blocks > 0) {
+    const int64_t pending = (engine->waiting_tokens() + block_size - 1) / block_size;
+    l.kv_used_fraction = static_cast<double>(allocator.UsedBlocks() + pending) / static_cast<double>(usable_blocks);
+  } else {
+    const KvAccounting a = allocator.Accounting();
+    l.kv_used_fraction = a.capacity_slots > 0 ? static_cast<double>(a.used_slots()) / static_cast<double>(a.capacity_slots) : 0;
+  }
+  return l;
+}
+
+LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router, RequestSource& source,
+                        const LoopControl& control, LoadSeries* series) {
+  const size_t n = replicas.size();
+  KVSIM_CHECK(n >= 1, "the event loop needs a replica");
+  LoopResult result;
+  result.routed.assign(n, 0);
+  std::vector<int64_t>& routed = result.routed;
+  const bool ahead = n == 1 || !router.NeedsLoads();
+  std::vector<ReplicaLoad> loads(n);
+  std::vector<std::deque<TraceRequest>> queued(n);
+  // Each replica's next step start and next queued arrival (INT64_MAX: none); `earliest` holds the
+  // smaller of the two per replica.
+  std::vector<int64_t> next_start(n, INT64_MAX), next_arrival(n, INT64_MAX), in_flight(n, 0);
+  EarliestReplica earliest(n);
+  auto record = [&](size_t i, int64_t t_ns) {
+    if (!series) return;
+    const ReplayEngine& e = *replicas[i].engine;
+    const int64_t requests = e.running() + e.waiting();
+    if (requests != in_flight[i]) series->Record(i, t_ns, in_flight[i] = requests);
+  };
+  auto update = [&](size_t i, int64_t t_ns) {
+    const ReplayEngine& e = *replicas[i].engine;
+    next_start[i] = e.Idle() ? INT64_MAX : e.now_ns();
+    earliest.Set(i, std::min(next_start[i], next_arrival[i]));
+    record(i, t_ns);
+  };
+  auto deliver = [&](size_t k, TraceRequest r) {
+    const int64_t t = r.arrival_ns;
+    replicas[k].engine->Deliver(std::move(r));
+    update(k, t);
+  };
+  std::optional<TraceRequest> pending = source.Next();
+  auto route_ahead = [&] {
+    const size_t k = static_cast<size_t>(router.Pick(*pending, loads));  // reads no load
+    ++routed[k];
+    if (queued[k].empty()) {
+      next_arrival[k] = pending->arrival_ns;
+      earliest.Set(k, std::min(next_start[k], next_arrival[k]));
+    }
+    queued[k].push_back(std::move(*pending));
+    pending = source.Next();
+  };
+  int64_t steps = 0;
+  while (true) {
+    const size_t next = earliest.replica();
+    const int64_t first = earliest.time_ns();
+    if (pending && pending->arrival_ns <= first) {
+      if (ahead) {
+        route_ahead();
+        continue;
+      }
+      for (size_t i = 0; i < n; ++i) loads[i] = replicas[i].Load();
+      const size_t k = static_cast<size_t>(router.Pick(*pending, loads));
+      ++routed[k];
+      TraceRequest r = std::move(*pending);
+      pending = source.Next();
+      deliver(k, std::move(r));
+      continue;
+    }
+    if (first == INT64_MAX) break;
+    if (next_arrival[next] <= next_start[next]) {
+      TraceRequest r = std::move(queued[next].front());
+      queued[next].pop_front();
+      next_arrival[next] = queued[next].empty() ? INT64_MAX : queued[next].front().arrival_ns;
+      deliver(next, std::move(r));  // updates its key
+      continue;
+    }
+    // A replica running ahead must know its own next arrival: read until it has one.
+    if (ahead)
+      while (queued[next].empty() && pending) route_ahead();
+    const int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
+    ReplayEngine& engine = *replicas[next].engine;
+    // A replica running ahead steps on up to its next arrival: nothing another replica does can
+    // reach it before then (speed: one reschedule per stretch, not per step).
+    do {
+      const bool stepped = engine.StepOnce(horizon);
+      if (!stepped) continue;
+      record(next, engine.now_ns());
+      if ((++steps & 4095) == 0 && control.progress) control.progress(source.progress(), engine.now_ns());
+      if (control.stop && control.stop->load(std::memory_order_relaxed)) {
+        result.stopped = true;
+        return result;
+      }
+    } while (ahead && !engine.Idle() && engine.now_ns() < horizon);
+    update(next, engine.now_ns());
+  }
+#ifndef NDEBUG
+  for (const LoopReplica& r : replicas) KVSIM_DCHECK(r.engine->HeldBlocksSettled());  // every held block went to its request
+#endif
+  return result;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,129 @@
+#include "sim/run/replay_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "kvcache/base/error.h"
+#include "kvcache/checked_allocator.h"
+#include "sim/fleet/event_loop.h"
+#include "sim/fleet/load_series.h"
+#include "sim/fleet/router.h"
+#include "sim/run/replay_setup.h"
+#include "sim/stats/load_check.h"
+#include "sim/stats/replay_stats.h"
+#include "sim/timing/step_model.h"
+
+namespace kvsim {
+namespace {
+
+struct Replica {
+  std::unique_ptr<KvAllocator> allocator;
+  std::unique_ptr<CheckedAllocator> checked;   // with ReplayHooks::check_invariants
+  std::unique_ptr<ReplayStatistics> stats;     // its own figures, for the fleet section
+  std::unique_ptr<ReplayEngine> engine;
+};
+
+FleetSummary::Spread SpreadOf(const std::vector<double>& v) {
+  FleetSummary::Spread s;
+  for (double x : v) s.max = std::max(s.max, x), s.mean += x;
+  s.mean = v.empty() ? 0 : std::round(s.mean / static_cast<double>(v.size()) * 1e6) / 1e6;
+  return s;
+}
+
+// Per-replica summaries and the imbalance figures.
+std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& replicas, const std::vector<int64_t>& routed,
+                                                const CapacityResult& cap, const ReplayOptions& r, const StepTimer& timer) {
+  auto f = std::make_shared<FleetSummary>();
+  f->replicas = static_cast<int64_t>(replicas.size());
+  f->router = r.router;
+  f->routed = routed;
+  std::vector<double> load, kv, hit;
+  ReplayOptions one = r;
+  one.replicas = 1;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    ReplaySummary s;
+    replicas[i].stats->FillSummary(s);
+    FillRunSections(cap, one, replicas[i].engine->counters(), 0.0, replicas[i].stats->peak_used_blocks(), timer, s);
+    load.push_back(static_cast<double>(routed[i]));
+    kv.push_back(s.kv.peak_used_fraction);
+    hit.push_back(s.prefix_cache.hit_rate);
+    f->per_replica.push_back(std::move(s));
+  }
+  f->load = SpreadOf(load);
+  f->kv_peak_used_fraction = SpreadOf(kv);
+  f->prefix_hit_rate = SpreadOf(hit);
+  return f;
+}
+
+}  // namespace
+
+ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const ReplayHooks& hooks) {
+  if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
+  if (r.replicas > 1 && (!r.timeseries_path.empty() || !r.requests_path.empty()))
+    throw Error("--timeseries/--requests: not available with --replicas > 1 (the rows of the replicas would interleave)");
+  const bool fleet_section = r.replicas > 1 || r.fleet_report;
+  ReplayResult result;
+  result.capacity = PlanCapacity(d.model, d.gpu, d.config);
+  const CapacityResult& cap = result.capacity;
+  if (!cap.does_not_fit.empty()) throw Error(cap.does_not_fit);
+  std::unique_ptr<RequestSource> source = OpenRequestSource(r, hooks.preloaded);
+  const StepModelOptions timer_options = TimerOptions(d, r);
+  const StepModel timer(d.model, cap, d.gpu, timer_options);
+  // The whole run's statistics; a fleet's replicas keep their own besides.
+  ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
+  LoadCheckObserver load_check;
+  std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
+  std::vector<LoopReplica> loop_replicas;
+  for (Replica& rep : replicas) {
+    rep.allocator = MakeAllocator(d, r, cap);
+    if (hooks.check_invariants) rep.checked = std::make_unique<CheckedAllocator>(*rep.allocator);
+    std::vector<ReplayObserver*> observers;
+    if (fleet_section) {
+      rep.stats = std::make_unique<ReplayStatistics>(StatsOptions(r, cap, timer_options));
+      observers.push_back(rep.stats.get());
+    }
+    observers.push_back(&run_stats);
+    observers.push_back(&load_check);
+    observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
+    KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
+    rep.engine = std::make_unique<ReplayEngine>(MakeEngineOptions(d, r, cap), allocator, timer, std::move(observers));
+    LoopReplica l;
+    l.engine = rep.engine.get();
+    l.block_size = cap.settings.block_size;
+    l.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.usable_gpu_blocks) : 0;
+    loop_replicas.push_back(l);
+  }
+  std::unique_ptr<Router> router = MakeRouter(r.router, static_cast<int>(r.replicas));
+  std::optional<LoadSeries> series;
+  if (fleet_section) series.emplace(replicas.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  const LoopResult run = RunEventLoop(loop_replicas, *router, *source, {hooks.progress, hooks.stop}, series ? &*series : nullptr);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  EngineCounters total;
+  int64_t peak_blocks = 0;
+  for (const Replica& rep : replicas) {
+    total.steps += rep.engine->counters().steps;
+    total.events += rep.engine->counters().events;
+    total.preemptions += rep.engine->counters().preemptions;
+    // The busiest replica's peak (the run's statistics see the replicas' steps interleaved).
+    peak_blocks = std::max(peak_blocks, rep.stats ? rep.stats->peak_used_blocks() : run_stats.peak_used_blocks());
+  }
+  ReplaySummary& s = result.summary;
+  run_stats.FillSummary(s);
+  s.requests.preemptions = total.preemptions;  // each replica counts its own
+  FillRunSections(cap, r, total, wall_s, peak_blocks, timer, s);
+  s.load_check = load_check.Result();
+  s.partial = run.stopped;
+  if (fleet_section) {
+    std::shared_ptr<FleetSummary> fleet = SummarizeReplicas(replicas, run.routed, cap, r, timer);
+    fleet->load_interval_s = series->interval_s();
+    fleet->load_over_time = series->series();
+    s.fleet = fleet;
+  }
+  FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
+  return result;
+}
+
+}  // namespace kvsim

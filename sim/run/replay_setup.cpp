@@ -1,0 +1,92 @@
+#include "sim/run/replay_setup.h"
+
+#include <cmath>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/units.h"
+#include "kvcache/contiguous_allocator.h"
+#include "kvcache/paged_allocator.h"
+#include "sim/run/request_sources.h"
+#include "sim/stats/cost.h"
+
+namespace kvsim {
+
+std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
+  const StageCapacity& stage = cap.stages[cap.bottleneck_stage];
+  if (r.allocator == AllocatorKind::kPaged) {
+    PagedAllocatorOptions po;
+    // The allocator keeps block 0 back as vLLM v1's null block; an engine without one (V0 on a model
+    // with no sliding window) gets that id on top, so requests hold all of its blocks.
+    po.num_blocks = cap.usable_gpu_blocks + 1;
+    po.block_size = cap.settings.block_size;
+    // Prefix keys come from a trace's block ids (Mooncake hash_ids); without them nothing can hit
+    // and the pool may hand out any free block.
+    po.enable_prefix_caching = d.config.enable_prefix_caching && TraceHasBlockIds(r);
+    po.groups = stage.layout.groups;
+    if (r.scheduler == SchedulerKind::kVllmV0) po.watermark_fraction = 0.01;
+    if (po.num_blocks < 2) throw Error("the KV pool has fewer than 2 blocks");
+    return std::make_unique<PagedAllocator>(po);
+  }
+  ContiguousAllocatorOptions co;
+  co.capacity_slots = static_cast<int64_t>(cap.kv_cache_bytes / stage.layout.bytes_per_token);
+  co.max_model_len = cap.settings.max_model_len;
+  co.reservation = r.reservation;
+  co.placement = r.placement;
+  co.block_size = cap.settings.block_size;
+  return std::make_unique<ContiguousAllocator>(co);
+}
+
+// Memory, the run's counters and the configuration: the summary sections the statistics do not own.
+void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const EngineCounters& counters, double wall_s,
+                     int64_t peak_used_blocks, const StepTimer& timer, ReplaySummary& s) {
+  auto r4 = [](double bytes) { return std::round(BytesToGiB(bytes) * 1e4) / 1e4; };
+  const double kv_peak = static_cast<double>(peak_used_blocks) *
+                         static_cast<double>(cap.stages[cap.bottleneck_stage].layout.block_bytes);
+  s.memory_gib = {r4(cap.weights_bytes), r4(cap.activation_peak_bytes), r4(cap.non_torch_bytes), r4(cap.kv_cache_bytes),
+                  r4(kv_peak), r4(cap.weights_bytes + cap.activation_peak_bytes + cap.non_torch_bytes + kv_peak)};
+  s.sim.wall_s = std::round((r.omit_wall_time ? 0.0 : wall_s) * 1e4) / 1e4;
+  s.sim.events = counters.events;
+  s.sim.steps = counters.steps;
+  s.sim.stepping = r.stepping;  // exact_quantiles: the statistics' (FillSummary)
+  s.config.settings = cap.settings;
+  s.config.scheduler = r.scheduler;
+  s.config.step_time_model = timer.Describe();
+  s.config.seed = r.seed;
+  s.config.window = r.window;
+}
+
+StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
+  StepModelOptions timer_options = r.timer;
+  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  return timer_options;
+}
+
+ReplayStatsOptions StatsOptions(const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& t) {
+  const bool paged = r.allocator == AllocatorKind::kPaged;
+  return {paged ? cap.num_gpu_blocks : 0, paged ? cap.usable_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
+          t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6, r.exact_quantiles};
+}
+
+EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
+  EngineOptions eo;
+  eo.max_num_seqs = cap.settings.max_num_seqs;
+  eo.max_num_batched_tokens = cap.settings.max_num_batched_tokens;
+  eo.max_model_len = cap.settings.max_model_len;
+  eo.block_size = cap.settings.block_size;
+  eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
+  eo.stepping = r.stepping;
+  eo.scheduler = r.scheduler;
+  return eo;
+}
+
+void FinishSummary(const ReplayOptions& r, const RequestSource& source, const std::string& allocator_name,
+                   const std::string& gpu_id, ReplaySummary& s) {
+  s.config.trace = source.Describe();
+  s.config.allocator = r.allocator == AllocatorKind::kPaged ? "paged" : allocator_name;
+  s.trace_skipped_rows = source.skipped_rows();
+  s.warnings = source.warnings();
+  const double price = GpuHourlyCost(r, gpu_id);
+  if (price > 0) s.cost = ComputeCost(s, price, r.replicas);
+}
+
+}  // namespace kvsim

@@ -1,0 +1,119 @@
+#include "sim/stats/replay_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kvsim {
+namespace {
+
+double R6(double x) { return std::round(x * 1e6) / 1e6; }
+
+WasteShares Shares(const Int128 sums[kNumWasteCategories]) {
+  Int128 total = 0;
+  for (int i = 0; i < kNumWasteCategories; ++i) total += sums[i];
+  WasteShares w{};
+  for (int i = 0; i < kNumWasteCategories; ++i)
+    w[static_cast<size_t>(i)] = R6(total > 0 ? ToDouble(sums[i]) / ToDouble(total) : 0.0);
+  return w;
+}
+
+double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+}  // namespace
+
+// One step is a run of one (one rule for both, so a run equals its steps one by one).
+void ReplayStatistics::OnStep(const StepSample& s) {
+  StepRun one;
+  one.first = s;
+  one.durations = &s.duration_ns;
+  one.steps = 1;
+  one.duration_sum = s.duration_ns;
+  OnStepRun(one);
+}
+
+// The integrals over the run in closed form: step j holds j·token_slots_per_step more
+// token slots (as many fewer reserved) and added_blocks[j] more blocks (reserved, not free).
+void ReplayStatistics::OnStepRun(const StepRun& run) {
+  const StepSample& s = run.first;
+  const Int128 s0 = run.duration_sum, s1 = run.step_duration_sum, s2 = run.added_duration_sum;
+  Int128 integral[kNumWasteCategories];
+  for (int i = 0; i < kNumWasteCategories; ++i) integral[i] = static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * s0;
+  const Int128 decoded = run.token_slots_per_step * s1, crossed = run.block_slots * s2;
+  integral[static_cast<int>(WasteCategory::kTokenStates)] += decoded;
+  integral[static_cast<int>(WasteCategory::kReserved)] += crossed - decoded;
+  integral[static_cast<int>(WasteCategory::kFree)] -= crossed;
+  time_total_ns_ += run.duration_sum;
+  running_time_integral_ += static_cast<Int128>(s.running) * s0;
+  for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += integral[i];
+  if (s.waiting > 0) {
+    time_saturated_ns_ += run.duration_sum;
+    for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += integral[i];
+  }
+  if (run.durations_nondecreasing) itl_.AddSortedRunNs(run.durations, run.steps, s.later_tokens, run.duration_sum);
+  else itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
+  peak_running_ = std::max(peak_running_, s.running);
+  peak_waiting_ = std::max(peak_waiting_, s.waiting);
+  // Blocks are only added during a run: the last step uses the most.
+  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks + (run.added_blocks ? run.added_blocks[run.steps - 1] : 0));
+  preemptions_ = s.preemptions_total;
+  end_ns_ = std::max(end_ns_, s.start_ns + run.duration_sum);
+}
+
+void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
+  ++total_;
+  last_arrival_ns_ = std::max(last_arrival_ns_, r.arrival_ns);
+  if (!r.rejected_reason.empty()) {
+    ++rejected_;
+    ++rejected_by_reason_[r.rejected_reason];
+    return;
+  }
+  ++finished_;
+  output_tokens_ += r.output_tokens;
+  const RequestLatencies l = LatenciesOf(r);
+  queue_.Add(l.queue_s);
+  ttft_.Add(l.ttft_s);
+  client_ttft_.Add(l.ttft_s + o_.client_ttft_s + o_.tokenize_s_per_token * static_cast<double>(r.prompt_tokens));
+  e2e_.Add(l.e2e_s);
+  if (l.has_tpot) tpot_.Add(l.tpot_s);
+  if ((o_.slo_ttft_s <= 0 || l.ttft_s <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || l.tpot_s <= o_.slo_tpot_s))
+    ++goodput_requests_;
+}
+
+void ReplayStatistics::OnPrefixLookup(int64_t queried_tokens, int64_t hit_tokens) {
+  prefix_queried_ += queried_tokens;
+  prefix_hit_ += hit_tokens;
+}
+
+void ReplayStatistics::OnPrefixRelookup(int64_t queried_tokens, int64_t hit_tokens) {
+  readmit_queried_ += queried_tokens;
+  readmit_hit_ += hit_tokens;
+}
+
+void ReplayStatistics::FillSummary(ReplaySummary& s) const {
+  s.requests = {total_, finished_, rejected_, preemptions_, rejected_by_reason_};
+  const double time_total = static_cast<double>(time_total_ns_);
+  s.concurrency = {peak_running_, R6(Ratio(ToDouble(running_time_integral_), time_total)), peak_waiting_};
+  const int64_t usable = std::max<int64_t>(1, o_.usable_blocks);
+  s.kv = {o_.num_blocks, o_.block_size, peak_used_blocks_,
+          R6(static_cast<double>(peak_used_blocks_) / static_cast<double>(usable))};
+  s.waste = Shares(waste_);
+  s.waste_saturated = Shares(waste_saturated_);
+  s.saturated_time_fraction = R6(Ratio(static_cast<double>(time_saturated_ns_), time_total));
+  s.prefix_cache = {prefix_queried_, prefix_hit_,
+                    R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
+                    readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};
+  s.sim.exact_quantiles = queue_.exact() && ttft_.exact() && client_ttft_.exact() && tpot_.exact() && e2e_.exact();
+  s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), tpot_.Summary(), itl_.Summary(),
+                 e2e_.Summary()};
+  const double span_s = static_cast<double>(end_ns_) / 1e9;
+  // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
+  // deployment does not keep up and queues grow whatever the scheduler does.
+  const double arrival_span_s = static_cast<double>(last_arrival_ns_) / 1e9;
+  s.throughput = {R6(Ratio(static_cast<double>(finished_), span_s)), R6(Ratio(static_cast<double>(output_tokens_), span_s)),
+                  R6(span_s), R6(Ratio(static_cast<double>(total_), arrival_span_s))};
+  s.goodput = {R6(Ratio(static_cast<double>(goodput_requests_), span_s)),
+               R6(Ratio(static_cast<double>(goodput_requests_), static_cast<double>(finished_))), o_.slo_ttft_s,
+               o_.slo_tpot_s};
+}
+
+}  // namespace kvsim

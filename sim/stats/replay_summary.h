@@ -1,0 +1,144 @@
+// The result of one replay, typed: what every output format (console, JSON, HTML, sweep tables)
+// renders and what sweeps judge. Rates, shares and latencies are rounded as reported (shares and
+// rates to 10^-6, latencies to 1 µs, memory to 10^-4 GiB), so a decision taken on these numbers
+// is the one a reader can check against the printed ones.
+#ifndef KVSIM_SIM_REPLAY_SUMMARY_H_
+#define KVSIM_SIM_REPLAY_SUMMARY_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/kv_allocator.h"
+#include "sim/stats/latency_stats.h"
+#include "sim/engine/replay_options.h"
+
+namespace kvsim {
+
+// Shares of the KV pool by category, time-averaged.
+using WasteShares = std::array<double, kNumWasteCategories>;
+
+struct FleetSummary;  // below: per-replica summaries of a fleet replay
+
+// Was the offered load served? (sim/stats/load_check.h). Measured over the second half of the arrival
+// window [T/2, T] (T: the last arrival): requests finished there against requests that arrived
+// there, the mean waiting queue over [0.8T, 0.9T] against [0.9T, T], and the backlog left waiting.
+struct LoadCheck {
+  bool applicable = false;   // at least 20 arrivals and 1 s in the window
+  double offered_rps = 0, finished_rps = 0;
+  double served_ratio = 0;   // finished_rps / offered_rps
+  double waiting_before = 0, waiting_end = 0;
+  bool queue_growing = false;
+  double backlog_fraction = 0;  // waiting_end / every arrival
+  bool served = true;        // served_ratio >= 0.99, the queue not growing and backlog_fraction <= 1% (true
+                             // when not applicable); growing: waiting_end > 1.05 x waiting_before + 1
+};
+
+// --gpu-hourly-cost: what the replayed span costs.
+struct CostSummary {
+  double gpu_hourly_usd = 0;
+  int64_t gpus = 0;                      // replicas x TP x PP
+  double gpu_hours = 0;                  // gpus x simulated time
+  double usd = 0;
+  double usd_per_million_output_tokens = 0;
+  double output_tokens_per_s_per_gpu = 0;
+};
+
+struct ReplaySummary {
+  struct Requests {
+    int64_t total = 0, finished = 0, rejected = 0, preemptions = 0;
+    std::map<std::string, int64_t> rejected_by_reason;
+  } requests;
+  struct Concurrency {
+    int64_t peak_running = 0;
+    double mean_running = 0;  // time-weighted
+    int64_t peak_waiting = 0;
+  } concurrency;
+  struct Kv {
+    int64_t num_blocks = 0;   // paged pool; 0 for contiguous allocators
+    int64_t block_size = 0;
+    int64_t peak_used_blocks = 0;
+    double peak_used_fraction = 0;  // of the usable blocks (all but the null block)
+  } kv;
+  WasteShares waste{};            // whole run
+  WasteShares waste_saturated{};  // only while requests wait
+  double saturated_time_fraction = 0;
+  struct PrefixCache {
+    int64_t queried_tokens = 0, hit_tokens = 0;
+    double hit_rate = 0;  // first admissions
+    // Re-admissions of preempted requests (their own cached prompt blocks; in JSON only when any hit).
+    int64_t readmission_queried_tokens = 0, readmission_hit_tokens = 0;
+    double readmission_hit_rate = 0;
+  } prefix_cache;
+  struct Latency {
+    LatencySummary queue;
+    LatencySummary ttft;         // server side: arrival at the engine to the first token sampled
+    LatencySummary client_ttft;  // as a benchmark client sees it: + API server, tokenization, streaming
+    LatencySummary tpot;         // per request: (last token - first token) / (output tokens - 1)
+    LatencySummary itl;          // per token: the wait between a request's consecutive tokens
+    LatencySummary e2e;
+    // Every distribution with its report name, in the order reports list them.
+    std::array<std::pair<const char*, const LatencySummary*>, 6> Named() const {
+      return {{{"queue", &queue}, {"ttft", &ttft}, {"client_ttft", &client_ttft}, {"tpot", &tpot}, {"itl", &itl},
+               {"e2e", &e2e}}};
+    }
+  } latency_s;
+  struct Throughput {
+    double requests_per_s = 0, output_tokens_per_s = 0, simulated_s = 0;
+    double offered_requests_per_s = 0;  // arrivals over the trace's span, as replayed
+  } throughput;
+  struct Goodput {
+    double requests_per_s = 0;
+    double fraction = 0;  // of finished requests within the per-request SLOs
+    double slo_ttft_s = 0, slo_tpot_s = 0;
+  } goodput;
+  struct Memory {  // GiB per GPU
+    double weights = 0, activation = 0, non_torch = 0, kv_pool = 0, kv_peak_used = 0, peak_total = 0;
+  } memory_gib;
+  struct Sim {
+    double wall_s = 0;
+    int64_t events = 0, steps = 0;
+    Stepping stepping = Stepping::kEvent;
+    bool exact_quantiles = true;  // false: some latency quantile came from the sketch (±0.5%)
+  } sim;
+  struct Config {
+    EffectiveSettings settings;
+    std::string trace;           // the file, or the synthetic workload's description
+    SchedulerKind scheduler = SchedulerKind::kVllmV1;
+    std::string allocator;       // "paged", "contiguous/max/first-fit"
+    std::string step_time_model; // StepModel::Describe(): which model and calibration timed the steps
+    uint64_t seed = 0;
+    WindowOptions window;
+  } config;
+  int64_t trace_skipped_rows = 0;
+  std::vector<std::string> warnings;
+  bool partial = false;  // interrupted: the figures cover the replay so far
+  LoadCheck load_check;                          // reported in sweeps, and in JSON with fleet/cost
+  std::optional<CostSummary> cost;               // only with --gpu-hourly-cost
+  std::shared_ptr<const FleetSummary> fleet;     // only for --replicas > 1
+};
+
+struct FleetSummary {
+  int64_t replicas = 0;
+  RouterKind router = RouterKind::kRoundRobin;
+  std::vector<ReplaySummary> per_replica;
+  std::vector<int64_t> routed;  // requests routed to each replica
+  struct Spread {
+    double max = 0, mean = 0;
+  };
+  // Imbalance: requests routed, peak KV use and prefix hit rate across replicas.
+  Spread load, kv_peak_used_fraction, prefix_hit_rate;
+  // Load over time: requests in each replica (running + waiting) as the router saw them at each
+  // arrival, the maximum per interval; at most 512 intervals (their width doubles as the run grows).
+  double load_interval_s = 0;
+  std::vector<std::vector<int64_t>> load_over_time;  // [replica][interval]
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_REPLAY_SUMMARY_H_

@@ -1,0 +1,411 @@
+#include "sim/sweep/mpi_farm.h"
+
+#include <cstdlib>
+
+#if KVSIM_WITH_MPI
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <numeric>
+#include <thread>
+
+#include "kvcache/base/error.h"
+#include "sim/sweep/point_wire.h"
+#endif
+
+namespace kvsim {
+
+#if !KVSIM_WITH_MPI
+
+bool BuiltWithMpi() { return false; }
+std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
+
+#else
+
+bool BuiltWithMpi() { return true; }
+
+namespace {
+
+enum Tag : int { kTagTask = 1, kTagResult = 2, kTagStop = 3 };
+// How long an idle MPI thread sleeps between polls. Each wake-up takes the core from a replay for
+// a moment, so polls are rare (at 200 µs the two ranks of a 2-core run lost ~5% of their replay
+// time); a worker holds one task beyond its slots, so it never waits for this poll to get work.
+constexpr auto kPoll = std::chrono::milliseconds(5);
+constexpr int kQueuedAhead = 1;
+
+// The leader's signal, set by the handler (the one process-wide flag a handler can reach).
+std::atomic<int> g_signal{0};
+void OnSignal(int sig) { g_signal.store(sig); }
+
+// While alive, SIGINT and SIGTERM set g_signal instead of ending the process.
+class ScopedSignals {
+ public:
+  ScopedSignals() : int_(std::signal(SIGINT, OnSignal)), term_(std::signal(SIGTERM, OnSignal)) {}
+  ~ScopedSignals() {
+    std::signal(SIGINT, int_);
+    std::signal(SIGTERM, term_);
+  }
+
+ private:
+  void (*int_)(int);
+  void (*term_)(int);
+};
+
+void Check(int rc, const char* call) {
+  if (rc != MPI_SUCCESS) throw InternalError(std::string(call) + " failed with MPI error " + std::to_string(rc));
+}
+
+// A task on the wire: which Run(), which task in it, and its value.
+struct TaskHeader {
+  uint64_t round = 0, index = 0;
+  double value = 0;
+};
+
+void SendBytes(const std::string& bytes, int dest, int tag) {
+  Check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+}
+
+std::string RecvBytes(const MPI_Status& probed) {
+  int n = 0;
+  Check(MPI_Get_count(&probed, MPI_BYTE, &n), "MPI_Get_count");
+  std::string bytes(static_cast<size_t>(n), '\0');
+  Check(MPI_Recv(bytes.data(), n, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  return bytes;
+}
+
+// The first message waiting from `source` (MPI_ANY_SOURCE for all), if any.
+std::optional<MPI_Status> Poll(int source) {
+  int flag = 0;
+  MPI_Status st;
+  Check(MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+  return flag ? std::optional<MPI_Status>(st) : std::nullopt;
+}
+
+// A queue of tasks shared by a rank's replay threads and its MPI thread.
+class TaskQueue {
+ public:
+  void Push(TaskHeader t) {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(t);
+    cv_.notify_one();
+  }
+  // Blocks until a task is available, or returns nullopt once closed and empty (or `drain` false).
+  std::optional<TaskHeader> Pop(bool wait) {
+    std::unique_lock lock(mu_);
+    if (wait) cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
+    if (tasks_.empty() || (closed_ && !drain_)) return std::nullopt;
+    TaskHeader t = tasks_.front();
+    tasks_.pop_front();
+    return t;
+  }
+  void Close(bool drain) {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    drain_ = drain;
+    cv_.notify_all();
+  }
+  size_t Size() {
+    std::lock_guard lock(mu_);
+    return tasks_.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<TaskHeader> tasks_;
+  bool closed_ = false, drain_ = true;
+};
+
+class MpiFarm final : public RankFarm {
+ public:
+  MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {
+    if (leader()) signals_ = std::make_unique<ScopedSignals>();
+  }
+  // After a signal the job is being torn down and a rank may be dead: MPI_Finalize would wait
+  // for it until mpirun's SIGKILL, so the leader leaves without it.
+  ~MpiFarm() override {
+    if (g_signal.load() == 0) MPI_Finalize();
+  }
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::shared_ptr<const PreloadedTrace> ShareTrace(
+      const std::function<std::shared_ptr<const PreloadedTrace>()>& load) override {
+    std::string bytes;
+    std::shared_ptr<const PreloadedTrace> trace;
+    uint64_t header[2] = {0, 0};  // size, and 1 when the leader could not read the trace (bytes: why)
+    if (leader()) {
+      try {
+        trace = load();
+        bytes = EncodePreloadedTrace(*trace);
+      } catch (const Error& e) {
+        bytes = e.what();
+        header[1] = 1;
+      }
+      header[0] = bytes.size();
+    }
+    Check(MPI_Bcast(header, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    const uint64_t n = header[0];
+    bytes.resize(n);
+    // MPI counts are ints: send in pieces of at most 1 GiB.
+    for (uint64_t at = 0; at < n; at += (1ull << 30)) {
+      const int piece = static_cast<int>(std::min<uint64_t>(n - at, 1ull << 30));
+      Check(MPI_Bcast(bytes.data() + at, piece, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    }
+    // Every rank fails alike (and finalizes), rather than the workers waiting for a trace forever.
+    if (header[1] == 1) throw Error(bytes);
+    if (!leader()) trace = std::make_shared<const PreloadedTrace>(DecodePreloadedTrace(bytes));
+    return trace;
+  }
+
+  FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
+                const TaskEvaluator& evaluate) override;
+  void Finish() override {
+    if (g_signal.load() != 0) return;  // see ~MpiFarm
+    for (int w = 1; w < size_; ++w) Check(MPI_Send(nullptr, 0, MPI_BYTE, w, kTagStop, MPI_COMM_WORLD), "MPI_Send");
+  }
+  void Serve(const TaskEvaluator& evaluate) override;
+
+ private:
+  int rank_, size_, jobs_;
+  uint64_t round_ = 0;
+  // The leader catches SIGINT/SIGTERM for its whole life, so a signal between two rounds of a
+  // search is seen by the next one; workers keep the default action and die with the job.
+  std::unique_ptr<ScopedSignals> signals_;
+};
+
+// Longest expected first; ties in task order.
+std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
+  std::vector<size_t> order(cost.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cost[a] > cost[b]; });
+  return order;
+}
+
+// One Run() on the leader: the shared queue, the leader's own replay threads, the tasks each
+// worker holds, and the outcomes as they arrive.
+class LeaderRound {
+ public:
+  LeaderRound(uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost, int ranks)
+      : round_(round), in_flight_(static_cast<size_t>(ranks)) {
+    out_.outcomes.resize(tasks.size());
+    for (size_t i : LongestFirst(cost)) queue_.Push({round, i, tasks[i]});
+    queue_.Close(/*drain=*/true);
+  }
+  ~LeaderRound() {  // on an exception: stop and join the leader's replays
+    stop_.store(true);
+    queue_.Close(/*drain=*/false);
+    for (auto& t : threads_)
+      if (t.joinable()) t.join();
+  }
+  LeaderRound(const LeaderRound&) = delete;
+  LeaderRound& operator=(const LeaderRound&) = delete;
+
+  // The leader's own slots take tasks from the same queue as the workers' slots.
+  void StartLocal(int jobs, const TaskEvaluator& evaluate) {
+    for (int j = 0; j < jobs; ++j)
+      threads_.emplace_back([this, &evaluate] {
+        while (auto t = queue_.Pop(/*wait=*/false)) {
+          Mark(t->index, true);
+          PointOutcome p = evaluate(t->value, &stop_);
+          if (stop_.load()) return;  // interrupted: the replay ended early, its figures are not final
+          Store(t->index, std::move(p));
+          Mark(t->index, false);
+        }
+      });
+  }
+
+  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued while more tasks
+  // are left than the leader's own slots could take: a short round (a search's) is never queued
+  // on one rank while another idles. The first fill has no queued task, so every rank gets work.
+  void Fill(int w, int jobs, bool ahead) {
+    auto& held = in_flight_[static_cast<size_t>(w)];
+    for (;;) {
+      const bool queue_one = ahead && queue_.Size() > static_cast<size_t>(jobs);
+      const size_t want = static_cast<size_t>(jobs) + (queue_one ? kQueuedAhead : 0);
+      if (held.size() >= want) return;
+      const auto t = queue_.Pop(/*wait=*/false);
+      if (!t) return;
+      std::string bytes(sizeof(TaskHeader), '\0');
+      std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
+      SendBytes(bytes, w, kTagTask);
+      held.push_back(t->index);
+    }
+  }
+
+  // Receives results until no worker holds a task (or a signal), refilling the worker after each.
+  void CollectRemote(int jobs) {
+    while (g_signal.load() == 0 &&
+           std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
+      const auto st = Poll(MPI_ANY_SOURCE);
+      if (!st) {
+        std::this_thread::sleep_for(kPoll);
+        continue;
+      }
+      const std::string bytes = RecvBytes(*st);
+      uint64_t header[2];
+      if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
+      std::memcpy(header, bytes.data(), sizeof(header));
+      if (header[0] != round_) continue;  // a late answer from an interrupted round
+      auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
+      held.erase(std::find(held.begin(), held.end(), header[1]));
+      Store(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
+      Fill(st->MPI_SOURCE, jobs, /*ahead=*/true);
+    }
+  }
+
+  // Waits for the leader's own replays, still reacting to a signal that arrives meanwhile, which
+  // ends them at their next step. Then names what did not finish.
+  FarmRound Finish() {
+    for (bool all_done = false; !all_done && g_signal.load() == 0;) {
+      std::this_thread::sleep_for(kPoll);
+      std::lock_guard lock(mu_);
+      all_done = std::all_of(out_.outcomes.begin(), out_.outcomes.end(), [](const auto& o) { return o.has_value(); });
+    }
+    if (g_signal.load() != 0) {
+      stop_.store(true);
+      queue_.Close(/*drain=*/false);
+    }
+    for (auto& t : threads_) t.join();
+    out_.signal = g_signal.load();
+    for (size_t w = 1; w < in_flight_.size(); ++w)
+      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "sent to rank " + std::to_string(w)});
+    for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});
+    for (size_t i = 0; i < out_.outcomes.size(); ++i) {
+      const bool named = std::any_of(out_.lost.begin(), out_.lost.end(), [&](const auto& l) { return l.index == i; });
+      if (!out_.outcomes[i] && !named) out_.lost.push_back({i, "not started"});
+    }
+    if (!out_.lost.empty()) {
+      out_.partial = true;
+      out_.reason = out_.signal == SIGINT ? "interrupted (SIGINT)"
+                                          : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void Store(uint64_t index, PointOutcome p) {
+    std::lock_guard lock(mu_);
+    out_.outcomes[index] = std::move(p);
+  }
+  void Mark(uint64_t index, bool running) {
+    std::lock_guard lock(mu_);
+    if (running) local_running_.push_back(index);
+    else local_running_.erase(std::find(local_running_.begin(), local_running_.end(), index));
+  }
+
+  const uint64_t round_;
+  TaskQueue queue_;
+  std::mutex mu_;  // guards out_.outcomes and local_running_
+  FarmRound out_;
+  std::vector<uint64_t> local_running_;
+  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task indices it holds (main thread only)
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
+                       const TaskEvaluator& evaluate) {
+  if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
+  LeaderRound round(++round_, tasks, expected_cost, size_);
+  round.StartLocal(jobs_, evaluate);
+  for (int w = 1; w < size_; ++w) round.Fill(w, jobs_, /*ahead=*/false);  // then refilled after each result
+  round.CollectRemote(jobs_);
+  return round.Finish();
+}
+
+void MpiFarm::Serve(const TaskEvaluator& evaluate) {
+  // Test hook (tests/mpi): the worker holds its first task this many milliseconds, sending
+  // nothing, then dies with SIGKILL, as a node lost mid-sweep would; the leader meanwhile finishes
+  // other points.
+  const char* die_after_ms = std::getenv("KVSIM_TEST_MPI_DIE_AFTER_MS");
+  TaskQueue queue;
+  std::mutex outbox_mu;
+  std::condition_variable outbox_cv;
+  std::deque<std::string> outbox;
+  auto slot = [&] {
+    while (auto t = queue.Pop(/*wait=*/true)) {
+      PointOutcome p = evaluate(t->value, nullptr);
+      uint64_t header[2] = {t->round, t->index};
+      std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
+      bytes += EncodePointOutcome(p);
+      std::lock_guard lock(outbox_mu);
+      outbox.push_back(std::move(bytes));
+      outbox_cv.notify_one();  // the MPI thread sends it now rather than after its sleep
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 0; j < jobs_; ++j) threads.emplace_back(slot);
+  for (bool stopped = false; !stopped;) {
+    bool busy = false;
+    if (const auto st = Poll(0)) {
+      busy = true;
+      const std::string bytes = RecvBytes(*st);
+      if (st->MPI_TAG == kTagStop) {
+        stopped = true;
+      } else if (st->MPI_TAG == kTagTask && bytes.size() == sizeof(TaskHeader)) {
+        TaskHeader t;
+        std::memcpy(&t, bytes.data(), sizeof(t));
+        if (die_after_ms) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(std::atoi(die_after_ms)));
+          std::raise(SIGKILL);
+        }
+        queue.Push(t);
+      } else {
+        throw InternalError("MPI: unexpected message on rank " + std::to_string(rank_));
+      }
+    }
+    for (;;) {
+      std::string next;
+      {
+        std::lock_guard lock(outbox_mu);
+        if (outbox.empty()) break;
+        next = std::move(outbox.front());
+        outbox.pop_front();
+      }
+      busy = true;
+      SendBytes(next, 0, kTagResult);
+    }
+    if (!busy) {
+      std::unique_lock lock(outbox_mu);
+      outbox_cv.wait_for(lock, kPoll, [&] { return !outbox.empty(); });
+    }
+  }
+  queue.Close(/*drain=*/false);
+  for (auto& t : threads) t.join();
+}
+
+bool LaunchedByMpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::unique_ptr<RankFarm> JoinMpiJob(int jobs) {
+  if (!LaunchedByMpi()) return nullptr;
+  int provided = 0;
+  Check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) {
+    MPI_Finalize();
+    return nullptr;
+  }
+  if (provided < MPI_THREAD_FUNNELED) throw InternalError("MPI: the library does not support MPI_THREAD_FUNNELED");
+  return std::make_unique<MpiFarm>(rank, size, jobs);
+}
+
+#endif
+
+}  // namespace kvsim

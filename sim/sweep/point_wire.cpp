@@ -1,0 +1,246 @@
+#include "sim/sweep/point_wire.h"
+
+#include <cstring>
+#include <type_traits>
+
+#include "kvcache/base/error.h"
+
+namespace kvsim {
+namespace {
+
+// Every field of a struct is listed once, in Visit(); the writer and the reader walk the same
+// list, so the two directions cannot disagree.
+class Writer {
+ public:
+  template <class T>
+  void Field(const T& v) {
+    if constexpr (std::is_enum_v<T>) {
+      Field(static_cast<int64_t>(v));
+    } else {
+      static_assert(std::is_arithmetic_v<T>);
+      char raw[sizeof(T)];
+      std::memcpy(raw, &v, sizeof(T));
+      bytes_.append(raw, sizeof(T));
+    }
+  }
+  void Field(const std::string& s) {
+    Field(static_cast<uint64_t>(s.size()));
+    bytes_ += s;
+  }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
+  template <class T>
+  void Field(T& v) {
+    if constexpr (std::is_enum_v<T>) {
+      int64_t raw = 0;
+      Field(raw);
+      v = static_cast<T>(raw);
+    } else {
+      static_assert(std::is_arithmetic_v<T>);
+      Need(sizeof(T));
+      std::memcpy(&v, bytes_.data() + pos_, sizeof(T));
+      pos_ += sizeof(T);
+    }
+  }
+  void Field(std::string& s) {
+    uint64_t n = 0;
+    Field(n);
+    Need(n);
+    s.assign(bytes_, pos_, n);
+    pos_ += n;
+  }
+  void Finish() const {
+    if (pos_ != bytes_.size()) throw InternalError("MPI message: " + std::to_string(bytes_.size() - pos_) + " trailing bytes");
+  }
+
+ private:
+  void Need(uint64_t n) const {
+    if (n > bytes_.size() - pos_) throw InternalError("MPI message: truncated at byte " + std::to_string(pos_));
+  }
+  const std::string& bytes_;
+  size_t pos_ = 0;
+};
+
+// Containers: a count, then the elements.
+template <class Io, class T>
+void Vector(Io& io, std::vector<T>& v, void (*each)(Io&, T&)) {
+  uint64_t n = v.size();
+  io.Field(n);
+  v.resize(n);
+  for (T& x : v) each(io, x);
+}
+template <class Io, class T>
+void Scalar(Io& io, T& v) { io.Field(v); }
+
+template <class Io>
+void Visit(Io& io, LatencySummary& l) {
+  io.Field(l.count), io.Field(l.mean), io.Field(l.p50), io.Field(l.p90), io.Field(l.p99), io.Field(l.p999);
+}
+
+template <class Io>
+void Visit(Io& io, EffectiveSettings& s) {
+  io.Field(s.model), io.Field(s.architecture), io.Field(s.engine), io.Field(s.vllm_version), io.Field(s.vllm_era);
+  io.Field(s.gpu_id), io.Field(s.gpu_name), io.Field(s.interconnect), io.Field(s.gpu_total_gib);
+  io.Field(s.gpu_memory_utilization), io.Field(s.dtype), io.Field(s.quantization), io.Field(s.kv_cache_dtype);
+  io.Field(s.tensor_parallel_size), io.Field(s.pipeline_parallel_size), io.Field(s.max_model_len);
+  io.Field(s.max_num_seqs), io.Field(s.max_num_batched_tokens), io.Field(s.block_size);
+  io.Field(s.enable_prefix_caching), io.Field(s.kv_grouping);
+  io.Field(s.data_parallel_size), io.Field(s.enable_expert_parallel);
+  bool has_kv_memory = s.kv_cache_memory_gib.has_value();
+  io.Field(has_kv_memory);
+  double kv_memory = s.kv_cache_memory_gib.value_or(0);
+  io.Field(kv_memory);
+  s.kv_cache_memory_gib = has_kv_memory ? std::optional<double>(kv_memory) : std::nullopt;
+}
+
+template <class Io>
+void Visit(Io& io, LoadCheck& l) {
+  io.Field(l.applicable), io.Field(l.offered_rps), io.Field(l.finished_rps), io.Field(l.served_ratio);
+  io.Field(l.waiting_before), io.Field(l.waiting_end), io.Field(l.queue_growing), io.Field(l.backlog_fraction);
+  io.Field(l.served);
+}
+
+template <class Io>
+void Visit(Io& io, CostSummary& c) {
+  io.Field(c.gpu_hourly_usd), io.Field(c.gpus), io.Field(c.gpu_hours), io.Field(c.usd);
+  io.Field(c.usd_per_million_output_tokens), io.Field(c.output_tokens_per_s_per_gpu);
+}
+
+template <class Io>
+void Visit(Io& io, ReplaySummary& s);
+
+template <class Io>
+void Visit(Io& io, FleetSummary& f) {
+  io.Field(f.replicas), io.Field(f.router);
+  Vector<Io, ReplaySummary>(io, f.per_replica, [](Io& i, ReplaySummary& r) { Visit(i, r); });
+  Vector<Io, int64_t>(io, f.routed, &Scalar<Io, int64_t>);
+  for (FleetSummary::Spread* p : {&f.load, &f.kv_peak_used_fraction, &f.prefix_hit_rate}) io.Field(p->max), io.Field(p->mean);
+  io.Field(f.load_interval_s);
+  Vector<Io, std::vector<int64_t>>(io, f.load_over_time,
+                                   [](Io& i, std::vector<int64_t>& v) { Vector<Io, int64_t>(i, v, &Scalar<Io, int64_t>); });
+}
+
+// An optional part: a presence flag, then the value.
+template <class Io, class T>
+void Optional(Io& io, std::optional<T>& v) {
+  bool has = v.has_value();
+  io.Field(has);
+  if (!has) return v.reset();
+  if (!v) v.emplace();
+  Visit(io, *v);
+}
+
+template <class Io>
+void Visit(Io& io, ReplaySummary& s) {
+  auto& r = s.requests;
+  io.Field(r.total), io.Field(r.finished), io.Field(r.rejected), io.Field(r.preemptions);
+  uint64_t reasons = r.rejected_by_reason.size();
+  io.Field(reasons);
+  std::vector<std::pair<std::string, int64_t>> pairs(r.rejected_by_reason.begin(), r.rejected_by_reason.end());
+  pairs.resize(reasons);
+  r.rejected_by_reason.clear();
+  for (auto& [reason, count] : pairs) io.Field(reason), io.Field(count), r.rejected_by_reason.emplace(reason, count);
+  io.Field(s.concurrency.peak_running), io.Field(s.concurrency.mean_running), io.Field(s.concurrency.peak_waiting);
+  io.Field(s.kv.num_blocks), io.Field(s.kv.block_size), io.Field(s.kv.peak_used_blocks), io.Field(s.kv.peak_used_fraction);
+  for (double& w : s.waste) io.Field(w);
+  for (double& w : s.waste_saturated) io.Field(w);
+  io.Field(s.saturated_time_fraction);
+  io.Field(s.prefix_cache.queried_tokens), io.Field(s.prefix_cache.hit_tokens), io.Field(s.prefix_cache.hit_rate);
+  io.Field(s.prefix_cache.readmission_queried_tokens), io.Field(s.prefix_cache.readmission_hit_tokens);
+  io.Field(s.prefix_cache.readmission_hit_rate);
+  auto& l = s.latency_s;
+  for (LatencySummary* d : {&l.queue, &l.ttft, &l.client_ttft, &l.tpot, &l.itl, &l.e2e}) Visit(io, *d);
+  auto& t = s.throughput;
+  io.Field(t.requests_per_s), io.Field(t.output_tokens_per_s), io.Field(t.simulated_s), io.Field(t.offered_requests_per_s);
+  auto& g = s.goodput;
+  io.Field(g.requests_per_s), io.Field(g.fraction), io.Field(g.slo_ttft_s), io.Field(g.slo_tpot_s);
+  auto& m = s.memory_gib;
+  io.Field(m.weights), io.Field(m.activation), io.Field(m.non_torch), io.Field(m.kv_pool), io.Field(m.kv_peak_used);
+  io.Field(m.peak_total);
+  io.Field(s.sim.wall_s), io.Field(s.sim.events), io.Field(s.sim.steps), io.Field(s.sim.stepping), io.Field(s.sim.exact_quantiles);
+  auto& c = s.config;
+  Visit(io, c.settings);
+  io.Field(c.trace), io.Field(c.scheduler), io.Field(c.allocator), io.Field(c.step_time_model), io.Field(c.seed);
+  io.Field(c.window.max_requests), io.Field(c.window.start_s), io.Field(c.window.duration_s);
+  io.Field(c.window.rate_scale), io.Field(c.window.repeat);
+  io.Field(s.trace_skipped_rows);
+  Vector<Io, std::string>(io, s.warnings, &Scalar<Io, std::string>);
+  io.Field(s.partial);
+  Visit(io, s.load_check);
+  Optional(io, s.cost);
+  std::optional<FleetSummary> fleet;
+  if (s.fleet) fleet = *s.fleet;
+  Optional(io, fleet);
+  s.fleet = fleet ? std::make_shared<const FleetSummary>(std::move(*fleet)) : nullptr;
+}
+
+template <class Io>
+void Visit(Io& io, PointOutcome& p) {
+  io.Field(p.label);
+  bool has_summary = p.summary.has_value();
+  io.Field(has_summary);
+  if (has_summary) {
+    if (!p.summary) p.summary.emplace();
+    Visit(io, *p.summary);
+  }
+  io.Field(p.objective), io.Field(p.feasible);
+  Vector<Io, std::string>(io, p.violations, &Scalar<Io, std::string>);
+  io.Field(p.error);
+  io.Field(p.distance), io.Field(p.binding), io.Field(p.interrupted);
+}
+
+template <class Io>
+void Visit(Io& io, TraceRequest& r) {
+  io.Field(r.id), io.Field(r.arrival_ns), io.Field(r.prompt_tokens), io.Field(r.output_tokens);
+  Vector<Io, uint64_t>(io, r.block_ids, &Scalar<Io, uint64_t>);
+  io.Field(r.block_id_tokens), io.Field(r.source_line), io.Field(r.session_id);
+}
+
+template <class Io>
+void Visit(Io& io, PreloadedTrace& t) {
+  Vector<Io, TraceRequest>(io, t.requests, [](Io& i, TraceRequest& r) { Visit(i, r); });
+  io.Field(t.skipped_rows), io.Field(t.description), io.Field(t.partial);
+}
+
+// A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
+// it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(ReplaySummary) == 1424, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
+static_assert(sizeof(PointOutcome) == 1584, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
+static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
+#endif
+
+template <class T>
+std::string Encode(const T& value) {
+  Writer w;
+  T copy = value;  // Visit takes a mutable reference (the reader's direction); the writer only reads it
+  Visit(w, copy);
+  return std::move(w.bytes());
+}
+
+template <class T>
+T Decode(const std::string& bytes) {
+  Reader r(bytes);
+  T value;
+  Visit(r, value);
+  r.Finish();
+  return value;
+}
+
+}  // namespace
+
+std::string EncodePointOutcome(const PointOutcome& point) { return Encode(point); }
+PointOutcome DecodePointOutcome(const std::string& bytes) { return Decode<PointOutcome>(bytes); }
+std::string EncodePreloadedTrace(const PreloadedTrace& trace) { return Encode(trace); }
+PreloadedTrace DecodePreloadedTrace(const std::string& bytes) { return Decode<PreloadedTrace>(bytes); }
+
+}  // namespace kvsim

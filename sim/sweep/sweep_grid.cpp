@@ -1,0 +1,64 @@
+#include "sim/sweep/sweep_grid.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
+
+namespace kvsim {
+
+GridAxis ParseGridAxis(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Error("--sweep: '" + text + "' is not OPTION=V1,V2,... (e.g. max-num-seqs=16,32,64)");
+  GridAxis a;
+  a.option = text.substr(0, eq);
+  std::stringstream ss(text.substr(eq + 1));
+  for (std::string v; std::getline(ss, v, ',');)
+    if (!v.empty()) a.values.push_back(v);
+  if (a.values.empty()) throw Error("--sweep: '" + text + "' lists no values");
+  return a;
+}
+
+std::vector<GridAxis> ReadGridFile(const std::string& path) {
+  const nlohmann::json j = ReadJsonFile(path, "the grid file");
+  if (!j.is_object()) throw Error(path + ": expected an object of option -> list of values");
+  std::vector<GridAxis> axes;
+  for (const auto& [key, values] : j.items()) {
+    if (!values.is_array() || values.empty()) throw Error(path + ": " + key + ": expected a non-empty list");
+    GridAxis a{key, {}};
+    for (const auto& v : values) a.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    axes.push_back(a);
+  }
+  return axes;
+}
+
+std::vector<GridPoint> ExpandGrid(const std::vector<GridAxis>& axes) {
+  if (axes.empty()) throw Error("give at least one --sweep OPTION=V1,V2,... (or --grid FILE, or --find)");
+  size_t count = 1;
+  for (const GridAxis& a : axes) {
+    count *= std::max<size_t>(1, a.values.size());
+    if (count > kMaxGridPoints)
+      throw Error("the grid has more than " + std::to_string(kMaxGridPoints) + " points; at most " +
+                  std::to_string(kMaxGridPoints));
+  }
+  std::vector<GridPoint> points = {{}};
+  for (const GridAxis& a : axes) {
+    std::vector<GridPoint> next;
+    for (const GridPoint& p : points)
+      for (const std::string& v : a.values) {
+        GridPoint q = p;
+        q.label += (q.label.empty() ? "" : ",") + a.option + "=" + v;
+        q.overrides.push_back("--" + a.option);
+        q.overrides.push_back(v);
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,21 @@
+// One deployment to replay in a comparison or a sweep: a label, the resolved deployment and the
+// replay options (the CLI builds them from option sets, cli/variant_parser.h).
+#ifndef KVSIM_SIM_VARIANT_H_
+#define KVSIM_SIM_VARIANT_H_
+
+#include <string>
+
+#include "kvcache/budget/deployment.h"
+#include "sim/engine/replay_options.h"
+
+namespace kvsim {
+
+struct Variant {
+  std::string label;
+  Deployment deployment;
+  ReplayOptions replay;
+};
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_VARIANT_H_

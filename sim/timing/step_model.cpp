@@ -1,0 +1,367 @@
+#include "sim/timing/step_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "kvcache/base/units.h"
+#include "kvcache/model/quantization.h"
+
+namespace kvsim {
+namespace {
+
+constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
+constexpr int64_t kMaxMemoKey = 1 << 17;     // token counts memoised per step component
+
+// All-reduce bandwidth per direction and per-call latency by interconnect (vLLM's custom all-reduce
+// on NVLink, NCCL rings on PCIe); the latencies are typical small-message figures of nccl-tests.
+double LinkBytesPerSecond(Interconnect i) {
+  switch (i) {
+    case Interconnect::kNvls: return 450e9;
+    case Interconnect::kNvlink: return 300e9;
+    case Interconnect::kPcie: return 25e9;
+    case Interconnect::kXgmi: return 300e9;
+  }
+  return 300e9;
+}
+double AllReduceLatencySeconds(Interconnect i) {
+  switch (i) {
+    case Interconnect::kNvls: return 8e-6;
+    case Interconnect::kNvlink: return 10e-6;
+    case Interconnect::kPcie: return 25e-6;
+    case Interconnect::kXgmi: return 15e-6;
+  }
+  return 10e-6;
+}
+
+}  // namespace
+
+StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o)
+    : calibration_(o.calibration), eff_(o.efficiency), eager_(o.enforce_eager) {
+  if (o.fixed_step_ms > 0) {
+    fixed_ns_ = std::max<int64_t>(1, static_cast<int64_t>(std::llround(o.fixed_step_ms * 1e6)));
+    return;
+  }
+  if (!o.calibration_gpu.empty() && o.calibration_gpu != gpu.id)
+    throw Error("--calibration: " + o.calibration + " was fitted on GPU '" + o.calibration_gpu + "', not on '" + gpu.id +
+                "': kernel efficiencies do not carry across GPUs");
+  peak16_ = DensePeakFlops(gpu, cap.compute_dtype == NumericFormat::kFloat32 ? NumericFormat::kFloat16 : cap.compute_dtype);
+  hbm_ = gpu.mem_bandwidth_bytes_per_s;
+  const std::string what = "GPU '" + gpu.id + "'";
+  if (!(peak16_ > 0))
+    throw Error(what + " has no dense " + std::string(FormatName(cap.compute_dtype)) +
+                " tensor peak: give --gpu-tflops, a --gpu-file row with it, or --step-time-ms for a fixed step time");
+  if (!(hbm_ > 0))
+    throw Error(what + " has no memory bandwidth: give --gpu-bandwidth, a --gpu-file row with it, or --step-time-ms");
+  gemm_ = {peak16_, hbm_, gpu.sm_count, eff_.gemm_compute, eff_.gemm_memory, eff_.gemm_floor_us * 1e-6};
+  tp_ = cap.settings.tensor_parallel_size;
+  pp_ = cap.settings.pipeline_parallel_size;
+  act_bytes_ = BytesPerElement(cap.compute_dtype);
+  link_ = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
+  allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
+  BuildAttentionGemms(spec, cap);
+  BuildMlpGemms(spec, cap);
+  ChooseQuantizedKernels(cap, gpu);
+
+  hidden_ = static_cast<double>(spec.hidden_size);
+  layers_ = static_cast<double>(spec.num_layers);
+  // Layers sharing another's KV (num_kv_shared_layers) attend like the others: they read its KV.
+  kv_layers_ = static_cast<double>(spec.attention_layers());
+  own_kv_layers_ = static_cast<double>(spec.kv_layers());
+  gated_ = spec.mlp_kind == MlpKind::kGated ? 1.0 : 0.0;
+  const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
+  const double heads = static_cast<double>(spec.num_attention_heads) / tp_;
+  if (spec.has_mla) {
+    q_width_ = heads * static_cast<double>(spec.mla.qk_nope_head_dim + spec.mla.qk_rope_head_dim);
+    v_width_ = heads * static_cast<double>(spec.mla.v_head_dim);
+    kv_width_ = static_cast<double>(spec.mla.qk_rope_head_dim);
+    absorbed_width_ = heads * static_cast<double>(2 * spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim);
+  } else {
+    q_width_ = heads * static_cast<double>(spec.head_dim);
+    v_width_ = q_width_;
+    kv_width_ = static_cast<double>(kv_heads * spec.head_dim);
+  }
+  for (const StageCapacity& st : cap.stages) {
+    kv_bytes_per_token_ += st.layout.bytes_per_token;
+    for (const KvCacheGroup& g : st.layout.groups)
+      if (g.kind == AttentionKind::kSlidingWindow || g.kind == AttentionKind::kChunkedLocal) {  // states read no KV
+        window_layers_ += static_cast<double>(g.num_layers);
+        window_tokens_ = static_cast<double>(g.window_tokens);
+      }
+  }
+  vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;
+  lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
+}
+
+double StepModel::WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const {
+  const QuantizationSpec& q = cap.weight_quantization;
+  if (quantizable && q.method != QuantMethod::kNone) return LinearWeightBytes(q, n, k, act_bytes_);
+  return static_cast<double>(n) * static_cast<double>(k) * act_bytes_;
+}
+
+// Appends a GEMM run by `layers` layers; `quantizable` GEMMs are stored in the checkpoint's format.
+void StepModel::AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers,
+                        const CapacityResult& cap) {
+  const bool quantized = quantizable && cap.weight_quantization.method != QuantMethod::kNone;
+  gemms_.push_back({name, n, k, WeightBytes(n, k, quantizable, cap), layers, quantized});
+}
+
+// The attention projections of one TP rank: fused QKV and O, or MLA's down- and up-projections.
+void StepModel::BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap) {
+  const bool quantized = !cap.weight_quantization.experts_only;
+  const double layers = static_cast<double>(spec.num_layers);
+  const int64_t h = spec.hidden_size, heads = spec.num_attention_heads / tp_;
+  const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
+  if (!spec.has_mla) {
+    AddGemm("qkv_proj", (heads + 2 * kv_heads) * spec.head_dim, h, quantized, layers, cap);
+    AddGemm("o_proj", h, heads * spec.head_dim, quantized, layers, cap);
+    return;
+  }
+  const MlaSpec& m = spec.mla;
+  const int64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+  if (m.q_lora_rank > 0) {
+    AddGemm("q_a_proj", m.q_lora_rank, h, quantized, layers, cap);
+    AddGemm("q_b_proj", heads * qk, m.q_lora_rank, quantized, layers, cap);
+  } else {
+    AddGemm("q_proj", heads * qk, h, quantized, layers, cap);
+  }
+  AddGemm("kv_a_proj", m.kv_lora_rank + m.qk_rope_head_dim, h, quantized, layers, cap);
+  AddGemm("kv_b_proj", heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, quantized, layers, cap);
+  AddGemm("o_proj", h, heads * m.v_head_dim, quantized, layers, cap);
+}
+
+// The MLPs of one TP rank: dense layers' up/down; MoE layers' router, shared experts and routed experts.
+void StepModel::BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap) {
+  const int64_t h = spec.hidden_size, up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
+  const bool dense_quantized = !cap.weight_quantization.experts_only;
+  double moe_layers = 0;
+  if (spec.is_moe())
+    for (bool is_moe : spec.moe.layer_is_moe) moe_layers += is_moe;
+  const double dense_layers = static_cast<double>(spec.num_layers) - moe_layers;
+  const int64_t dense_inter = (spec.is_moe() ? spec.moe.dense_intermediate_size : spec.intermediate_size) / tp_;
+  if (dense_layers > 0 && dense_inter > 0) {
+    AddGemm("mlp_up_proj", up_factor * dense_inter, h, dense_quantized, dense_layers, cap);
+    AddGemm("mlp_down_proj", h, dense_inter, dense_quantized, dense_layers, cap);
+  }
+  if (moe_layers <= 0) return;
+  const MoeSpec& m = spec.moe;
+  AddGemm("router", m.num_experts, h, false, moe_layers, cap);
+  if (m.shared_intermediate_size > 0) {
+    const int64_t shared = m.shared_intermediate_size / tp_;
+    AddGemm("shared_expert_up", up_factor * shared, h, dense_quantized, moe_layers, cap);
+    AddGemm("shared_expert_down", h, shared, dense_quantized, moe_layers, cap);
+  }
+  const int64_t inter = m.expert_intermediate_size / tp_;
+  const bool quantized = cap.weight_quantization.method != QuantMethod::kNone;
+  experts_.layers = moe_layers;
+  experts_.num_experts = static_cast<double>(m.num_experts);
+  experts_.top_k = static_cast<double>(m.experts_per_token);
+  experts_.up = {"experts_up", up_factor * inter, h, WeightBytes(up_factor * inter, h, true, cap), moe_layers, quantized};
+  experts_.down = {"experts_down", h, inter, WeightBytes(h, inter, true, cap), moe_layers, quantized};
+}
+
+// FP8 and INT8 checkpoints (W8A8, including compressed-tensors FP8) run at the GPU's 8-bit peak with
+// 8-bit activations when it has one; without FP8 tensor cores vLLM serves FP8 weights with
+// weight-only kernels (Marlin), as it does GPTQ/AWQ/mxfp4: packed weights are streamed and
+// unpacked in the kernel near the 16-bit tensor rate.
+void StepModel::ChooseQuantizedKernels(const CapacityResult& cap, const GpuSpec& gpu) {
+  const QuantMethod m = cap.weight_quantization.method;
+  const double peak8 = m == QuantMethod::kFp8 ? DensePeakFlops(gpu, NumericFormat::kFp8)
+                       : m == QuantMethod::kInt8 ? DensePeakFlops(gpu, NumericFormat::kInt8) : 0.0;
+  w8a8_ = peak8 > 0;
+  weight_only_ = m != QuantMethod::kNone && !w8a8_;
+  gemm8_ = gemm_;
+  if (w8a8_) gemm8_.peak_flops = peak8;
+}
+
+GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {
+  GemmShape s{m, g.n, g.k, g.weight_bytes, act_bytes_, 1.0};
+  if (g.quantized && w8a8_) s.activation_bytes = 1.0;
+  if (g.quantized && weight_only_) s.dequant_factor = 1.1;  // unpacking costs ~10% of the MMA rate
+  return s;
+}
+
+double StepModel::MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) const {
+  if (key < 0) key = 0;
+  if (key > kMaxMemoKey) {  // beyond any batch a server schedules (a one-off `kvsim step`): no table
+    double v = 0;
+    (this->*add)(key, nullptr, &v);
+    return v;
+  }
+  if (static_cast<size_t>(key) >= memo.size()) memo.resize(static_cast<size_t>(key) * 2 + 64, kNotComputed);
+  double& v = memo[static_cast<size_t>(key)];
+  if (std::isnan(v)) {
+    v = 0;
+    (this->*add)(key, nullptr, &v);
+  }
+  return v;
+}
+
+void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
+  if (tokens <= 0) return;
+  auto add = [&](const Gemm& g, const GemmShape& s, double groups, double layers) {
+    const double t = GroupedGemmSeconds(s, groups, g.quantized && w8a8_ ? gemm8_ : gemm_) * layers;
+    const std::string& name = g.name;
+    *seconds += t;
+    if (out) out->push_back({name, "linear", static_cast<int64_t>(layers), GemmFlops(s) * groups * layers, GemmBytes(s) * groups * layers, t});
+  };
+  for (const Gemm& g : gemms_) add(g, Shape(g, tokens), 1.0, g.layers);
+  if (experts_.layers > 0) {
+    // T tokens routed to k of E experts: distinct experts touched E·(1 − (1 − k/E)^T), each
+    // receiving T·k / touched tokens, in one grouped kernel per projection.
+    const double e = experts_.num_experts, k = experts_.top_k, t = static_cast<double>(tokens);
+    const double touched = std::max(1.0, e * (1.0 - std::pow(1.0 - k / e, t)));
+    const int64_t per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t * k / touched)));
+    add(experts_.up, Shape(experts_.up, per_expert), touched, experts_.layers);
+    add(experts_.down, Shape(experts_.down, per_expert), touched, experts_.layers);
+  }
+}
+
+StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64_t sequences) const {
+  AttentionTerms a;
+  a.t = static_cast<double>(new_tokens);
+  a.per_layer_kv = own_kv_layers_ > 0 ? kv_bytes_per_token_ / own_kv_layers_ : 0.0;
+  a.query_bytes = a.t * (q_width_ + v_width_) * act_bytes_;
+  // MLA decodes in the latent space (the up-projections absorbed into q and the output): a pair
+  // costs q·[latent, rope] plus p·latent per head. Prefill expands K and V and attends per head.
+  const bool decode_only = new_tokens == sequences;
+  a.flops_per_pair = 2.0 * (absorbed_width_ > 0 && decode_only ? absorbed_width_ : q_width_ + v_width_);
+  a.compute_rate = peak16_ * eff_.attention_compute;
+  a.memory_rate = hbm_ * eff_.attention_memory;
+  a.floor_s = eff_.kernel_floor_us * 1e-6;
+  a.full_layers = kv_layers_ - window_layers_;
+  a.window_layers = window_layers_;
+  // A window layer attends to at most W keys per query and reads at most W per sequence.
+  a.window_attended = a.t * window_tokens_;
+  a.window_context = static_cast<double>(std::max<int64_t>(1, sequences)) * window_tokens_;
+  return a;
+}
+
+void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const {
+  if (w.new_tokens <= 0 || kv_layers_ <= 0) return;
+  const AttentionTerms a = AttentionTermsFor(w.new_tokens, w.sequences);
+  auto layer = [&](double attended, double context, double count, const char* name) {
+    if (count <= 0) return;
+    double flops = 0, bytes = 0;
+    const double s = a.LayerSeconds(attended, context, count, &flops, &bytes);
+    *seconds += s;
+    if (out) out->push_back({name, "attention", static_cast<int64_t>(count), flops * count, bytes * count, s});
+  };
+  const double attended = static_cast<double>(w.attended), context = static_cast<double>(w.context_tokens);
+  layer(attended, context, a.full_layers, "attention");
+  layer(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers, "attention_window");
+}
+
+void StepModel::AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
+  if (tokens <= 0) return;
+  const double t = static_cast<double>(tokens), floor = eff_.kernel_floor_us * 1e-6, bw = hbm_ * eff_.elementwise_memory;
+  auto add = [&](const char* name, double bytes, double kernels) {
+    const double s = bytes / bw + floor * kernels;
+    *seconds += s;
+    if (out) out->push_back({name, "other", static_cast<int64_t>(kernels), 0.0, bytes, s});
+  };
+  // Fused residual-add + RMSNorm reads x and the residual and writes both: 4·h per token.
+  add("norms", t * 4 * hidden_ * act_bytes_ * (2 * layers_ + 1), 2 * layers_ + 1);
+  add("rope", t * 2 * (q_width_ + kv_width_) * act_bytes_ * kv_layers_, kv_layers_);
+  double inter = 0;
+  for (const Gemm& g : gemms_)
+    if (g.name == "mlp_down_proj") inter = static_cast<double>(g.k);
+  add("activation", t * (2 + gated_) * inter * act_bytes_ * layers_, layers_);
+  add("embedding", t * 2 * hidden_ * act_bytes_, 1);
+}
+
+void StepModel::AddLmHead(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const {
+  if (sequences <= 0) return;
+  const GemmShape s{sequences, static_cast<int64_t>(vocab_per_gpu_), static_cast<int64_t>(hidden_), lm_head_bytes_, act_bytes_, 1.0};
+  const double gemm = GemmSeconds(s, gemm_);
+  *seconds += gemm;
+  if (out) out->push_back({"lm_head", "lm_head", 1, GemmFlops(s), GemmBytes(s), gemm});
+  // Sampling over the gathered fp32 logits: softmax, top-k/top-p and the draw read them ~3 times.
+  const double bytes = static_cast<double>(sequences) * vocab_per_gpu_ * tp_ * 4 * 3;
+  const double sample = bytes / (hbm_ * eff_.elementwise_memory) + 4 * eff_.kernel_floor_us * 1e-6;
+  *seconds += sample;
+  if (out) out->push_back({"sampler", "lm_head", 4, 0.0, bytes, sample});
+}
+
+void StepModel::AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
+  if (tokens <= 0) return;
+  const double message = static_cast<double>(tokens) * hidden_ * act_bytes_;
+  if (tp_ > 1) {
+    const double calls = 2 * layers_;
+    const double s = calls * (allreduce_latency_s_ + 2.0 * (tp_ - 1) / tp_ * message / link_);
+    *seconds += s;
+    if (out) out->push_back({"tp_all_reduce", "communication", static_cast<int64_t>(calls), 0.0, message * calls, s});
+  }
+  if (pp_ > 1) {
+    const double s = (pp_ - 1) * (allreduce_latency_s_ + message / link_);
+    *seconds += s;
+    if (out) out->push_back({"pp_send", "communication", pp_ - 1, 0.0, message * (pp_ - 1), s});
+  }
+}
+
+int64_t StepModel::KernelsPerStep() const {
+  double kernels = 2 * layers_ + 1 + 2 * kv_layers_ + layers_ + 1 + 5;  // norms, rope, attention, activation, embedding, lm_head + sampler
+  for (const Gemm& g : gemms_) kernels += g.layers;
+  kernels += 2 * experts_.layers;
+  if (tp_ > 1) kernels += 2 * layers_;
+  return static_cast<int64_t>(kernels);
+}
+
+// The host: the scheduler's per-step work, then kernel launches. Decode-only batches that fit a
+// captured graph replay it; mixed batches replay graph pieces with attention launched between them;
+// without graphs every kernel is launched, which costs time only when the CPU falls behind the GPU.
+double StepModel::Overhead(const StepWork& w, double gpu_seconds) const {
+  const double host = eff_.step_overhead_ms * 1e-3;
+  const double launch = eff_.launch_us * 1e-6, graph = eff_.graph_launch_us * 1e-6;
+  if (eager_) return host + std::max(0.0, static_cast<double>(KernelsPerStep()) * launch - gpu_seconds);
+  const bool decode_only = w.new_tokens == w.sequences && w.sequences <= kMaxGraphSequences;
+  if (decode_only) return host + graph;
+  return host + graph + std::max(0.0, kv_layers_ * launch - 0.5 * gpu_seconds);
+}
+
+StepBreakdown StepModel::Breakdown(const StepWork& w) const {
+  StepBreakdown b;
+  if (fixed_ns_ > 0) {
+    b.overhead = static_cast<double>(fixed_ns_) * 1e-9;
+    return b;
+  }
+  b.linear = Memo(linear_memo_, w.new_tokens, &StepModel::AddLinear);
+  AddAttention(w, nullptr, &b.attention);
+  b.other = Memo(other_memo_, w.new_tokens, &StepModel::AddOther);
+  b.lm_head = Memo(lm_head_memo_, w.sequences, &StepModel::AddLmHead);
+  b.communication = Memo(comm_memo_, w.new_tokens, &StepModel::AddCommunication);
+  b.overhead = Overhead(w, b.linear + b.attention + b.other + b.lm_head + b.communication);
+  return b;
+}
+
+int64_t StepModel::StepNs(const StepWork& w) const {
+  if (fixed_ns_ > 0) return fixed_ns_;
+  return RoundNs(Breakdown(w).total() * 1e9);
+}
+
+std::vector<OperatorCost> StepModel::Operators(const StepWork& w) const {
+  std::vector<OperatorCost> out;
+  if (fixed_ns_ > 0) return out;
+  double ignored = 0;
+  AddLinear(w.new_tokens, &out, &ignored);
+  AddAttention(w, &out, &ignored);
+  AddOther(w.new_tokens, &out, &ignored);
+  AddLmHead(w.sequences, &out, &ignored);
+  AddCommunication(w.new_tokens, &out, &ignored);
+  const double gpu = ignored;
+  out.push_back({"host", "overhead", 0, 0.0, 0.0, Overhead(w, gpu)});
+  return out;
+}
+
+std::unique_ptr<DecodeRunTimer> StepModel::DecodeRun(int64_t sequences) const {
+  return std::make_unique<DecodeSteps>(*this, sequences);
+}
+
+std::string StepModel::Describe() const {
+  if (fixed_ns_ > 0) return Format("fixed %g ms", static_cast<double>(fixed_ns_) / 1e6);
+  return calibration_.empty() ? "per-operator (default efficiencies)" : "per-operator (calibration: " + calibration_ + ")";
+}
+
+}  // namespace kvsim

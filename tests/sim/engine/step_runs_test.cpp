@@ -1,0 +1,71 @@
+// Quiet decode runs and held block growth report the same steps as token stepping: an observer that
+// takes runs through the default StepRun expansion sees, step by step, exactly the samples token
+// stepping produces (start, duration, sampled tokens, queue, used blocks, every KV category,
+// preemptions), under memory pressure, at the batch cap and on an idle queue.
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include "kvcache/model/model_catalog.h"
+#include "sim/run/replay_runner.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+auto Fields(const StepSample& s) {
+  const KvAccounting& k = s.kv;
+  return std::make_tuple(s.start_ns, s.duration_ns, s.later_tokens, s.running, s.waiting, s.used_blocks,
+                         s.preemptions_total, k.capacity_slots, k.token_slots, k.reserved_slots,
+                         k.internal_fragmentation_slots, k.external_fragmentation_slots, k.cached_slots, k.free_slots,
+                         k.shared_saved_slots);
+}
+
+class StepRecorder final : public ReplayObserver {
+ public:
+  void OnStep(const StepSample& s) override { steps.push_back(Fields(s)); }
+  std::vector<decltype(Fields(StepSample{}))> steps;
+};
+
+std::vector<decltype(Fields(StepSample{}))> Steps(DeploymentOptions deployment, ReplayOptions replay, Stepping stepping) {
+  replay.stepping = stepping;
+  ValidateReplayOptions(replay, DataDirectory());
+  const Deployment d = ResolveDeployment(deployment, DataDirectory());
+  StepRecorder recorder;
+  ReplayHooks hooks;
+  hooks.observers = {&recorder};
+  RunReplay(d, replay, hooks);
+  return recorder.steps;
+}
+
+void ExpectSameSteps(const std::string& name, DeploymentOptions deployment, ReplayOptions replay) {
+  SCOPED_TRACE(name);
+  const auto event = Steps(deployment, replay, Stepping::kEvent), token = Steps(deployment, replay, Stepping::kToken);
+  ASSERT_EQ(event.size(), token.size());
+  ASSERT_GT(event.size(), 1000u);
+  for (size_t i = 0; i < event.size(); ++i) ASSERT_EQ(event[i], token[i]) << "step " << i;
+}
+
+TEST(StepRunsTest, EverySampleEqualsTokenStepping) {
+  DeploymentOptions d;
+  d.gpu = "h100";
+  ReplayOptions r;
+  r.window.max_requests = 1500;
+  ExpectSameSteps("h100, idle queue", d, r);
+  d.max_num_seqs = "8";
+  ExpectSameSteps("h100, batch cap 8", d, r);
+  DeploymentOptions small;
+  small.gpu = "a100-40gb";
+  small.max_model_len = "8192";
+  small.kv_cache_memory = "1GiB";  // the pool runs short: crossings fall back to explicit grows, preemptions
+  ReplayOptions pressed;
+  pressed.window.max_requests = 700;
+  pressed.window.rate_scale = 3;
+  ExpectSameSteps("a100-40gb, 1 GiB pool", small, pressed);
+  small.block_size = "32";
+  ExpectSameSteps("a100-40gb, 1 GiB pool, block size 32", small, pressed);
+}
+
+}  // namespace
+}  // namespace kvsim
