@@ -8,7 +8,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/compare_report.h"
 #include "cli/commands.h"
-#include "cli/interrupt.h"
+#include "kvcache/base/interrupt.h"
 #include "cli/numeric_options.h"
 #include "cli/output.h"
 #include "cli/shared_flags.h"

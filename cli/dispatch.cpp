@@ -5,7 +5,7 @@
 
 #include "kvcache/base/error.h"
 #include "cli/commands.h"
-#include "cli/interrupt.h"
+#include "kvcache/base/interrupt.h"
 #include "cli/shared_flags.h"
 
 namespace kvsim {

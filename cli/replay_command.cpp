@@ -14,7 +14,7 @@
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
 #include "cli/deployment_flags.h"
-#include "cli/interrupt.h"
+#include "kvcache/base/interrupt.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
 #include "cli/replay_flags.h"

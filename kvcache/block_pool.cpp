@@ -1,6 +1,6 @@
 #include "kvcache/block_pool.h"
 
-#include <cassert>
+#include "kvcache/base/check.h"
 
 namespace kvsim {
 
@@ -8,7 +8,7 @@ BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
     : lru_(order == FreeBlockOrder::kLru),
       blocks_(static_cast<size_t>(num_blocks), Block{kNoBlock, kNoBlock, 0, 0, !lru_, false}),
       keys_(lru_ ? static_cast<size_t>(num_blocks) : 0, 0) {
-  assert(num_blocks >= 2);
+  KVSIM_DCHECK(num_blocks >= 2);
   // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue (block 1 handed out first).
   if (lru_) {
     for (BlockId b = 1; b < static_cast<BlockId>(num_blocks); ++b) PushBack(b);
@@ -22,7 +22,7 @@ BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
 }
 
 BlockId BlockPool::PopFront() {
-  assert(num_queued_ > 0);
+  KVSIM_DCHECK(num_queued_ > 0);
   if (!lru_) {
     BlockId b;
     if (!stack_.empty()) {
@@ -45,7 +45,7 @@ BlockId BlockPool::PopFront() {
 
 void BlockPool::PushBack(BlockId b) {
   Block& blk = blocks_[b];
-  assert(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
+  KVSIM_DCHECK(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
   if (!lru_) {
     blk.queued = true;
     stack_.push_back(b);
@@ -63,7 +63,7 @@ void BlockPool::PushBack(BlockId b) {
 
 void BlockPool::Remove(BlockId b) {
   Block& blk = blocks_[b];
-  assert(blk.queued && lru_);
+  KVSIM_DCHECK(blk.queued && lru_);
   if (blk.prev == kNoBlock) head_next_ = blk.next; else blocks_[blk.prev].next = blk.next;
   if (blk.next == kNoBlock) tail_prev_ = blk.prev; else blocks_[blk.next].prev = blk.prev;
   blk.prev = blk.next = kNoBlock;
@@ -77,7 +77,7 @@ BlockId BlockPool::Lookup(BlockKey key) const {
 }
 
 void BlockPool::AssignKey(BlockId b, BlockKey key) {
-  assert(lru_);
+  KVSIM_DCHECK(lru_);
   Block& blk = blocks_[b];
   if (blk.keyed) return;
   if (!key_map_.Insert(key, b)) return;

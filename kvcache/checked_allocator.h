@@ -2,22 +2,23 @@
 // CheckInvariants() after each operation that changes it, plus checks of the interface contract
 // itself (a failed call holds no more memory than before; accounting conserves the pool; Grow
 // agrees with CanGrow and never fails or takes memory within GrowRoom; Admit does what PlanAdmit
-// planned). Property tests and
-// debug runs wrap an allocator in it; it costs O(pool size) per operation.
+// planned), the held-growth extension's included when the inner allocator offers it. Property
+// tests and debug runs wrap an allocator in it; it costs O(pool size) per operation.
 #ifndef KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_CHECKED_ALLOCATOR_H_
 
 #include <string>
 
 #include "kvcache/base/check.h"
+#include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 
 namespace kvsim {
 
-class CheckedAllocator final : public KvAllocator {
+class CheckedAllocator final : public KvAllocator, public HeldGrowth {
  public:
   // `inner` must outlive this object.
-  explicit CheckedAllocator(KvAllocator& inner) : inner_(inner) { Check("construction"); }
+  explicit CheckedAllocator(KvAllocator& inner) : inner_(inner), held_(inner.held_growth()) { Check("construction"); }
 
   AdmitPlan PlanAdmit(const AdmitRequest& request, int64_t token_budget) const override {
     return inner_.PlanAdmit(request, token_budget);
@@ -65,13 +66,14 @@ class CheckedAllocator final : public KvAllocator {
   void CheckInvariants() const override { inner_.CheckInvariants(); }
   std::string name() const override { return inner_.name(); }
   bool GrowsCompose() const override { return inner_.GrowsCompose(); }
-  int64_t HeldGrowthBlockSize() const override { return inner_.HeldGrowthBlockSize(); }
-  int64_t FreeBlocks() const override { return inner_.FreeBlocks(); }
-  int64_t HeldBlocks() const override { return inner_.HeldBlocks(); }
+  HeldGrowth* held_growth() override { return held_ ? this : nullptr; }
+  int64_t HeldBlockSize() const override { return held_->HeldBlockSize(); }
+  int64_t FreeBlocks() const override { return held_->FreeBlocks(); }
+  int64_t HeldBlocks() const override { return held_->HeldBlocks(); }
   bool HoldBlocks(int64_t blocks) override {
     const KvAccounting before = inner_.Accounting();
     const int64_t used = inner_.UsedBlocks();
-    const bool held = inner_.HoldBlocks(blocks);
+    const bool held = held_->HoldBlocks(blocks);
     if (!held) CheckUnchanged(before, "a failed HoldBlocks");
     KVSIM_CHECK(inner_.UsedBlocks() == used + (held ? blocks : 0), "HoldBlocks miscounted the used blocks");
     Check("HoldBlocks");
@@ -79,7 +81,7 @@ class CheckedAllocator final : public KvAllocator {
   }
   void GrowFromHeld(RequestId id, int64_t tokens) override {
     const int64_t used = inner_.UsedBlocks(), computed = inner_.ComputedTokens(id);
-    inner_.GrowFromHeld(id, tokens);
+    held_->GrowFromHeld(id, tokens);
     KVSIM_CHECK(inner_.UsedBlocks() == used, "GrowFromHeld took blocks from the free pool");
     KVSIM_CHECK(inner_.ComputedTokens(id) == computed + tokens, "GrowFromHeld miscounted the computed tokens");
     Check("GrowFromHeld");
@@ -109,6 +111,7 @@ class CheckedAllocator final : public KvAllocator {
   }
 
   KvAllocator& inner_;
+  HeldGrowth* held_;  // the inner allocator's, or null
 };
 
 }  // namespace kvsim

@@ -1,7 +1,6 @@
 #include "kvcache/contiguous_allocator.h"
 
 #include <algorithm>
-#include <cassert>
 #include <stdexcept>
 #include <vector>
 
@@ -45,7 +44,7 @@ bool ContiguousAllocator::CanEverFit(const AdmitRequest& q) const {
 }
 
 std::optional<AdmitPlan> ContiguousAllocator::Admit(const AdmitRequest& q, int64_t token_budget) {
-  assert(!IsLive(q.id) && q.prompt_tokens >= 1);
+  KVSIM_DCHECK(!IsLive(q.id) && q.prompt_tokens >= 1);
   const AdmitPlan plan = PlanAdmit(q, token_budget);
   last_asked_ = plan.slots_needed;
   if (!plan.feasible) return std::nullopt;
@@ -75,7 +74,7 @@ bool ContiguousAllocator::Grow(RequestId id, int64_t tokens) {
 
 void ContiguousAllocator::Free(RequestId id) {
   auto it = requests_.find(id);
-  assert(it != requests_.end());
+  KVSIM_DCHECK(it != requests_.end());
   Count(it->second, -1);
   placer_->Release(it->second.region);
   requests_.erase(it);

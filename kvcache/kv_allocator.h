@@ -36,6 +36,7 @@ namespace kvsim {
 
 using RequestId = uint64_t;
 using BlockKey = uint64_t;  // chained hash of a full block's content (see prefix_keys.h)
+class HeldGrowth;
 
 // The accounting categories, in the order every output lists them.
 enum class WasteCategory { kTokenStates, kReserved, kInternalFragmentation, kExternalFragmentation, kCached, kFree };
@@ -133,19 +134,8 @@ class KvAllocator {
   virtual int64_t GrowRoom(RequestId id) const = 0;
   virtual bool Grow(RequestId id, int64_t tokens) = 0;
 
-  // Held growth (speed, for the replay's lazy decoders): when blocks are interchangeable, the replay
-  // takes the blocks its decoding requests cross into from the free pool as the steps happen
-  // (HoldBlocks) and hands them to each request when it next syncs (GrowFromHeld), without a call
-  // per request per block. Held blocks count as used; the tokens that fill them are accounted by
-  // the caller until the sync. Allocators whose blocks are not interchangeable return 0 from
-  // HeldGrowthBlockSize and are never asked for the rest.
-  virtual int64_t HeldGrowthBlockSize() const { return 0; }
-  virtual int64_t FreeBlocks() const { return 0; }     // blocks HoldBlocks or a Grow could take now
-  virtual int64_t HeldBlocks() const { return 0; }
-  // Takes `blocks` free blocks into the held reserve. False, with no side effect, when fewer are free.
-  virtual bool HoldBlocks(int64_t blocks) { return blocks == 0; }
-  // Grow whose new blocks come from the held reserve. REQUIRES: enough held; `id` live.
-  virtual void GrowFromHeld(RequestId id, int64_t tokens) { (void)id, (void)tokens; }
+  // The held-growth fast path (kvcache/held_growth.h), or null when blocks are not interchangeable.
+  virtual HeldGrowth* held_growth() { return nullptr; }
 
   // Releases a finished or preempted request. REQUIRES: `id` live.
   virtual void Free(RequestId id) = 0;

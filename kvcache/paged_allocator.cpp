@@ -1,7 +1,6 @@
 #include "kvcache/paged_allocator.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include "kvcache/base/check.h"
 #include "kvcache/base/units.h"
@@ -17,7 +16,7 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
                                   (o.groups.empty() || o.groups[0].kind == AttentionKind::kFull)
                               ? FreeBlockOrder::kLru
                               : FreeBlockOrder::kLifo) {
-  assert(o.block_size >= 1 && o.num_blocks >= 2);
+  KVSIM_DCHECK(o.block_size >= 1 && o.num_blocks >= 2);
   if ((block_size_ & (block_size_ - 1)) == 0)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
@@ -73,7 +72,7 @@ bool PagedAllocator::CanEverFit(const AdmitRequest& request) const {
 }
 
 std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int64_t token_budget) {
-  assert(!IsLive(request.id) && request.prompt_tokens >= 1);
+  KVSIM_DCHECK(!IsLive(request.id) && request.prompt_tokens >= 1);
   const AdmitPlan plan = PlanAdmit(request, token_budget);
   if (!plan.feasible) return std::nullopt;
 
@@ -234,7 +233,7 @@ void PagedAllocator::AddRef(BlockId b) {
 
 void PagedAllocator::DropRef(BlockId b) {
   Block& blk = pool_.at(b);
-  assert(blk.ref_count >= 1);
+  KVSIM_DCHECK(blk.ref_count >= 1);
   --blk.ref_count;
   if (blk.ref_count >= 1) {
     shared_saved_ -= blk.filled_slots;
@@ -343,8 +342,9 @@ KvAccounting PagedAllocator::Accounting() const {
   const int64_t used_blocks = num_used_blocks();
   a.capacity_slots = pool_.num_blocks() * block_size_;
   a.token_slots = token_slots_;
-  a.reserved_slots = reserved_slots_;
-  a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - reserved_slots_;
+  // Held blocks are used and reserved: lazy decoders' tokens will fill them.
+  a.reserved_slots = reserved_slots_ + held_ * block_size_;
+  a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - a.reserved_slots;
   a.external_fragmentation_slots = block_size_;  // the null block
   a.cached_slots = pool_.num_cached() * block_size_;
   a.free_slots = (QueuedBlocks() - pool_.num_cached()) * block_size_;

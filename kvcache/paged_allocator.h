@@ -25,7 +25,7 @@
 //   and frees in runs; the pool's list is never touched. Every figure (waste categories, used and
 //   free blocks) is the same as with ids: the last block holds Offset(computed) tokens, every other
 //   block is full. `count_interchangeable_blocks = false` keeps the ids (the reference). Only this
-//   mode offers held growth (KvAllocator::HoldBlocks).
+//   mode offers held growth (kvcache/held_growth.h).
 // Complexity: admit/grow/free O(blocks touched); Accounting() O(1).
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "kvcache/block_pool.h"
+#include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/budget/kv_cache_layout.h"
 #include "kvcache/request_table.h"
@@ -50,7 +51,7 @@ struct PagedAllocatorOptions {
   bool count_interchangeable_blocks = true;  // counting mode when no prefix hit is possible
 };
 
-class PagedAllocator final : public KvAllocator {
+class PagedAllocator final : public KvAllocator, public HeldGrowth {
  public:
   explicit PagedAllocator(PagedAllocatorOptions options);
 
@@ -75,7 +76,8 @@ class PagedAllocator final : public KvAllocator {
     return true;
   }
 
-  int64_t HeldGrowthBlockSize() const override { return counting_ ? block_size_ : 0; }
+  HeldGrowth* held_growth() override { return counting_ ? this : nullptr; }
+  int64_t HeldBlockSize() const override { return block_size_; }
   int64_t FreeBlocks() const override { return QueuedBlocks(); }
   int64_t HeldBlocks() const override { return held_; }
   bool HoldBlocks(int64_t blocks) override;
@@ -127,7 +129,6 @@ class PagedAllocator final : public KvAllocator {
   int64_t CheckOwners(std::vector<int32_t>& refs, BlockTotals& counted) const;
   BlockTotals CheckBlocks(const std::vector<int32_t>& refs) const;
   void CheckFreeQueue(const BlockTotals& totals) const;
-  bool CachingEnabled() const { return caching_; }
   // Free blocks: the pool's queue less the blocks counting mode took without dequeuing them.
   int64_t QueuedBlocks() const { return pool_.num_queued() - counted_taken_; }
   // `from_held`: the new blocks come out of held_ instead of the free pool.

@@ -1,6 +1,5 @@
 #include "kvcache/region_placer.h"
 
-#include <cassert>
 #include <map>
 #include <set>
 #include <stdexcept>

@@ -6,11 +6,11 @@
 #ifndef KVSIM_KVCACHE_REQUEST_TABLE_H_
 #define KVSIM_KVCACHE_REQUEST_TABLE_H_
 
-#include <cassert>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "kvcache/base/check.h"
 #include "kvcache/kv_allocator.h"
 
 namespace kvsim {
@@ -28,7 +28,7 @@ class RequestTable {
   const T* find(RequestId id) const { return const_cast<RequestTable*>(this)->find(id); }
   T& at(RequestId id) {
     T* v = find(id);
-    assert(v != nullptr);
+    KVSIM_DCHECK(v != nullptr);
     return *v;
   }
   const T& at(RequestId id) const { return const_cast<RequestTable*>(this)->at(id); }
@@ -55,7 +55,7 @@ class RequestTable {
   void erase(RequestId id) {
     size_t i = Home(id);
     while (buckets_[i].slot != kEmpty && buckets_[i].id != id) i = (i + 1) & mask_;
-    assert(buckets_[i].slot != kEmpty);
+    KVSIM_DCHECK(buckets_[i].slot != kEmpty);
     free_.push_back(buckets_[i].slot);
     // Backward-shift deletion keeps every probe sequence unbroken without tombstones.
     size_t hole = i;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kvcache/base/units.h"
+#include "kvcache/budget/runtime_overhead.h"
 
 namespace kvsim {
 namespace {
@@ -76,7 +77,7 @@ class SglangRule final : public BudgetRule {
   // keeps (1 − mem_fraction_static) of memory for activations instead of profiling them.
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
-    const double context = GiBToBytes(0.5 + (c.tensor_parallel_size > 1 ? 1.0 : 0.0));
+    const double context = kCudaContextBytes + GiBToBytes(c.tensor_parallel_size > 1 ? 1.0 : 0.0);  // NCCL with TP
     o.non_torch_bytes = context;
     o.activation_peak_bytes = 0;
     return (total_bytes - weights - context) - total_bytes * (1.0 - utilization);

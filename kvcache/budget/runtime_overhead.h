@@ -33,6 +33,10 @@
 
 namespace kvsim {
 
+// The CUDA context one process holds once it has touched the GPU (driver state, kernels loaded):
+// what an engine that measures free memory after start-up (SGLang) or a training job never gets back.
+inline constexpr double kCudaContextBytes = 0.5 * 1024.0 * 1024.0 * 1024.0;
+
 struct ProfileSettings {
   int64_t max_num_batched_tokens = 8192;
   int64_t max_num_seqs = 256;

@@ -94,6 +94,15 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
 
 }  // namespace
 
+QuantizationSpec BitsAndBytesNf4() {
+  QuantizationSpec q;
+  q.method = QuantMethod::kBitsAndBytes4;
+  q.bits = 4;
+  q.double_quant = true;
+  q.name = "bitsandbytes";
+  return q;
+}
+
 double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, double dtype_bytes) {
   const double elements = static_cast<double>(out) * static_cast<double>(in);
   const double rows = static_cast<double>(out);
@@ -210,12 +219,7 @@ QuantizationSpec ParseQuantizationFlag(std::string_view flag, const Quantization
   if (f == "bitsandbytes") {
     if (checkpoint.method == QuantMethod::kBitsAndBytes4 || checkpoint.method == QuantMethod::kBitsAndBytes8)
       return checkpoint;
-    QuantizationSpec q;  // vLLM's in-flight bitsandbytes quantization: nf4, blocks of 64, double quant
-    q.method = QuantMethod::kBitsAndBytes4;
-    q.bits = 4;
-    q.double_quant = true;
-    q.name = "bitsandbytes";
-    return q;
+    return BitsAndBytesNf4();
   }
   if (f == "mxfp4") {
     if (checkpoint.method == QuantMethod::kMxfp4) return checkpoint;

@@ -52,6 +52,10 @@ struct QuantizationSpec {
 // be `dtype_bytes` wide unquantized.
 double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, double dtype_bytes);
 
+// bitsandbytes NF4 with double quantization, blocks of 64: vLLM's in-flight --quantization
+// bitsandbytes and QLoRA's frozen base.
+QuantizationSpec BitsAndBytesNf4();
+
 // Reads a Hugging Face `quantization_config` object. Throws kvsim::Error naming `source` and the
 // field for a method kvsim does not know.
 QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std::string& source);

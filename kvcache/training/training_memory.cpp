@@ -8,14 +8,12 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/weight_memory.h"
+#include "kvcache/model/quantization.h"
 #include "kvcache/model/weight_tensors.h"
+#include "kvcache/training/stage_states.h"
 
 namespace kvsim {
 namespace {
-
-// bitsandbytes NF4 with double quantization: 4 bits per weight, one 8-bit absmax per 64 weights,
-// one fp32 second-level scale per 256 absmax values.
-constexpr double kNf4BytesPerParam = 0.5 + 1.0 / 64 + 4.0 / (64 * 256);
 
 void Validate(const TrainingSetup& s) {
   auto in = [](int64_t v, int64_t lo, int64_t hi, const char* flag) {
@@ -42,114 +40,6 @@ void Validate(const TrainingSetup& s) {
                        static_cast<long long>(s.model->num_layers)));
 }
 
-double ShardedElements(const WeightTensor& t, const ModelSpec& spec, int tp) {
-  const double rows = static_cast<double>(t.rows), cols = static_cast<double>(t.cols);
-  double e = rows * cols;
-  switch (t.sharding) {
-    case Sharding::kReplicated: break;
-    case Sharding::kRows:
-    case Sharding::kVocab: e = static_cast<double>(CeilDiv(t.rows, tp)) * cols; break;
-    case Sharding::kCols: e = rows * static_cast<double>(CeilDiv(t.cols, tp)); break;
-    case Sharding::kKvHeads: {
-      const int64_t per_head = t.rows / std::max<int64_t>(1, spec.num_kv_heads);
-      e = static_cast<double>(std::max<int64_t>(1, spec.num_kv_heads / tp) * per_head) * cols;
-      break;
-    }
-  }
-  return e * static_cast<double>(t.copies);
-}
-
-bool IsLinear(const WeightTensor& t) {
-  return t.cols > 1 && (t.role == WeightRole::kAttention || t.role == WeightRole::kMlp || t.role == WeightRole::kExpert);
-}
-
-bool IsLoraTarget(const WeightTensor& t, LoraTargets targets) {
-  if (!IsLinear(t)) return false;
-  return t.role == WeightRole::kAttention || targets == LoraTargets::kAllLinear;
-}
-
-// kvsim lists gate and up as one [2I, h] tensor; Hugging Face models (and so LoRA) have two linears.
-bool IsFusedGateUp(const WeightTensor& t, const ModelSpec& spec) {
-  return spec.mlp_kind == MlpKind::kGated && t.name.size() >= 12 &&
-         t.name.compare(t.name.size() - 12, 12, "gate_up_proj") == 0;
-}
-
-// Adapter parameters on one linear: A [r, cols] and B [rows, r].
-double AdapterParams(const WeightTensor& t, const ModelSpec& spec, int64_t r) {
-  const double rr = static_cast<double>(r), copies = static_cast<double>(t.copies);
-  if (IsFusedGateUp(t, spec)) return copies * 2 * rr * static_cast<double>(t.rows / 2 + t.cols);
-  return copies * rr * static_cast<double>(t.rows + t.cols);
-}
-
-bool OnStage(const WeightTensor& t, int64_t first, int64_t end, int stage, int pp) {
-  if (t.layer >= 0) return t.layer >= first && t.layer < end;
-  return t.on_last_stage ? stage == pp - 1 : stage == 0;
-}
-
-// Model states on one GPU of one pipeline stage, before ZeRO sharding.
-struct StageStates {
-  double weights = 0;            // bytes
-  double trainable = 0;          // elements
-  double trainable_bytes = 0;    // bytes of one trainable element (compute or adapter dtype)
-  double largest_layer_weights = 0;  // bytes: what ZeRO-3 gathers live
-  std::vector<double> layer_trainable;  // elements per layer of the stage; last entry: non-layer tensors
-  double params_total = 0;       // whole model, unsharded
-  double trainable_total = 0;
-  double factored_moments = 0;   // Adafactor's second-moment elements on this GPU
-};
-
-// Adafactor keeps a row and a column vector per matrix (the full vector for 1-D tensors).
-double FactoredMoments(double rows, double cols, double copies) { return copies * (cols <= 1 ? rows : rows + cols); }
-
-double AdapterFactoredMoments(const WeightTensor& t, const ModelSpec& spec, int64_t r) {
-  const double rr = static_cast<double>(r);
-  const double linears = IsFusedGateUp(t, spec) ? 2 : 1;
-  const double rows = static_cast<double>(t.rows) / linears, cols = static_cast<double>(t.cols);
-  return static_cast<double>(t.copies) * linears * ((rr + cols) + (rows + rr));
-}
-
-double FrozenBaseBytes(const WeightTensor& t, const TrainingSetup& s) {
-  if (s.finetune == Finetune::kQlora) return IsLinear(t) ? kNf4BytesPerParam : 4.0;
-  return ComputeBytes(s.precision);
-}
-
-StageStates StatesOnStage(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const TrainingSetup& s,
-                          int stage, int64_t first, int64_t end) {
-  StageStates st;
-  const bool full = s.finetune == Finetune::kFull;
-  st.trainable_bytes = full ? ComputeBytes(s.precision) : (s.precision == TrainPrecision::kBf16 ? 2.0 : 4.0);
-  st.layer_trainable.assign(static_cast<size_t>(end - first) + 1, 0.0);
-  std::vector<double> layer_weights(st.layer_trainable.size(), 0.0);
-  for (const WeightTensor& t : tensors) {
-    const double all = static_cast<double>(t.elements());
-    const double adapters = full ? 0 : (IsLoraTarget(t, s.lora_targets) && t.role != WeightRole::kVision ? AdapterParams(t, spec, s.lora_rank) : 0);
-    st.params_total += all;
-    st.trainable_total += full ? all : adapters;
-    if (!OnStage(t, first, end, stage, s.pp)) continue;
-    const double mine = ShardedElements(t, spec, s.tp);
-    const double trainable = full ? mine : adapters;  // adapters are replicated across TP ranks
-    const double bytes = (full ? mine * st.trainable_bytes : mine * FrozenBaseBytes(t, s) + adapters * st.trainable_bytes);
-    if (full) {
-      const double rows_here = mine / (static_cast<double>(t.cols) * static_cast<double>(t.copies));
-      st.factored_moments += FactoredMoments(rows_here, static_cast<double>(t.cols), static_cast<double>(t.copies));
-    } else if (adapters > 0) {
-      st.factored_moments += AdapterFactoredMoments(t, spec, s.lora_rank);
-    }
-    const size_t slot = t.layer >= 0 ? static_cast<size_t>(t.layer - first) : st.layer_trainable.size() - 1;
-    st.weights += bytes;
-    st.trainable += trainable;
-    st.layer_trainable[slot] += trainable;
-    layer_weights[slot] += bytes;
-    // ZeRO-3 gathers module by module: a decoder layer, or the embedding / lm_head on their own.
-    if (t.layer < 0) st.largest_layer_weights = std::max(st.largest_layer_weights, bytes);
-  }
-  layer_weights.pop_back();
-  for (double w : layer_weights) st.largest_layer_weights = std::max(st.largest_layer_weights, w);
-  return st;
-}
-
-}  // namespace
-namespace {
 
 // Optimizer bytes on this GPU before ZeRO: master + moments + step temporaries.
 StateBytesPerParam OptimizerBytes(const TrainingSetup& s, double trainable, double factored_moments) {
@@ -238,8 +128,6 @@ StageActivations ActivationsOnStage(const ModelSpec& spec, const std::vector<Wei
   return out;
 }
 
-}  // namespace
-namespace {
 
 // ZeRO over the data-parallel group and CPU offload, applied to one stage's model states.
 void ShardModelStates(const TrainingSetup& s, const StageStates& st, TrainingMemory& m) {
@@ -324,51 +212,6 @@ TrainingMemory CountOnly(const TrainingSetup& s) {
   return m;
 }
 
-}  // namespace
-namespace {
-
-std::vector<TimelinePoint> BuildTimeline(const TrainingMemory& m, const StageStates& st, const StageActivations& act,
-                                         int64_t first_layer) {
-  std::vector<TimelinePoint> out;
-  TimelinePoint p;
-  p.weights = m.weights;
-  p.optimizer = m.optimizer;
-  p.activations = act.per_microbatch * (m.microbatches_in_flight - 1);  // earlier micro-batches in flight
-  p.label = "start";
-  out.push_back(p);
-  for (size_t i = 0; i < act.layer_kept.size(); ++i) {
-    p.activations += act.layer_kept[i];
-    p.label = Format("fwd L%lld", static_cast<long long>(first_layer) + static_cast<long long>(i));
-    out.push_back(p);
-  }
-  p.activations += act.head_saved;
-  const double share = st.trainable > 0 ? m.gradients / st.trainable : 0;
-  p.label = "loss";
-  out.push_back(p);
-  p.phase = 1;
-  p.activations -= act.head_saved;
-  p.gradients += share * st.layer_trainable.back();  // lm_head, final norm, embeddings
-  TimelinePoint peak_loss = p;
-  peak_loss.activations += act.head_saved + act.transient;
-  peak_loss.label = "loss backward";
-  out.push_back(peak_loss);
-  for (size_t i = act.layer_kept.size(); i-- > 0;) {
-    p.activations -= act.layer_kept[i];
-    p.gradients += share * st.layer_trainable[i];
-    p.label = Format("bwd L%lld", static_cast<long long>(first_layer) + static_cast<long long>(i));
-    out.push_back(p);
-  }
-  p.phase = 2;
-  p.activations = std::max(0.0, p.activations);
-  p.gradients = m.gradients;
-  p.intermediates = m.optimizer_intermediates;
-  p.label = "optimizer step";
-  out.push_back(p);
-  p.gradients = p.intermediates = 0;
-  p.label = "zero_grad";
-  out.push_back(p);
-  return out;
-}
 
 TrainingMemory EstimateStage(const TrainingSetup& s, const std::vector<WeightTensor>& tensors, int stage) {
   const ModelSpec& spec = *s.model;
@@ -391,7 +234,19 @@ TrainingMemory EstimateStage(const TrainingSetup& s, const std::vector<WeightTen
   m.layer_kept_bytes_per_token = act.layer_kept_per_token;
   m.by_formula = ActivationsByFormula(FormulaInputsOf(s, m.parameters));
   AddPeak(s, m);
-  m.timeline = BuildTimeline(m, st, act, first);
+  TimelineInputs timeline;
+  timeline.weights = m.weights;
+  timeline.optimizer = m.optimizer;
+  timeline.gradients = m.gradients;
+  timeline.optimizer_intermediates = m.optimizer_intermediates;
+  timeline.microbatches_in_flight = m.microbatches_in_flight;
+  timeline.per_microbatch = act.per_microbatch;
+  timeline.layer_kept = act.layer_kept;
+  timeline.head_saved = act.head_saved;
+  timeline.transient = act.transient;
+  timeline.trainable = st.trainable;
+  timeline.layer_trainable = st.layer_trainable;
+  m.timeline = BuildTimeline(timeline, first);
   return m;
 }
 

@@ -1,4 +1,4 @@
-// Training and fine-tuning memory per GPU (`kvsim train`): a static memory model in the budget layer.
+// Training and fine-tuning memory per GPU (`kvsim train`): a static memory model, its own layer above the budget.
 //
 //   model states   weights, gradients, optimizer (fp32 master + moments) per trainable parameter
 //                  (optimizer_states.h), split by tensor parallelism (each tensor's own sharding) and
@@ -17,8 +17,8 @@
 //                  + CUDA context (0.5 GiB) + allocator reserve (the largest single activation tensor,
 //                  which the caching allocator keeps once freed)
 // The stage with the highest peak is reported. All byte counts are per GPU.
-#ifndef KVSIM_KVCACHE_BUDGET_TRAINING_MEMORY_H_
-#define KVSIM_KVCACHE_BUDGET_TRAINING_MEMORY_H_
+#ifndef KVSIM_KVCACHE_TRAINING_TRAINING_MEMORY_H_
+#define KVSIM_KVCACHE_TRAINING_TRAINING_MEMORY_H_
 
 #include <cstdint>
 #include <optional>
@@ -29,52 +29,12 @@
 #include "kvcache/training/activation_formulas.h"
 #include "kvcache/training/optimizer_states.h"
 #include "kvcache/training/training_activations.h"
+#include "kvcache/training/training_setup.h"
+#include "kvcache/training/training_timeline.h"
+#include "kvcache/budget/runtime_overhead.h"
 #include "kvcache/model/model_spec.h"
 
 namespace kvsim {
-
-enum class Finetune { kFull, kLora, kQlora };
-template <>
-struct EnumNames<Finetune> {
-  static constexpr EnumEntry<Finetune> kEntries[] = {
-      {Finetune::kFull, "full"}, {Finetune::kLora, "lora"}, {Finetune::kQlora, "qlora"}};
-};
-
-enum class LoraTargets { kAllLinear, kAttention };
-template <>
-struct EnumNames<LoraTargets> {
-  static constexpr EnumEntry<LoraTargets> kEntries[] = {{LoraTargets::kAllLinear, "all-linear"},
-                                                        {LoraTargets::kAttention, "attention"}};
-};
-
-inline constexpr double kCudaContextBytes = 0.5 * 1073741824.0;  // as capacity's SGLang rule
-
-struct TrainingSetup {
-  std::optional<ModelSpec> model;   // absent: count-only (--params), no activations from architecture
-  double params = 0;                // used when `model` is absent
-  int64_t micro_batch = 1;
-  int64_t seq_len = 2048;
-  TrainPrecision precision = TrainPrecision::kBf16Mixed;
-  Optimizer optimizer = Optimizer::kAdamW;
-  Recompute recompute = Recompute::kNone;
-  bool flash_attention = false;
-  int tp = 1, pp = 1, dp = 1;
-  bool sequence_parallel = false;
-  int zero = 0;                      // 0..3
-  bool offload_optimizer = false;
-  Finetune finetune = Finetune::kFull;
-  int64_t lora_rank = 16;
-  LoraTargets lora_targets = LoraTargets::kAllLinear;
-  double gpu_memory_bytes = 0;       // 0: no GPU to fit
-};
-
-// Memory at one point of an iteration (the report's chart), bytes per GPU.
-struct TimelinePoint {
-  std::string label;      // "fwd L3", "loss", "bwd L3", "optimizer step"
-  int phase = 0;          // 0 forward, 1 backward, 2 optimizer step
-  double weights = 0, optimizer = 0, activations = 0, gradients = 0, intermediates = 0;
-  double total() const { return weights + optimizer + activations + gradients + intermediates; }
-};
 
 struct TrainingMemory {
   double parameters = 0;
@@ -110,4 +70,4 @@ int64_t FindMaxMicroBatch(TrainingSetup setup);
 
 }  // namespace kvsim
 
-#endif  // KVSIM_KVCACHE_BUDGET_TRAINING_MEMORY_H_
+#endif  // KVSIM_KVCACHE_TRAINING_TRAINING_MEMORY_H_

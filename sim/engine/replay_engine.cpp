@@ -1,7 +1,6 @@
 #include "sim/engine/replay_engine.h"
 
 #include <algorithm>
-#include <cassert>
 
 #include "kvcache/base/check.h"
 #include "kvcache/prefix_keys.h"
@@ -17,7 +16,8 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
       observers_(std::move(observers)) {
   grows_compose_ = alloc_.GrowsCompose();
   slots_per_token_ = alloc_.slots_per_token();
-  if (lazy_decode_) held_block_size_ = alloc_.HeldGrowthBlockSize();
+  if (lazy_decode_) held_growth_ = alloc_.held_growth();
+  if (held_growth_) held_block_size_ = held_growth_->HeldBlockSize();
   if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
   if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
   if (held_block_size_ > 0) run_added_blocks_.resize(kMaxRunSteps);
@@ -89,7 +89,7 @@ int64_t ReplayEngine::LazyContextBeforeStep() const {
 void ReplayEngine::MakeLazy(Live& l) {
   if (l.unsynced > 0) {
     const bool grown = alloc_.Grow(l.req.id, l.unsynced);
-    assert(grown && "lazy tokens fit in memory the request already held");
+    KVSIM_DCHECK(grown);  // lazy tokens fit in memory the request already held
     (void)grown;
     l.unsynced = 0;
   }
@@ -140,7 +140,7 @@ void ReplayEngine::MakeExplicit(Live& l) {
     // Its crossings up to the previous step were held; this step's are not yet (see HoldCrossings).
     KVSIM_DCHECK(held_step_ < step_);
     --crossings_by_phase_[static_cast<size_t>(l.phase)];
-    if (lag > 0) alloc_.GrowFromHeld(l.req.id, lag);
+    if (lag > 0) held_growth_->GrowFromHeld(l.req.id, lag);
     return;
   }
   // The allocator gets them together with the request's next tokens (one Grow instead of two).
@@ -180,132 +180,6 @@ void ReplayEngine::Finish(Slot slot) {
   ++counters_.events;
 }
 
-bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt) {
-  bool any = false;
-  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
-    const Slot slot = waiting_.front();
-    Live& l = slots_[slot];
-    const AdmitRequest q = AdmissionFor(l);
-    if (whole_prompt && q.prompt_tokens > budget) break;
-    const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
-    if (!plan) break;
-    waiting_.pop_front();
-    waiting_tokens_ -= q.prompt_tokens;
-    l.order = next_order_++;
-    running_.Append(l.order, slot);
-    l.prefilling = true;
-    prefilling_.push_back(slot);  // the newest order: the vector stays sorted
-    if (l.record.admitted_ns < 0) {
-      l.record.admitted_ns = now_ns_;
-      l.record.cached_tokens = plan->cached_tokens;
-      for (ReplayObserver* o : observers_) o->OnPrefixLookup(l.req.prompt_tokens, plan->cached_tokens);
-    } else {
-      for (ReplayObserver* o : observers_) o->OnPrefixRelookup(q.prompt_tokens, plan->cached_tokens);
-    }
-    l.computed = plan->cached_tokens + plan->new_tokens;
-    budget -= plan->new_tokens;
-    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
-    ++counters_.events;
-    any = true;
-  }
-  return any;
-}
-
-// Schedules one running request's pending tokens. Returns false when it was itself preempted,
-// which ends pass 1 (vLLM's rule).
-bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled) {
-  Live& l = slots_[slot];
-  const int64_t tokens = std::min(PendingTokens(l), budget);
-  // Lazily decoded tokens ride along with this step's tokens when one Grow can take both.
-  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens);
-  if (!grown && l.unsynced > 0) {
-    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
-    assert(synced);
-    (void)synced;
-  }
-  l.unsynced = 0;
-  while (!grown && !(grown = alloc_.Grow(l.req.id, tokens))) {
-    const Slot victim = running_.Last();
-    Preempt(victim);
-    if (victim == slot) return false;
-  }
-  scheduled.push_back({slot, tokens, l.computed});
-  l.scheduled_step = step_;
-  l.computed += tokens;
-  budget -= tokens;
-  ++counters_.events;
-  return true;
-}
-
-bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
-  int64_t budget = o_.max_num_batched_tokens;
-  // Lazy requests whose event is due this step are processed explicitly; events pop in
-  // (step, order) order, so due_ is sorted by order.
-  due_.clear();
-  auto take = [this](Slot slot, bool current) {
-    Live& l = slots_[slot];
-    if (current && l.in_use && l.lazy) {
-      MakeExplicit(l);
-      due_.push_back(slot);
-    }
-  };
-  // A calendar bucket holds only this step's events: each was scheduled less than a lap ahead.
-  const size_t bucket_index = static_cast<size_t>(step_ % kCalendarSteps);
-  std::vector<CalendarEntry>& bucket = calendar_[bucket_index];
-  for (const CalendarEntry& e : bucket) take(e.slot, static_cast<uint32_t>(slots_[e.slot].version) == e.version);
-  bucket.clear();
-  calendar_occupied_[bucket_index / 64] &= ~(uint64_t{1} << (bucket_index % 64));
-  while (!far_events_.empty() && far_events_.top().step <= step_) {
-    const Event e = far_events_.top();
-    far_events_.pop();
-    take(e.slot, slots_[e.slot].version == e.version);
-  }
-  std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
-  int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
-  for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
-  work_.clear();
-  bool in_order = !lazy_decode_ || demand > budget;
-  if (!in_order) {
-    std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
-               [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
-    // Held growth: the lazy requests' crossings are taken first, which changes nothing only when
-    // no explicit Grow can then fail; otherwise the crossing requests grow explicitly, in order
-    // with the others (as due events would).
-    if (held_block_size_ > 0 && !HoldCrossings(step_, ExplicitBlocksBound())) MakeCrossingsExplicit();
-  }
-  if (in_order) {
-    // Not everyone can be served (or token stepping): every running request, in order.
-    for (const auto [order, slot] : running_) {
-      Live& l = slots_[slot];
-      if (l.lazy) MakeExplicit(l);
-      work_.push_back(slot);
-    }
-  } else {
-    budget -= lazy_count_;
-  }
-  for (Slot slot : work_) {
-    if (!slots_[slot].in_use || slots_[slot].order < 0) continue;  // preempted earlier in this step
-    if (budget <= 0) break;
-    if (!ScheduleExplicit(slot, budget, scheduled)) break;
-  }
-  if (!preempted_this_step_) AdmitWaiting(budget, scheduled, /*whole_prompt=*/false);
-  return !scheduled.empty() || lazy_count_ > 0;
-}
-
-bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
-  int64_t budget = o_.max_num_batched_tokens;
-  // Prefill steps first (whole prompts); otherwise decode every running request.
-  if (AdmitWaiting(budget, scheduled, /*whole_prompt=*/true)) return true;
-  work_.clear();
-  for (const auto [order, slot] : running_) work_.push_back(slot);
-  budget = INT64_MAX;  // a decode step schedules one token for every running request
-  for (Slot slot : work_) {
-    if (slots_[slot].order < 0) continue;
-    if (!ScheduleExplicit(slot, budget, scheduled)) break;
-  }
-  return !scheduled.empty();
-}
-
 int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
   int64_t later_tokens = 0;
   // Decoders this step considered but did not schedule (the budget ran out) decode lazily again
@@ -339,16 +213,13 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
   return later_tokens;
 }
 
-KvAccounting ReplayEngine::CorrectedAccounting(int64_t step) const {
+KvAccounting ReplayEngine::AccountingWithLazyTokens(int64_t step) const {
   KvAccounting a = alloc_.Accounting();
-  // Tokens decoded lazily since each request's last sync filled slots that were reserved.
+  // Tokens decoded lazily since each request's last sync are the engine's to report: they filled
+  // slots the allocator still counts as reserved.
   const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * slots_per_token_;
   a.token_slots += lag;
   a.reserved_slots -= lag;
-  // Each held block a lazy request crossed into is reserved up to its end (never its last block).
-  // (The allocator counts held blocks as used but holds no tokens or reservations in them.)
-  a.reserved_slots += held_block_size_ * alloc_.HeldBlocks();
-  a.internal_fragmentation_slots -= held_block_size_ * alloc_.HeldBlocks();
   return a;
 }
 
@@ -359,7 +230,7 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.later_tokens = later_tokens;
   sample.running = static_cast<int64_t>(running_.size());
   sample.waiting = static_cast<int64_t>(waiting_.size());
-  sample.kv = CorrectedAccounting(step_);
+  sample.kv = AccountingWithLazyTokens(step_);
   sample.used_blocks = alloc_.UsedBlocks();
   sample.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category

@@ -41,6 +41,7 @@
 #include <queue>
 #include <vector>
 
+#include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
@@ -91,7 +92,7 @@ class ReplayEngine {
   int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
   const KvAllocator& allocator() const { return alloc_; }
   // After the last arrival, once idle: every block held for lazy decoders went to its request.
-  bool HeldBlocksSettled() const { return lazy_count_ > 0 || alloc_.HeldBlocks() == 0; }
+  bool HeldBlocksSettled() const { return !held_growth_ || lazy_count_ > 0 || held_growth_->HeldBlocks() == 0; }
 
  private:
   struct Live {
@@ -144,7 +145,7 @@ class ReplayEngine {
   AdmitRequest AdmissionFor(const Live& l) const;
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
-  KvAccounting CorrectedAccounting(int64_t step) const;
+  KvAccounting AccountingWithLazyTokens(int64_t step) const;
   void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);
@@ -190,10 +191,11 @@ class ReplayEngine {
   int64_t next_order_ = 0;
   uint64_t next_version_ = 1;  // never reused, even when a slot is
   int64_t lazy_count_ = 0, lazy_sum_computed_ = 0, lazy_sum_sync_ = 0;
-  // Held growth (KvAllocator::HoldBlocks; 0 when the allocator does not offer it): a lazy request
+  // Held growth (kvcache/held_growth.h; null and 0 when the allocator does not offer it): a lazy request
   // crosses block boundaries without an event; each step the blocks its lazy requests cross into
   // are held at once, counted by the step's residue modulo the block size. Events remain for
   // entering the last block (where reserved slots stop at the request's end) and for the last token.
+  HeldGrowth* held_growth_ = nullptr;
   int64_t held_block_size_ = 0;
   std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
   std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run (kMaxRunSteps long)

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cassert>
 
 #include "kvcache/base/check.h"
 
@@ -14,12 +13,12 @@ namespace kvsim {
 // explicit requests. False (nothing taken) when the pool is short.
 bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
   const int64_t blocks = CrossingBlocks(step);
-  if (blocks + spare_blocks > alloc_.FreeBlocks()) return false;
+  if (blocks + spare_blocks > held_growth_->FreeBlocks()) return false;
   // Counted as the explicit grows they replace.
   counters_.events += crossings_by_phase_[static_cast<size_t>(step % held_block_size_)];
   if (blocks > 0) {
-    const bool held = alloc_.HoldBlocks(blocks);
-    assert(held);
+    const bool held = held_growth_->HoldBlocks(blocks);
+    KVSIM_DCHECK(held);
     (void)held;
   }
   held_step_ = step;
@@ -67,7 +66,7 @@ bool ReplayEngine::QuietDecodeStep() const {
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
-  return held_block_size_ == 0 || CrossingBlocks(step_) <= alloc_.FreeBlocks();
+  return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
 }
 
 // The distance from step_ to the next step whose calendar bucket holds an entry, 1 to
@@ -114,9 +113,9 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   int64_t spare = 0;
   if (held) {
     const bool ok = HoldCrossings(step_, 0);
-    assert(ok);
+    KVSIM_DCHECK(ok);
     (void)ok;
-    spare = alloc_.FreeBlocks();
+    spare = held_growth_->FreeBlocks();
   }
   // speed: one StepRun kept by the engine (zeroing a fresh one was a measurable part of a short run);
   // every field is set below.
@@ -126,7 +125,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.later_tokens = lazy_count_;  // every lazy request samples its next token
   s.running = static_cast<int64_t>(running_.size());
   s.waiting = static_cast<int64_t>(waiting_.size());
-  s.kv = CorrectedAccounting(step_);
+  s.kv = AccountingWithLazyTokens(step_);
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
@@ -193,8 +192,8 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
     KVSIM_DCHECK(added <= spare);
     counters_.events += crossed;  // as HoldCrossings counts them
     if (added > 0) {
-      const bool ok = alloc_.HoldBlocks(added);
-      assert(ok);
+      const bool ok = held_growth_->HoldBlocks(added);
+      KVSIM_DCHECK(ok);
       (void)ok;
     }
   }

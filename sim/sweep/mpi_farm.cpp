@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/interrupt.h"
 #include "sim/sweep/point_wire.h"
 #endif
 
@@ -23,12 +24,9 @@ namespace kvsim {
 
 #if !KVSIM_WITH_MPI
 
-bool BuiltWithMpi() { return false; }
 std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
 
 #else
-
-bool BuiltWithMpi() { return true; }
 
 namespace {
 
@@ -39,23 +37,9 @@ enum Tag : int { kTagTask = 1, kTagResult = 2, kTagStop = 3 };
 constexpr auto kPoll = std::chrono::milliseconds(5);
 constexpr int kQueuedAhead = 1;
 
-// The leader's signal, set by the handler (the one process-wide flag a handler can reach).
-std::atomic<int> g_signal{0};
-void OnSignal(int sig) { g_signal.store(sig); }
-
-// While alive, SIGINT and SIGTERM set g_signal instead of ending the process.
-class ScopedSignals {
- public:
-  ScopedSignals() : int_(std::signal(SIGINT, OnSignal)), term_(std::signal(SIGTERM, OnSignal)) {}
-  ~ScopedSignals() {
-    std::signal(SIGINT, int_);
-    std::signal(SIGTERM, term_);
-  }
-
- private:
-  void (*int_)(int);
-  void (*term_)(int);
-};
+// The process's stop signal (kvsim's one interrupt mechanism, kvcache/base/interrupt.h): the
+// leader sees a signal that arrives between two rounds of a search in the next one.
+bool Signalled() { return StopFlag().load(std::memory_order_relaxed); }
 
 void Check(int rc, const char* call) {
   if (rc != MPI_SUCCESS) throw InternalError(std::string(call) + " failed with MPI error " + std::to_string(rc));
@@ -125,13 +109,11 @@ class TaskQueue {
 
 class MpiFarm final : public RankFarm {
  public:
-  MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {
-    if (leader()) signals_ = std::make_unique<ScopedSignals>();
-  }
+  MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {}
   // After a signal the job is being torn down and a rank may be dead: MPI_Finalize would wait
   // for it until mpirun's SIGKILL, so the leader leaves without it.
   ~MpiFarm() override {
-    if (g_signal.load() == 0) MPI_Finalize();
+    if (!Signalled()) MPI_Finalize();
   }
 
   int rank() const override { return rank_; }
@@ -169,7 +151,7 @@ class MpiFarm final : public RankFarm {
   FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                 const TaskEvaluator& evaluate) override;
   void Finish() override {
-    if (g_signal.load() != 0) return;  // see ~MpiFarm
+    if (Signalled()) return;  // see ~MpiFarm
     for (int w = 1; w < size_; ++w) Check(MPI_Send(nullptr, 0, MPI_BYTE, w, kTagStop, MPI_COMM_WORLD), "MPI_Send");
   }
   void Serve(const TaskEvaluator& evaluate) override;
@@ -177,9 +159,6 @@ class MpiFarm final : public RankFarm {
  private:
   int rank_, size_, jobs_;
   uint64_t round_ = 0;
-  // The leader catches SIGINT/SIGTERM for its whole life, so a signal between two rounds of a
-  // search is seen by the next one; workers keep the default action and die with the job.
-  std::unique_ptr<ScopedSignals> signals_;
 };
 
 // Longest expected first; ties in task order.
@@ -243,7 +222,7 @@ class LeaderRound {
 
   // Receives results until no worker holds a task (or a signal), refilling the worker after each.
   void CollectRemote(int jobs) {
-    while (g_signal.load() == 0 &&
+    while (!Signalled() &&
            std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
       const auto st = Poll(MPI_ANY_SOURCE);
       if (!st) {
@@ -265,17 +244,17 @@ class LeaderRound {
   // Waits for the leader's own replays, still reacting to a signal that arrives meanwhile, which
   // ends them at their next step. Then names what did not finish.
   FarmRound Finish() {
-    for (bool all_done = false; !all_done && g_signal.load() == 0;) {
+    for (bool all_done = false; !all_done && !Signalled();) {
       std::this_thread::sleep_for(kPoll);
       std::lock_guard lock(mu_);
       all_done = std::all_of(out_.outcomes.begin(), out_.outcomes.end(), [](const auto& o) { return o.has_value(); });
     }
-    if (g_signal.load() != 0) {
+    if (Signalled()) {
       stop_.store(true);
       queue_.Close(/*drain=*/false);
     }
     for (auto& t : threads_) t.join();
-    out_.signal = g_signal.load();
+    out_.signal = StopSignal();
     for (size_t w = 1; w < in_flight_.size(); ++w)
       for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "sent to rank " + std::to_string(w)});
     for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});

@@ -75,9 +75,6 @@ class RankFarm {
 // `jobs`: replays each rank runs at once. Destroying the farm finalizes MPI.
 std::unique_ptr<RankFarm> JoinMpiJob(int jobs);
 
-// Whether this build can run across MPI ranks (for messages and tests).
-bool BuiltWithMpi();
-
 }  // namespace kvsim
 
 #endif  // KVSIM_SIM_MPI_FARM_H_

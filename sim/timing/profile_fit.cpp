@@ -128,13 +128,6 @@ void LineSearch(double& value, double lo, double hi, const std::function<double(
 
 }  // namespace
 
-double PredictedLinearSeconds(const KernelProfileRow& row, const GpuSpec& gpu, const KernelEfficiency& e) {
-  const GemmDevice d = DeviceOf(gpu, e);
-  double s = 0;
-  for (const GemmShape& g : RowGemms(row)) s += GemmSeconds(g, d);
-  return s;
-}
-
 std::vector<CalibrationFit> ProfileFitQuality(const std::vector<KernelProfile>& profiles, const GpuSpec& gpu,
                                              const KernelEfficiency& e) {
   std::vector<CalibrationFit> fits;

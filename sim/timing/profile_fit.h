@@ -24,10 +24,6 @@ struct KernelProfile {
   std::vector<KernelProfileRow> rows;
 };
 
-// One transformer block's four projections of a profile row, as the step model times them, in
-// seconds per layer (fp16 weights and activations, as Vidur profiles them).
-double PredictedLinearSeconds(const KernelProfileRow& row, const GpuSpec& gpu, const KernelEfficiency& efficiency);
-
 // How well `efficiency` reproduces the profiles' GEMM and elementwise kernels, one fit per file and kind.
 std::vector<CalibrationFit> ProfileFitQuality(const std::vector<KernelProfile>& profiles, const GpuSpec& gpu,
                                              const KernelEfficiency& efficiency);

@@ -10,8 +10,8 @@
 // A signal that was ignored when kvsim started (nohup, a shell's background job) stays ignored.
 // The flag and the signal number are process-wide because a handler cannot be handed state; they
 // are only read through the functions below.
-#ifndef KVSIM_SIM_CLI_INTERRUPT_H_
-#define KVSIM_SIM_CLI_INTERRUPT_H_
+#ifndef KVSIM_KVCACHE_BASE_INTERRUPT_H_
+#define KVSIM_KVCACHE_BASE_INTERRUPT_H_
 
 #include <atomic>
 #include <string>
@@ -36,4 +36,4 @@ std::string StopReason();
 
 }  // namespace kvsim
 
-#endif  // KVSIM_SIM_CLI_INTERRUPT_H_
+#endif  // KVSIM_KVCACHE_BASE_INTERRUPT_H_

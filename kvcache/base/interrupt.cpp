@@ -1,4 +1,4 @@
-#include "cli/interrupt.h"
+#include "kvcache/base/interrupt.h"
 
 #include <csignal>
 #include <cstring>
