@@ -98,7 +98,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
     }, &StopFlag());
   }
   std::vector<ComparedDeployment> compared;
-  std::vector<std::string> not_fitting;  // issue 16: reported, not fatal
+  std::vector<std::string> not_fitting;  // reported, not fatal
   std::vector<UnfinishedPoint> unfinished;
   for (size_t i = 0; i < variants.size(); ++i) {
     if (runs[i].interrupted) {

@@ -51,7 +51,7 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("vllm-version", po::value(&o.vllm_version)->default_value(o.vllm_version),
        "vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0 engine)")
       ("engine", po::value(&o.engine)->default_value(o.engine), Choices<Engine>().c_str());
-  // --- issue 16: the rest of vLLM's serve flags that change memory ---
+  // The rest of vLLM's serve flags that change memory.
   desc.add_options()
       ("num-gpu-blocks-override", po::value(&o.num_gpu_blocks_override), "use this many KV blocks instead of the profiled number")
       ("cpu-offload-gb", po::value(&o.cpu_offload_gb), "GiB of each GPU's weights kept in CPU memory")
@@ -63,7 +63,6 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("limit-mm-per-prompt", po::value(&o.limit_mm_per_prompt), "JSON, as vLLM: {\"image\": 1, \"video\": 0}")
       ("mm-processor-kwargs", po::value(&o.mm_processor_kwargs), "JSON, as vLLM: {\"max_pixels\": N}")
       ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)");
-  // --- end issue 16 ---
 }
 
 std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>& args) {
@@ -71,7 +70,7 @@ std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>
   for (const auto& a : args) {
     if (a == "-tp") out.push_back("--tensor-parallel-size");
     else if (a == "-pp") out.push_back("--pipeline-parallel-size");
-    else if (a == "-dp") out.push_back("--data-parallel-size");  // issue 16
+    else if (a == "-dp") out.push_back("--data-parallel-size");
     else if (a.rfind("-tp=", 0) == 0) out.push_back("--tensor-parallel-size=" + a.substr(4));
     else if (a.rfind("-pp=", 0) == 0) out.push_back("--pipeline-parallel-size=" + a.substr(4));
     else out.push_back(a);

@@ -34,7 +34,7 @@ std::string RenderCapacityText(const CapacityResult& r) {
   out += Format("gpu-memory-utilization %.2f,\n          max-model-len %lld, max-num-seqs %lld, max-num-batched-tokens %lld, block-size %lld\n",
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
-  if (s.data_parallel_size > 1 || s.enable_expert_parallel)  // issue 16
+  if (s.data_parallel_size > 1 || s.enable_expert_parallel)
     out += Format("          data-parallel-size %d%s: %d GPUs in all; every figure below is per GPU of one replica\n",
                   s.data_parallel_size, s.enable_expert_parallel ? " with expert parallelism (experts over TP x DP)" : "",
                   s.data_parallel_size * s.tensor_parallel_size * s.pipeline_parallel_size);
@@ -49,7 +49,7 @@ std::string RenderCapacityText(const CapacityResult& r) {
   mem.AddRow({"  weights", G(r.weights_bytes), share(r.weights_bytes)});
   mem.AddRow({"  activation peak (profile run)", G(r.activation_peak_bytes), share(r.activation_peak_bytes)});
   mem.AddRow({"  runtime overhead (non-torch)", G(r.non_torch_bytes), share(r.non_torch_bytes)});
-  if (r.encoder_profile_bytes > 0)  // issue 16: its own line, multimodal models only
+  if (r.encoder_profile_bytes > 0)  // its own line, multimodal models only
     mem.AddRow({"  encoder profile (multimodal)", G(r.encoder_profile_bytes), share(r.encoder_profile_bytes)});
   if (r.sparse_indexer_bytes > 0)  // DeepSeek-V3.2 only
     mem.AddRow({"  sparse indexer workspace (profile)", G(r.sparse_indexer_bytes), share(r.sparse_indexer_bytes)});
@@ -68,7 +68,7 @@ std::string RenderCapacityText(const CapacityResult& r) {
   if (r.usable_gpu_blocks != r.num_gpu_blocks)
     kv.AddRow({"  usable by requests", Thousands(r.usable_gpu_blocks)});  // the null block left out
   kv.AddRow({"GPU KV cache size (tokens)", Thousands(r.gpu_kv_cache_tokens)});
-  for (const auto& [tokens, requests] : r.concurrency_at)  // issue 16
+  for (const auto& [tokens, requests] : r.concurrency_at)
     kv.AddRow({Format("max concurrency @ %lld tokens%s", static_cast<long long>(tokens),
                       tokens == r.trace_mean_tokens ? " (trace mean)" : ""),
                Format("%.2fx", requests)});
@@ -109,7 +109,7 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
       {"block_size", s.block_size}, {"enable_prefix_caching", s.enable_prefix_caching},
       {"hybrid_kv_cache_manager", s.kv_grouping == KvGrouping::kHybrid}};
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
-  j["data_parallel_size"] = s.data_parallel_size;  // issue 16
+  j["data_parallel_size"] = s.data_parallel_size;
   j["enable_expert_parallel"] = s.enable_expert_parallel;
   return j;
 }
@@ -137,7 +137,7 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   if (r.spec_decode_slots > 0) j["spec_decode_slots"] = r.spec_decode_slots;  // present only with drafts
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
-  nlohmann::json at = nlohmann::json::array();  // issue 16
+  nlohmann::json at = nlohmann::json::array();
   for (const auto& [tokens, requests] : r.concurrency_at) at.push_back({{"tokens", tokens}, {"requests", Round(requests, 4)}});
   j["max_concurrency_at"] = at;
   if (r.trace_mean_tokens > 0) j["trace_mean_tokens"] = r.trace_mean_tokens;  // present only with --trace

@@ -53,7 +53,7 @@ const std::vector<Metric>& Metrics() {
 
 std::string RenderCompareTable(const std::vector<ComparedDeployment>& ds) {
   std::vector<std::string> header = {"metric"};
-  for (const auto& d : ds) header.push_back(d.label);  // full labels (issue 16)
+  for (const auto& d : ds) header.push_back(d.label);  // full labels
   const bool pair = ds.size() == 2;
   if (pair) header.push_back("b - a");
   TextTable t(header);

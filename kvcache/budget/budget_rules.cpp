@@ -45,7 +45,7 @@ class VllmRule final : public BudgetRule {
 
   // kv_cache_utils.check_enough_kv_cache_memory runs whether the pool is profiled or given with
   // --kv-cache-memory-bytes: no blocks, or no room for one max_model_len request, and vLLM refuses to
-  // start (issue 16; vllm/v1/core/kv_cache_utils.py, v0.11).
+  // start (vllm/v1/core/kv_cache_utils.py, v0.11).
   bool RequiresOneFullRequest(const DeploymentConfig&) const override { return true; }
 
   // V1 (>= 0.8, PR #14097): BlockPool.__init__ pops block 0 off the free queue as the null block

@@ -63,7 +63,7 @@ Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
   f.quant = c.quantization.empty() ? spec.checkpoint_quantization
                                    : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
   f.kv = ParseKvCacheFormat(c.kv_cache_dtype, spec, f.dtype);
-  ApplyStateDtypes(c.mamba_cache_dtype, c.mamba_ssm_cache_dtype, f.kv);  // issue 16
+  ApplyStateDtypes(c.mamba_cache_dtype, c.mamba_ssm_cache_dtype, f.kv);
   return f;
 }
 
@@ -85,7 +85,7 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.tensor_parallel_size = c.tensor_parallel_size;
   s.pipeline_parallel_size = c.pipeline_parallel_size;
   s.enable_prefix_caching = c.enable_prefix_caching;
-  s.data_parallel_size = c.data_parallel_size;          // issue 16
+  s.data_parallel_size = c.data_parallel_size;
   s.enable_expert_parallel = c.enable_expert_parallel;
   if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
   s.max_model_len = c.max_model_len.value_or(spec.derived_max_model_len);
@@ -99,18 +99,18 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.block_size = d.block_size;
   s.gpu_memory_utilization = d.gpu_memory_utilization;
   s.kv_grouping = d.kv_grouping;
-  // issue 16: DeepSeek-V3.2's sparse attention runs on 64-token blocks only (the indexer backend's and
+  // DeepSeek-V3.2's sparse attention runs on 64-token blocks only (the indexer backend's and
   // FlashMLA-sparse's get_supported_kernel_block_sizes), so vLLM picks 64 unless told otherwise.
   if (c.engine == Engine::kVllm && !c.block_size && spec.has_mla && spec.mla.indexer_heads > 0) s.block_size = 64;
-  // issue 16: with linear-attention / SSM layers vLLM V1 raises the block size until one attention
+  // With linear-attention / SSM layers vLLM V1 raises the block size until one attention
   // page holds a layer's state (kv_cache_layout.h HybridStateBlockSize), a --block-size too included.
   if (c.engine == Engine::kVllm && f.version.era() != VllmEra::kV0 && s.kv_grouping == KvGrouping::kHybrid)
     s.block_size = std::max(s.block_size, HybridStateBlockSize(spec, f.kv, c.tensor_parallel_size));
   return s;
 }
 
-// --- issue 16: speculative decoding (vLLM v1 loads the drafter on the last pipeline stage, with the
-// target's TP, and registers its attention layers in the same KV pool) ---
+// Speculative decoding (vLLM v1 loads the drafter on the last pipeline stage, with the
+// target's TP, and registers its attention layers in the same KV pool).
 void AddSpeculativeDraft(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const DeploymentConfig& c,
                          const Formats& f, const EffectiveSettings& s, int stage, StageCapacity& st) {
   const int pp = s.pipeline_parallel_size;
@@ -146,7 +146,6 @@ void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSett
   // A drafter of another page size next to a hybrid target is left out (AddDraftKvLayers returns false).
   AddDraftKvLayers(st.layout, draft);
 }
-// --- end issue 16 ---
 
 StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const GpuSpec& gpu,
                         const DeploymentConfig& c, const Formats& f, const EffectiveSettings& s,
@@ -162,7 +161,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   if (stage == 0 && c.engine == Engine::kVllm)
     st.weights.init_buffer_bytes = static_cast<double>(spec.vision.deepstack_levels * s.max_num_batched_tokens) *
                                    static_cast<double>(spec.hidden_size) * BytesPerElement(f.dtype);
-  AddSpeculativeDraft(spec, tensors, c, f, s, stage, st);  // issue 16
+  AddSpeculativeDraft(spec, tensors, c, f, s, stage, st);
   ProfileSettings profile;
   profile.max_num_batched_tokens = s.max_num_batched_tokens;
   profile.max_num_seqs = s.max_num_seqs;
@@ -174,7 +173,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   profile.version = f.version;
   profile.interconnect = gpu.interconnect;
   st.overhead = EstimateRuntimeOverhead(spec, profile);
-  if (stage == 0 && c.engine == Engine::kVllm)  // issue 16: the encoder runs on the first stage
+  if (stage == 0 && c.engine == Engine::kVllm)  // the encoder runs on the first stage
     st.overhead.encoder_profile_bytes =
         EstimateEncoderProfile(spec, c.multimodal,
                                {s.max_num_batched_tokens, s.max_num_seqs, s.max_model_len, BytesPerElement(f.dtype), tp,
@@ -182,8 +181,8 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
                                st.overhead.activation_peak_bytes)
             .extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
-  if (stage == pp - 1) AddDraftKv(c, f, s, st);  // issue 16
-  st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());  // issue 16
+  if (stage == pp - 1) AddDraftKv(c, f, s, st);
+  st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());
   st.kv_cache_bytes = rule.KvCacheBytes(c, GiBToBytes(s.gpu_total_gib), s.gpu_memory_utilization,
                                         st.weights.total_bytes(), st.overhead);
   return st;
@@ -214,7 +213,7 @@ void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRul
   r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
   r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
   r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
-  for (const int64_t tokens : {int64_t{1024}, int64_t{4096}, int64_t{16384}})  // issue 16
+  for (const int64_t tokens : {int64_t{1024}, int64_t{4096}, int64_t{16384}})
     if (tokens < s.max_model_len) r.concurrency_at.emplace_back(tokens, ConcurrencyAt(r, tokens));
 
   // Baselines: the rule of thumb and article 003's formula, per GPU.
@@ -251,7 +250,7 @@ void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, 
                    "); vLLM refuses to start: lower --max-model-len or add memory";
 }
 
-// issue 16: --max-model-len auto, vLLM's estimate_max_model_len over the bottleneck stage's pool.
+// --max-model-len auto, vLLM's estimate_max_model_len over the bottleneck stage's pool.
 void ChooseMaxModelLen(const ModelSpec& spec, CapacityResult& r) {
   const StageCapacity& b = r.stages[r.bottleneck_stage];
   const int64_t len = EstimateMaxModelLen(b.layout, b.num_blocks, r.settings.max_num_batched_tokens, spec.derived_max_model_len);
@@ -263,7 +262,7 @@ void ChooseMaxModelLen(const ModelSpec& spec, CapacityResult& r) {
 }  // namespace
 
 CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const DeploymentConfig& c) {
-  const ModelSpec spec = ApplyServeModelOverrides(model, c);  // issue 16: --disable-sliding-window
+  const ModelSpec spec = ApplyServeModelOverrides(model, c);  // --disable-sliding-window
   Validate(spec, c);
   const Formats formats = ResolveFormats(spec, c);
   const std::unique_ptr<BudgetRule> rule = MakeBudgetRule(c.engine, formats.version);
@@ -284,7 +283,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     if (st.kv_cache_bytes <= 0 && r.does_not_fit.empty()) r.does_not_fit = StageDoesNotFit(gpu, r, st);
     st.kv_cache_bytes = std::max(st.kv_cache_bytes, 0.0);
     st.num_blocks = rule->Blocks(st.kv_cache_bytes, st.layout);
-    if (c.num_gpu_blocks_override && c.engine == Engine::kVllm) {  // issue 16: kv_cache_utils.get_num_blocks
+    if (c.num_gpu_blocks_override && c.engine == Engine::kVllm) {  // kv_cache_utils.get_num_blocks
       st.num_blocks = *c.num_gpu_blocks_override;
       st.kv_cache_bytes = static_cast<double>(st.num_blocks) * static_cast<double>(st.layout.block_bytes);
     }
@@ -295,11 +294,11 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.weights_bytes = std::max(r.weights_bytes, st.weights.total_bytes());
     r.activation_peak_bytes = std::max(r.activation_peak_bytes, st.overhead.activation_peak_bytes);
     r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
-    r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);  // issue 16
+    r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);
     r.sparse_indexer_bytes = std::max(r.sparse_indexer_bytes, st.overhead.sparse_indexer_bytes);
     r.stages.push_back(std::move(st));
   }
-  if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);  // issue 16
+  if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);
   Summarize(spec, c, *rule, r);
   CheckOneFullRequestFits(c, *rule, r);
 

@@ -62,8 +62,8 @@ struct EffectiveSettings {
   bool enable_prefix_caching = true;
   KvGrouping kv_grouping = KvGrouping::kHybrid;  // effective: only vLLM v1 has the hybrid manager
   std::optional<double> kv_cache_memory_gib;
-  int data_parallel_size = 1;            // issue 16: replicas, each with its own KV cache
-  bool enable_expert_parallel = false;   // issue 16: experts over TP x DP ranks
+  int data_parallel_size = 1;            // replicas, each with its own KV cache
+  bool enable_expert_parallel = false;   // experts over TP x DP ranks
 };
 
 struct CapacityResult {
@@ -80,8 +80,8 @@ struct CapacityResult {
   double weights_bytes = 0;
   double activation_peak_bytes = 0;
   double non_torch_bytes = 0;
-  double encoder_profile_bytes = 0;     // issue 16: multimodal encoder profile, beyond the LM's activation peak
-  double sparse_indexer_bytes = 0;      // issue 16: DSA indexer profile workspaces, beyond the LM's activation peak
+  double encoder_profile_bytes = 0;     // multimodal encoder profile, beyond the LM's activation peak
+  double sparse_indexer_bytes = 0;      // DSA indexer profile workspaces, beyond the LM's activation peak
   double kv_cache_bytes = 0;
   double kv_bytes_per_token = 0;
   int64_t num_gpu_blocks = 0;           // as vLLM's num_gpu_blocks, its null block included
@@ -92,7 +92,7 @@ struct CapacityResult {
   // KV slots a decoding request holds beyond its context for speculative decoding (draft tokens and
   // lookahead; SpeculativeDecodeSlots in startup_rules.h); 0 without --speculative-config.
   int64_t spec_decode_slots = 0;
-  // issue 16: requests of shorter lengths (1k, 4k, 16k below max_model_len; any length through
+  // Requests of shorter lengths (1k, 4k, 16k below max_model_len; any length through
   // ConcurrencyAt) decoding at once as the scheduler allocates: usable blocks (the null block left out)
   // over the pages of min(length + spec_decode_slots, max_model_len) tokens. vLLM logs no such figure;
   // max_concurrency above is its logged one.
@@ -119,7 +119,7 @@ struct CapacityResult {
 // here: see CapacityResult::does_not_fit.
 CapacityResult PlanCapacity(const ModelSpec& spec, const GpuSpec& gpu, const DeploymentConfig& config);
 
-// Requests of `tokens` tokens each decoding at once in the planned KV cache (issue 16): see
+// Requests of `tokens` tokens each decoding at once in the planned KV cache: see
 // CapacityResult::concurrency_at.
 double ConcurrencyAt(const CapacityResult& result, int64_t tokens);
 

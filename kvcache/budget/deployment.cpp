@@ -42,7 +42,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.vllm_version = o.vllm_version;
   ParseVllmVersion(o.vllm_version);  // validate early, with the option's name
   c.engine = ParseEnum<Engine>(o.engine, "--engine");
-  ReadServeSettings(o, c);  // issue 16
+  ReadServeSettings(o, c);
   return c;
 }
 
@@ -88,7 +88,7 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
 
 Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data_dir, ResolveCache* cache) {
   DeploymentConfig c = ConfigFromOptions(o);
-  ResolveDraftModel(c, data_dir);  // issue 16
+  ResolveDraftModel(c, data_dir);
   ResolveCache local;
   ResolveCache& store = cache ? *cache : local;
   if (!store.gpus) {

@@ -42,7 +42,7 @@ struct DeploymentConfig {
   std::string dtype = "auto";            // --dtype
   std::string quantization;              // --quantization; empty: what the checkpoint declares
   std::string kv_cache_dtype = "auto";   // --kv-cache-dtype
-  std::string mamba_cache_dtype = "auto";      // --mamba-cache-dtype: linear-attention / SSM states (issue 16)
+  std::string mamba_cache_dtype = "auto";      // --mamba-cache-dtype: linear-attention / SSM states
   std::string mamba_ssm_cache_dtype = "auto";  // --mamba-ssm-cache-dtype: the SSM / temporal state alone
   int tensor_parallel_size = 1;          // --tensor-parallel-size / -tp
   int pipeline_parallel_size = 1;        // --pipeline-parallel-size / -pp

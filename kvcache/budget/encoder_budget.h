@@ -1,4 +1,4 @@
-// What vLLM's start-up profile run spends on a multimodal model's encoder (issue 16). vLLM v1
+// What vLLM's start-up profile run spends on a multimodal model's encoder. vLLM v1
 // (vllm/v1/worker/gpu_model_runner.py profile_run, v0.11 line) runs the encoder on the largest
 // dummy inputs the limits allow before the language model's dummy forward, and keeps the encoder
 // outputs in its encoder cache, and the batched dummy inputs in a local, while the language model

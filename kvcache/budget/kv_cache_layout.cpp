@@ -106,7 +106,7 @@ double AttentionBytesPerTokenPerLayer(const ModelSpec& spec, const KvCacheFormat
     double bytes = format.fp8_ds_mla
         ? 656.0
         : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
-    // issue 16: DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
+    // DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
     // the same blocks (vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an
     // MLAAttentionSpec of head_size index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys
     // plus one fp32 scale per 128 values: 132 B per token and layer for index_head_dim 128).
@@ -153,7 +153,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
   layout.bytes_per_token_per_layer = AttentionBytesPerTokenPerLayer(spec, format, tp);
   layout.bytes_per_token = layout.bytes_per_token_per_layer * static_cast<double>(layout.num_attention_layers);
   layout.page_bytes = static_cast<int64_t>(std::ceil(layout.bytes_per_token_per_layer * static_cast<double>(block_size)));
-  // issue 16: state-only layers take one page per request, their state padded to the attention page
+  // State-only layers take one page per request, their state padded to the attention page
   // (vLLM's hybrid manager only; without it kvsim leaves them out, as before).
   const int64_t state = grouping == KvGrouping::kHybrid ? StatePageBytes(spec, format, tp) : 0;
   if (state > 0) {

@@ -54,8 +54,8 @@ struct RuntimeOverhead {
   double sampler_peak_bytes = 0;
   double activation_peak_bytes = 0;  // max of the two
   double non_torch_bytes = 0;
-  double encoder_profile_bytes = 0;  // issue 16: what a multimodal encoder adds to the peak (encoder_budget.h)
-  double sparse_indexer_bytes = 0;   // issue 16: what DSA's profile workspaces add to the peak (0 without an indexer)
+  double encoder_profile_bytes = 0;  // what a multimodal encoder adds to the peak (encoder_budget.h)
+  double sparse_indexer_bytes = 0;   // what DSA's profile workspaces add to the peak (0 without an indexer)
 };
 
 RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& settings);

@@ -1,4 +1,4 @@
-// vLLM start-up rules beyond the basic budget (issue 16), each after vLLM's own code
+// vLLM start-up rules beyond the basic budget, each after vLLM's own code
 // (vllm-project/vllm, the v0.11 line: vllm/v1/core/kv_cache_utils.py, vllm/config/model.py):
 //
 //  - --disable-sliding-window: every layer attends to the whole context, and the context is capped

@@ -19,7 +19,7 @@ struct WeightMemory {
   double quantized_bytes = 0;    // linear layers stored in the quantized format
   double full_width_bytes = 0;   // embeddings, lm_head, norms, biases, routers, unquantized linears
   double rope_cache_bytes = 0;   // cos/sin cache buffer
-  double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward (issue 16)
+  double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward
   double init_buffer_bytes = 0;    // buffers the model allocates at load (Qwen3-VL's deepstack input embeds)
   double total_bytes() const {
     return quantized_bytes + full_width_bytes + rope_cache_bytes + init_buffer_bytes - cpu_offloaded_bytes;

@@ -53,7 +53,7 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
   }
   std::string hint;
   for (const auto& m : ClosestMatches(name_or_path, presets)) hint += (hint.empty() ? "" : ", ") + m;
-  // issue 16: say how to get the config of a Hugging Face id kvsim has no preset for.
+  // Say how to get the config of a Hugging Face id kvsim has no preset for.
   const bool looks_like_id = name_or_path.find('/') != std::string::npos && name_or_path[0] != '/' &&
                              name_or_path[0] != '.' && name_or_path.find(".json") == std::string::npos;
   const std::string fetch = looks_like_id

@@ -72,7 +72,7 @@ bool HasMropeSection(const json& text) {
 // for the types that already state the scaled length (llama3, longrope, su, mrope).
 int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& source, const std::string& prefix) {
   auto rs = text.find("rope_scaling");
-  // issue 16: transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
+  // Transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
   if (rs == text.end() || !rs->is_object()) rs = text.find("rope_parameters");
   if (rs == text.end() || !rs->is_object()) return max_pos;
   FieldReader r(*rs, source, prefix + "rope_scaling.");
@@ -237,7 +237,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size, source);
-    spec.vision = ReadVisionSpec(root, *vc, root.value("model_type", type), spec.hidden_size);  // issue 16
+    spec.vision = ReadVisionSpec(root, *vc, root.value("model_type", type), spec.hidden_size);
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

@@ -26,7 +26,7 @@ enum class AttentionKind {
 struct LayerAttention {
   AttentionKind kind = AttentionKind::kFull;
   int64_t window_tokens = 0;  // window or chunk size; 0 for kFull
-  // Cross-layer KV sharing (issue 16; config num_kv_shared_layers, vLLM's kv_sharing_target_layer_name):
+  // Cross-layer KV sharing (config num_kv_shared_layers, vLLM's kv_sharing_target_layer_name):
   // the layer attends over an earlier layer's KV and keeps none of its own.
   bool shares_kv = false;
 
@@ -63,7 +63,7 @@ struct MlaSpec {
 };
 
 // The fixed per-request state of a linear-attention / SSM layer, shaped as vLLM's
-// MambaStateShapeCalculator does (vllm/model_executor/layers/mamba/mamba_utils.py) (issue 16):
+// MambaStateShapeCalculator does (vllm/model_executor/layers/mamba/mamba_utils.py):
 //   Gated DeltaNet (Qwen3-Next): conv (kernel - 1) x (2 Hk dk + Hv dv) / TP, temporal (Hv / TP) x dk x dv
 //   Mamba2 (Granite-4.0-H, Nemotron-H): groups padded to a multiple of TP when TP does not divide them;
 //                  conv (kernel - 1) x (inner + 2 groups d_state) / TP, temporal (heads / TP) x head_dim x d_state
@@ -124,7 +124,7 @@ struct ModelSpec {
   QuantizationSpec checkpoint_quantization;         // from quantization_config
 
   int64_t vision_params = 0;   // multimodal encoder + projector, estimated from vision_config
-  VisionSpec vision;           // issue 16: what sizes vLLM's encoder profile run
+  VisionSpec vision;           // what sizes vLLM's encoder profile run
   std::vector<std::string> notes;  // assumptions taken while reading the config
 
   bool is_moe() const { return moe.num_experts > 0; }

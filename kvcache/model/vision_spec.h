@@ -1,4 +1,4 @@
-// The shapes of a multimodal model's vision encoder that size vLLM's encoder profile run (issue 16):
+// The shapes of a multimodal model's vision encoder that size vLLM's encoder profile run:
 // the ViT's width, MLP width and depth, and the most tokens the HF processor makes of one image at
 // its default limits. Read from config.json's vision_config; the per-family image limits are the
 // processors' defaults (Qwen2-VL/2.5-VL: max_pixels 12,845,056 = 16,384 merged 28x28 cells;

@@ -32,7 +32,7 @@ void AddNorm(TensorList& list, const ModelSpec& spec, const std::string& name, i
     list.Add(name + ".bias", WeightRole::kNorm, Sharding::kReplicated, width, 1, 1, layer);
 }
 
-// A linear-attention / SSM layer's mixer in place of attention (issue 16), as vLLM builds it:
+// A linear-attention / SSM layer's mixer in place of attention, as vLLM builds it:
 // Gated DeltaNet (qwen3_next.py: in_proj_qkvz, in_proj_ba, depthwise conv1d, A_log, dt_bias, gated
 // RMSNorm over dv, out_proj) and Mamba2 (mamba_mixer2.py: in_proj to z, x, B, C and dt, conv1d with
 // bias, A, D, dt_bias, gated norm over the inner width, out_proj).

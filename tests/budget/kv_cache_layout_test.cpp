@@ -130,7 +130,7 @@ TEST(KvCacheLayoutTest, KvSharedLayersTakeNoPages) {
   EXPECT_THROW(SpecFromJson(head + R"(,"num_kv_shared_layers":30})"), Error);
 }
 
-// Linear-attention / SSM layers (issue 16), against vLLM's rule (model_executor/models/config.py
+// Linear-attention / SSM layers, against vLLM's rule (model_executor/models/config.py
 // HybridAttentionMambaModelConfig.verify_and_update_config, v0.11: block = 16 x ceil(state page /
 // (16 x attention bytes per token and layer)); the state page padded to the attention page) and the
 // block sizes real vLLM runs printed.

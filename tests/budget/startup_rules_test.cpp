@@ -1,4 +1,4 @@
-// vLLM start-up rules kvsim reproduces (issue 16), each against vLLM's own rule (vllm-project/vllm,
+// vLLM start-up rules kvsim reproduces, each against vLLM's own rule (vllm-project/vllm,
 // v0.11 line) with figures derived by hand from the model configs.
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // Acceptance: against shared/validation/vllm_memory_logs_dev.csv, weights within 2% on >= 90% of
 // rows, KV cache GiB and GPU KV cache tokens within 5% on >= 80% of rows. The project's own
-// data/validation/vllm_memory_logs_extra.csv (multimodal and sparse-attention logs, issue 16) is
+// data/validation/vllm_memory_logs_extra.csv (multimodal and sparse-attention logs) is
 // planned with the configs shipped beside it.
 #include <gtest/gtest.h>
 

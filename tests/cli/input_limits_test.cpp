@@ -1,4 +1,4 @@
-// Issue 11's input defects, each through the kvsim executable: numeric options with their ranges,
+// Input defects, each through the kvsim executable: numeric options with their ranges,
 // traces read once from a FIFO or stdin, over-long lines, the sweep search that never converged.
 // The expected figures are the documented ranges (README "Limits, errors and exit codes").
 #include <gtest/gtest.h>

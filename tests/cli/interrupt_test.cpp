@@ -1,4 +1,4 @@
-// Ctrl-C and friends (issue 11, acceptance 4): kvsim started on a big input (the bundled Azure
+// Ctrl-C and friends: kvsim started on a big input (the bundled Azure
 // conversation trace tiled with --repeat), a signal sent once the run is under way, then the exit
 // code, the partial markers in every output and the absence of temporary files are checked.
 // "Under way" is observed, not guessed, where kvsim shows it (a replay's temporary CSVs exist,

@@ -1,4 +1,4 @@
-// Outputs never destroy anything (issue 11): an output that is the same file as an input or as
+// Outputs never destroy anything: an output that is the same file as an input or as
 // another output is refused before anything runs; a full disk or device is exit 2 naming the
 // file, with no temporary file left and an existing output untouched; sweep --find writes its CSV.
 #include <gtest/gtest.h>

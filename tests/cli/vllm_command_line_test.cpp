@@ -1,4 +1,4 @@
-// Real `vllm serve` command lines, pasted as published, get a capacity answer (issue 16). Each
+// Real `vllm serve` command lines, pasted as published, get a capacity answer. Each
 // line is quoted verbatim from its source (cited beside it); kvsim flags before `--` say which GPU,
 // and, where the pasted command names a local path or a checkpoint without a preset, which config
 // to read (kvsim's --model names the config of the pasted model).
