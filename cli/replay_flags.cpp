@@ -1,5 +1,8 @@
 #include "cli/replay_flags.h"
 
+#include <utility>
+
+#include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "cli/enum_option.h"
 
@@ -25,11 +28,12 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("synthetic", po::value(&r.synthetic), "generate N requests instead of reading a trace")
       ("arrival", po::value(&r.arrival)->default_value(r.arrival, NameOf(r.arrival)),
        ("synthetic / lengths arrivals: " + Choices<ArrivalKind>()).c_str())
-      ("rate", po::value(&r.rate), "synthetic / lengths arrival rate, requests/s")
+      ("rate", po::value(&r.rate), "synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)")
       ("cv", po::value(&r.cv)->default_value(r.cv, G(r.cv)), "gamma arrivals: coefficient of variation of the gaps")
-      ("prompt-len", po::value(&r.prompt_len)->default_value(r.prompt_len),
-       "synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA | empirical:FILE[:COLUMN]")
-      ("output-len", po::value(&r.output_len)->default_value(r.output_len), "synthetic output lengths (same forms)")
+      ("prompt-len", po::value(&f.prompt_len),
+       ("synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA | empirical:FILE[:COLUMN] (default " +
+        r.prompt_len + ")").c_str())
+      ("output-len", po::value(&f.output_len), ("synthetic output lengths, same forms (default " + r.output_len + ")").c_str())
       ("seed", po::value(&r.seed)->default_value(r.seed), "seed for every random choice")
       ("max-requests", po::value(&r.window.max_requests), "stop after N requests")
       ("start", po::value(&r.window.start_s), "skip arrivals before this many seconds")
@@ -86,6 +90,14 @@ void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
 
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {
   ReplayOptions r = std::move(flags.options);
+  // A trace states each request's arrival and lengths: flags that would set them are refused, not ignored.
+  const bool trace = r.synthetic == 0;
+  for (const auto& [flag, given] : {std::pair<const char*, const std::string&>{"--prompt-len", flags.prompt_len},
+                                    std::pair<const char*, const std::string&>{"--output-len", flags.output_len}})
+    if (trace && !given.empty())
+      throw Error(std::string(flag) + ": sets the lengths of --synthetic requests; a trace gives each request's own");
+  if (!flags.prompt_len.empty()) r.prompt_len = flags.prompt_len;
+  if (!flags.output_len.empty()) r.output_len = flags.output_len;
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
   ApplyStepModelFlags(flags.step_model, r.timer);
   if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);

@@ -19,6 +19,8 @@ struct ReplayFlags {
   std::string trace_format = "auto";
   StepModelFlags step_model;
   std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
+  // Given on the command line (empty: the synthetic workload's defaults): a trace has its own lengths.
+  std::string prompt_len, output_len;
 };
 
 void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/deployment_flags.h"
 #include "cli/enum_option.h"
+#include "cli/numeric_options.h"
 #include "cli/output.h"
 
 namespace kvsim {
@@ -61,7 +62,7 @@ std::string SvgPathFor(const std::string& html_path) {
 
 }  // namespace
 
-int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
+int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   DeploymentOptions opts;
   TrainingSetup setup;
   TrainFlags flags;
@@ -71,7 +72,8 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
       "                   [--recompute ..] [--flash-attention] [--tensor-parallel-size T] [--sequence-parallel]\n"
       "                   [--pipeline-parallel-size P] [--data-parallel-size D] [--zero 0..3] [--offload-optimizer]\n"
       "                   [--finetune full|lora|qlora] [--lora-rank R] [--lora-targets ..] [--gpu G]\n"
-      "                   [--find micro-batch-size] [--json FILE|-] [--report FILE.html]\n\n"
+      "                   [--find micro-batch-size] [--json FILE|-] [--report FILE.html]\n"
+      "Exits 2 when the job does not fit the GPU given with --gpu or --gpu-memory-gib.\n\n"
       "Options",
       /*line_length=*/110, /*min_description_length=*/60);
   desc.add_options()("help,h", "show this help");
@@ -80,6 +82,7 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
+  ValidateNumericOptions(vm);
   if (vm.count("help")) {
     out << desc << "\nExamples:\n"
         << "  kvsim train --model Qwen/Qwen2.5-7B --micro-batch-size 4 --seq-len 2048 --flash-attention --gpu h100\n"
@@ -89,6 +92,11 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
   }
   if (!flags.find.empty() && flags.find != "micro-batch-size")
     throw Error("--find: '" + flags.find + "' is not one of micro-batch-size");
+  CheckCommandOutputs(args, {{"--json", flags.json_path}, {"--report", flags.report_path}});
+  // Adapter settings of a full fine-tune would be ignored: refuse them.
+  if (setup.finetune == Finetune::kFull)
+    for (const char* flag : {"lora-rank", "lora-targets"})
+      if (!vm[flag].defaulted()) throw Error(std::string("--") + flag + ": applies to --finetune lora or qlora (the run is a full fine-tune)");
   const bool count_only = !flags.params.empty();
   if (count_only && !vm["model"].defaulted()) throw Error("give --model or --params, not both");
   const Deployment d = ResolveDeployment(opts, DataDirectory());
@@ -120,6 +128,14 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
     WriteFileAtomically(SvgPathFor(flags.report_path), RenderTrainSvg(report));
   }
   WriteAnswer(flags.json_path, RenderTrainText(report), [&] { return TrainToJson(report); }, out);
+  // As `capacity` does for a deployment: a job that does not fit the GPU the user named is an
+  // answer, and a failure. Without one the figures are the answer (the default GPU's fit is shown).
+  const bool gpu_named = !vm["gpu"].defaulted() || vm.count("gpu-memory-gib") > 0;
+  if (gpu_named && !report.memory.fits) {
+    err << Format("kvsim train: error: does not fit: the peak needs %.2f GiB per GPU, %.2f GiB more than %s has\n",
+                  BytesToGiB(report.memory.peak), BytesToGiB(-report.memory.margin), d.gpu.name.c_str());
+    return kExitBadInput;
+  }
   return kExitOk;
 }
 

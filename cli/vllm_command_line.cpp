@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 #include "kvcache/base/text_format.h"
 #include "cli/option_words.h"
 #include "cli/serve_flags.h"
@@ -92,8 +93,9 @@ class Translator {
     if (f.effect == Effect::kNotModelled) return Note(result_.not_modelled, canonical);
     if (!json_key.empty()) {
       if (!IsJsonFlag(canonical) || values.size() != 1) throw Error(as_given + ": only JSON-valued flags take .key spellings");
-      nlohmann::json v = nlohmann::json::parse(values[0], nullptr, false);
-      json_[f.kvsim][json_key] = v.is_discarded() ? nlohmann::json(values[0]) : v;
+      std::string why;
+      std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
+      json_[f.kvsim][json_key] = v ? std::move(*v) : nlohmann::json(values[0]);
       return;
     }
     if (f.takes == Takes::kSwitch) {

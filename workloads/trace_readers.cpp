@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
 #include "kvcache/base/csv_cells.h"
 #include "kvcache/base/line_reader.h"
 #include "workloads/row_errors.h"
@@ -161,13 +162,13 @@ class MooncakeSource final : public RequestSource {
     std::string text;
     while (NextLine(text)) {
       if (IsBlankLine(text)) continue;
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(text);
-      } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
-        errors_.Bad(in_->line_number(), "(json)", std::string("malformed JSON: ") + e.what());
+      std::string why;
+      std::optional<nlohmann::json> parsed = ParseJsonText(text, &why);
+      if (!parsed) {
+        errors_.Bad(in_->line_number(), "(json)", "malformed JSON: " + why);
         continue;
       }
+      const nlohmann::json& j = *parsed;
       if (!j.is_object()) {
         errors_.Bad(in_->line_number(), "(json)", "expected a JSON object per line");
         continue;

@@ -17,13 +17,42 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
     text += line;
     text += '\n';
   }
+  std::string why;
+  std::optional<nlohmann::json> j = ParseJsonText(text, &why);
+  if (!j) throw Error(path + ": malformed JSON: " + why);
+  return std::move(*j);
+}
+
+std::optional<nlohmann::json> ParseJsonText(std::string_view text, std::string* why) {
+  // The depth is counted before parsing, outside strings.
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  size_t line = 1;
+  for (const char c : text) {
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth) {
+        *why = "line " + std::to_string(line) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+        return std::nullopt;
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     // Not only parse_error: a number too large for a double is out_of_range (found by fuzzing).
     // nlohmann's message says "at line L, column C" and what it expected: it locates the fault.
     // It may quote the offending bytes: keep the message printable.
-    throw Error(path + ": malformed JSON: " + PrintableExcerpt(e.what(), 400));
+    *why = PrintableExcerpt(e.what(), 400);
+    return std::nullopt;
   }
 }
 

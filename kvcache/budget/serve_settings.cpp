@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
+#include "kvcache/base/line_reader.h"
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
 #include "kvcache/model/model_catalog.h"
@@ -11,9 +13,11 @@ namespace kvsim {
 namespace {
 
 nlohmann::json ParseJsonFlag(const std::string& text, const std::string& flag) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) throw Error(flag + ": '" + text + "' is not a JSON object");
-  return j;
+  std::string why;
+  std::optional<nlohmann::json> j = ParseJsonText(text, &why);
+  if (!j) throw Error(flag + ": '" + PrintableExcerpt(text, 200) + "' is not valid JSON (" + why + ")");
+  if (!j->is_object()) throw Error(flag + ": '" + PrintableExcerpt(text, 200) + "' is not a JSON object");
+  return std::move(*j);
 }
 
 int64_t JsonCount(const nlohmann::json& j, const std::string& key, const std::string& flag) {

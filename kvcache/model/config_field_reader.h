@@ -88,10 +88,34 @@ class FieldReader {
     return it->get<double>();
   }
 
+  // A name (model_type, torch_dtype, rope_type); `fallback` when absent or null.
   std::string String(const char* key, const std::string& fallback) const {
     auto it = object_.find(key);
-    if (it == object_.end() || !it->is_string()) return fallback;
+    if (it == object_.end() || it->is_null()) return fallback;
+    if (!it->is_string()) throw Error(source_ + ": " + prefix_ + key + ": expected a string, got " + Excerpt(*it));
     return it->get<std::string>();
+  }
+
+  // An object of settings (rope_scaling, quantization_config); null when absent or null.
+  const nlohmann::json* Object(const char* key) const {
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return nullptr;
+    if (!it->is_object()) throw Error(source_ + ": " + prefix_ + key + ": expected a JSON object, got " + Excerpt(*it));
+    return &*it;
+  }
+
+  // A list of names (architectures); empty when absent or null.
+  std::vector<std::string> Names(const char* key) const {
+    std::vector<std::string> out;
+    auto it = object_.find(key);
+    if (it == object_.end() || it->is_null()) return out;
+    auto wrong = [&] { return Error(source_ + ": " + prefix_ + key + ": expected a list of names, got " + Excerpt(*it)); };
+    if (!it->is_array()) throw wrong();
+    for (const auto& v : *it) {
+      if (!v.is_string()) throw wrong();
+      out.push_back(v.get<std::string>());
+    }
+    return out;
   }
 
   bool Has(const char* key) const {
@@ -105,6 +129,10 @@ class FieldReader {
   const std::vector<std::string>& missing() const { return missing_; }
 
  private:
+  static std::string Excerpt(const nlohmann::json& v) {
+    std::string text = v.dump();
+    return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  }
   const nlohmann::json& object_;
   std::string source_;
   std::string prefix_;

@@ -71,10 +71,11 @@ bool HasMropeSection(const json& text) {
 // vLLM's derived max_model_len: the position limit, stretched by a RoPE scaling factor except
 // for the types that already state the scaled length (llama3, longrope, su, mrope).
 int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& source, const std::string& prefix) {
-  auto rs = text.find("rope_scaling");
+  const FieldReader fields(text, source, prefix);
+  const json* rs = fields.Object("rope_scaling");
   // Transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
-  if (rs == text.end() || !rs->is_object()) rs = text.find("rope_parameters");
-  if (rs == text.end() || !rs->is_object()) return max_pos;
+  if (!rs) rs = fields.Object("rope_parameters");
+  if (!rs) return max_pos;
   FieldReader r(*rs, source, prefix + "rope_scaling.");
   std::string kind = r.String("rope_type", r.String("type", ""));
   if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
@@ -186,8 +187,9 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   if (!root.is_object()) throw Error(source + ": expected a JSON object at the top level");
   ModelSpec spec;
   spec.name = source;
-  if (auto a = root.find("architectures"); a != root.end() && a->is_array() && !a->empty() && (*a)[0].is_string())
-    spec.architecture = (*a)[0].get<std::string>();
+  const FieldReader top(root, source, "");
+  if (const std::vector<std::string> names = top.Names("architectures"); !names.empty()) spec.architecture = names[0];
+  const std::string top_type = top.String("model_type", "");
 
   // Multimodal wrappers keep the language model in text_config.
   json text = root;
@@ -195,12 +197,12 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
     text = *tc;
     prefix = "text_config.";
-    FillConfigClassDefaults(text, root.value("model_type", std::string()));
+    FillConfigClassDefaults(text, top_type);
     for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
       if (!text.contains(key) && root.contains(key)) text[key] = root[key];
   }
   FieldReader r(text, source, prefix);
-  const std::string type = r.String("model_type", root.value("model_type", std::string("unknown")));
+  const std::string type = r.String("model_type", top_type.empty() ? "unknown" : top_type);
   spec.model_type = type;
 
   ReadCoreShape(r, type, source, prefix, spec);
@@ -230,14 +232,14 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   // its cos/sin cache over 4 x max_position_embeddings positions, headroom for video positions
   // (rotary_embedding/mrope.py; Qwen3-VL's 262,144 positions x 128 x 2 B = 0.25 GiB on every rank).
   // vLLM's Qwen-VL models position text with M-RoPE whether or not the config spells mrope_section.
-  const std::string top_type = root.value("model_type", type);
-  const bool qwen_vl = StartsWith(top_type, "qwen2_vl") || StartsWith(top_type, "qwen2_5_vl") || StartsWith(top_type, "qwen3_vl");
+  const std::string outer_type = top_type.empty() ? type : top_type;
+  const bool qwen_vl = StartsWith(outer_type, "qwen2_vl") || StartsWith(outer_type, "qwen2_5_vl") || StartsWith(outer_type, "qwen3_vl");
   if (spec.rotary_dim > 0 && (qwen_vl || HasMropeSection(text))) spec.rope_cache_positions = 4 * spec.max_position_embeddings;
 
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size, source);
-    spec.vision = ReadVisionSpec(root, *vc, root.value("model_type", type), spec.hidden_size);
+    spec.vision = ReadVisionSpec(root, *vc, outer_type, spec.hidden_size);
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

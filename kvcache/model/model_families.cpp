@@ -106,6 +106,11 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
                                                                     : 2;
   } else if (type == "starcoder2") {
     SetPlainBiasedMlp(spec, r.Bool("use_bias", true));
+  } else if (type == "qwen") {
+    // Qwen (v1, QWenLMHeadModel): intermediate_size counts both halves of the gated MLP; vLLM builds
+    // QWenMLP with intermediate_size // 2 (vllm/model_executor/models/qwen.py), and c_attn has a bias.
+    spec.intermediate_size /= 2;
+    spec.qkv_bias = true;
   } else if (type == "nemotron") {
     SetPlainBiasedMlp(spec, false);  // LayerNorm1P has a bias; the projections follow the flags
     spec.qkv_bias = spec.o_proj_bias = r.Bool("attention_bias", false);
@@ -130,6 +135,10 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   moe.experts_per_token = r.Optional({"num_experts_per_tok", "experts_per_token", "moe_topk", "moe_k"}, 0);
   if (moe.experts_per_token <= 0)
     throw Error(r.source() + ": " + r.prefix() + "num_experts_per_tok: missing or not positive in an MoE config");
+  // A router picks its top-k among the experts: more than there are is not a model.
+  if (moe.experts_per_token > experts)
+    throw Error(r.source() + ": " + r.prefix() + "num_experts_per_tok: " + std::to_string(moe.experts_per_token) +
+                " exceeds the " + std::to_string(experts) + " routed experts");
   moe.layer_is_moe.assign(spec.num_layers, true);
   moe.dense_intermediate_size = spec.intermediate_size;
   moe.expert_intermediate_size = r.Optional({"moe_intermediate_size"}, spec.intermediate_size);

@@ -100,6 +100,11 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   const auto t0 = std::chrono::steady_clock::now();
   const LoopResult run = RunEventLoop(loop_replicas, *router, *source, {hooks.progress, hooks.stop}, series ? &*series : nullptr);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  int64_t requests = 0;
+  for (int64_t n : run.routed) requests += n;
+  // An answer over no requests would look like one (every SLO met, nothing preempted).
+  if (requests == 0 && !run.stopped)
+    throw Error(source->Describe() + ": no requests to replay (the trace, or the window of it, is empty)");
 
   EngineCounters total;
   int64_t peak_blocks = 0;

@@ -57,6 +57,8 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   const bool needs_arrivals = reader.format == TraceFormat::kLengths;
   if (needs_arrivals && !(r.rate > 0))
     throw Error("--rate: the lengths file " + r.trace + " has no arrival times; give a rate (requests/s)");
+  if (!needs_arrivals && r.rate > 0)
+    throw Error("--rate: the trace " + r.trace + " has its own arrival times; --rate-scale S divides them by S");
   const bool read_once = IsStreamInput(reader.path);
   // Said before reading: a small window's later copies replay from memory and would never reopen.
   if (read_once && r.window.repeat > 1)
@@ -108,6 +110,9 @@ std::shared_ptr<const PreloadedTrace> PreloadTrace(const ReplayOptions& r, const
   }
   trace->skipped_rows = source->skipped_rows();
   trace->description = r.synthetic > 0 ? source->Describe() : r.trace;
+  // Every run of a sweep or comparison would answer over nothing; say so once, before any runs.
+  if (trace->requests.empty() && !trace->partial)
+    throw Error(trace->description + ": no requests to replay (the trace, or the window of it, is empty)");
   return trace;
 }
 

@@ -56,7 +56,13 @@ TEST(TrainCliTest, FindGivesTheLargestMicroBatch) {
   const int64_t b = j.at("max_micro_batch_size").get<int64_t>();
   ASSERT_GT(b, 0);
   EXPECT_TRUE(with({"--micro-batch-size", std::to_string(b)}).at("fits").get<bool>());
-  EXPECT_FALSE(with({"--micro-batch-size", std::to_string(b + 1)}).at("fits").get<bool>());
+  // One more does not fit the named GPU: the answer is still written, and the exit code says so.
+  auto args = base;
+  args.insert(args.end(), {"--micro-batch-size", std::to_string(b + 1)});
+  const auto over = RunCli(args);
+  EXPECT_EQ(over.exit_code, 2);
+  EXPECT_NE(over.err.find("does not fit"), std::string::npos) << over.err;
+  EXPECT_FALSE(nlohmann::json::parse(over.out).at("fits").get<bool>());
 }
 
 TEST(TrainCliTest, ReportWritesHtmlAndSvg) {

@@ -24,6 +24,16 @@ TEST(ParameterCountTest, MatchesPublishedTotalsForSharedConfigs) {
 }
 
 // Mistral-7B-v0.1 (7,241,732,096 per its model card's safetensors total): GQA 32/8, 14336 MLP.
+// Qwen v1 (QWenLMHeadModel) states intermediate_size for both halves of the gated MLP; vLLM builds
+// QWenMLP with half of it. By hand, per layer: c_attn 8192 x 3·8192 + its bias 3·8192, c_proj
+// 8192², MLP 3 x 8192 x 24,576, two RMSNorms 2·8192: 872,456,192; x 80 layers, plus untied
+// embedding and lm_head 2 x 152,064 x 8192 and the final norm 8192 = 72,287,920,128 (card: 72B).
+TEST(ParameterCountTest, QwenOneHalvesItsIntermediateSize) {
+  const ModelSpec spec = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/Qwen-72B.json");
+  EXPECT_EQ(spec.intermediate_size, 24576);
+  EXPECT_EQ(CountParameters(spec), 80LL * 872456192 + 2LL * 152064 * 8192 + 8192);
+}
+
 TEST(ParameterCountTest, MistralSevenBFromItsConfig) {
   const ModelSpec spec = SpecFromJson(R"({"architectures":["MistralForCausalLM"],"model_type":"mistral",
     "hidden_size":4096,"intermediate_size":14336,"num_hidden_layers":32,"num_attention_heads":32,

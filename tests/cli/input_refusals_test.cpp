@@ -1,0 +1,111 @@
+// Input that used to be taken and silently misread, each as a user types it: now understood, or
+// refused with one line naming what and why (exit 2), never answered as if it were fine.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+using testing::ExpectOneLineError;
+using testing::RunCli;
+
+std::string Write(const testing::TempDir& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir.File(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A config.json: Llama-3.1-8B's shape with one field replaced.
+std::string LlamaConfigWith(const testing::TempDir& dir, const std::string& key, const nlohmann::json& value) {
+  nlohmann::json c = nlohmann::json::parse(testing::ReadFile(std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/models/meta-llama/Llama-3.1-8B-Instruct.json"));
+  c[key] = value;
+  std::filesystem::create_directories(dir.File("model"));
+  return Write(dir, "model/config.json", c.dump());
+}
+
+TEST(InputRefusalsTest, AnEmptyTraceIsNotAnAnswer) {
+  const testing::TempDir dir;
+  const std::string trace = Write(dir, "empty.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n");
+  ExpectOneLineError(RunCli({"replay", "--trace", trace, "--quiet"}), "no requests to replay");
+  // Before, every max-num-seqs "met" the SLOs over no requests.
+  ExpectOneLineError(RunCli({"sweep", "--trace", trace, "--find", "max-num-seqs", "--slo", "ttft-p99=2s", "--quiet"}),
+                     "no requests to replay");
+}
+
+TEST(InputRefusalsTest, RateAndLengthsOnATimestampedTraceAreRefusedNotIgnored) {
+  ExpectOneLineError(RunCli({"replay", "--rate", "20", "--quiet"}), "--rate-scale");
+  ExpectOneLineError(RunCli({"replay", "--prompt-len", "fixed:100", "--quiet"}), "--prompt-len");
+  ExpectOneLineError(RunCli({"replay", "--output-len", "fixed:100", "--quiet"}), "--output-len");
+  // The synthetic workload takes all three.
+  const auto r = RunCli({"replay", "--synthetic", "50", "--rate", "20", "--prompt-len", "fixed:100", "--output-len",
+                         "fixed:10", "--json", "-", "--quiet"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("requests").at("total").get<int64_t>(), 50);
+  EXPECT_EQ(j.at("prefix_cache").at("queried_tokens").get<int64_t>(), 50 * 100);  // every prompt 100 tokens
+}
+
+TEST(InputRefusalsTest, TrainAdapterFlagsWithoutAdaptersAreRefused) {
+  ExpectOneLineError(RunCli({"train", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--lora-rank", "16", "--gpu", "h100"}),
+                     "--lora-rank: applies to --finetune lora or qlora");
+  ExpectOneLineError(RunCli({"train", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--lora-targets", "attention"}),
+                     "--lora-targets");
+}
+
+// 8B parameters in bf16 mixed precision with AdamW hold 16 B each (2 weights + 2 gradients + 12
+// fp32 master and moments) = 128 GB before any activation: more than an L4's 22 GiB.
+TEST(InputRefusalsTest, TrainThatDoesNotFitTheNamedGpuExitsTwoAsCapacityDoes) {
+  const auto r = RunCli({"train", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "l4"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not fit"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("weights"), std::string::npos);  // the breakdown is still the answer
+}
+
+TEST(InputRefusalsTest, DeeplyNestedJsonIsAnErrorNotACrash) {
+  const testing::TempDir dir;
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string grid = Write(dir, "grid.json", "{\"max-num-seqs\": " + deep + "}");
+  ExpectOneLineError(RunCli({"sweep", "--grid", grid, "--quiet"}), "nested deeper than 64 levels");
+  std::filesystem::create_directories(dir.File("m"));
+  Write(dir, "m/config.json", "{\"a\": " + deep + "}");
+  ExpectOneLineError(RunCli({"capacity", "--model", dir.File("m")}), "nested deeper than 64 levels");
+  const std::string rows = Write(dir, "t.jsonl",
+                                 "{\"timestamp\": 0, \"input_length\": 10, \"output_length\": 5, \"hash_ids\": " +
+                                     std::string(1000, '[') + std::string(1000, ']') + "}\n");
+  ExpectOneLineError(RunCli({"replay", "--trace", rows, "--trace-format", "mooncake", "--quiet"}), "nested deeper");
+  ExpectOneLineError(RunCli({"capacity", "--speculative-config", std::string(1000, '[') + std::string(1000, ']')}),
+                     "nested deeper");
+}
+
+TEST(InputRefusalsTest, ConfigFieldsOfTheWrongJsonTypeAreRefusedNamingTheField) {
+  const testing::TempDir dir;
+  ExpectOneLineError(RunCli({"capacity", "--model", LlamaConfigWith(dir, "model_type", 5)}),
+                     "model_type: expected a string, got 5");
+  ExpectOneLineError(RunCli({"capacity", "--model", LlamaConfigWith(dir, "architectures", {1, 2})}),
+                     "architectures: expected a list of names, got [1,2]");
+  ExpectOneLineError(RunCli({"capacity", "--model", LlamaConfigWith(dir, "torch_dtype", 16)}),
+                     "torch_dtype: expected a string, got 16");
+  ExpectOneLineError(RunCli({"capacity", "--model", LlamaConfigWith(dir, "rope_scaling", "yarn")}),
+                     "rope_scaling: expected a JSON object");
+  ExpectOneLineError(RunCli({"capacity", "--model", LlamaConfigWith(dir, "hidden_size", "4096")}),
+                     "hidden_size: expected an integer");
+}
+
+TEST(InputRefusalsTest, MoeTopKAboveTheExpertCountIsRefused) {
+  const testing::TempDir dir;
+  nlohmann::json c = nlohmann::json::parse(testing::ReadFile(std::string(KVSIM_SHARED_DIR) + "/models/mistralai__Mixtral-8x7B-v0.1.json"));
+  c["num_experts_per_tok"] = 9;  // of 8
+  std::filesystem::create_directories(dir.File("m"));
+  Write(dir, "m/config.json", c.dump());
+  ExpectOneLineError(RunCli({"capacity", "--model", dir.File("m")}), "num_experts_per_tok: 9 exceeds the 8 routed experts");
+}
+
+}  // namespace
+}  // namespace kvsim
