@@ -147,7 +147,37 @@ class Translator {
 };
 
 // Where the server's own arguments start: after `vllm serve`, `python -m <module>`; leading
-// VAR=value environment assignments are skipped.
+void Note(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+// Environment variables of vLLM's (vllm/envs.py) and of the libraries under it that a pasted
+// command line sets. Those that change what kvsim answers become kvsim flags; the others are
+// reported, never dropped without a word.
+void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd) {
+  const size_t eq = assignment.find('=');
+  const std::string name = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+  const bool on = value == "1" || value == "true" || value == "True";
+  if (name == "VLLM_ALLOW_LONG_MAX_MODEL_LEN") {
+    if (on) cmd.kvsim_args.push_back("--allow-long-max-model-len");
+    return;
+  }
+  // Devices, credentials, caches, logging, ports and process plumbing: no effect on memory or time.
+  static const char* const kNoEffect[] = {
+      "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HF_TOKEN",
+      "HUGGING_FACE_HUB_TOKEN", "HF_HOME", "HF_HUB_OFFLINE", "HF_HUB_ENABLE_HF_TRANSFER", "TRANSFORMERS_OFFLINE",
+      "HF_DATASETS_OFFLINE", "VLLM_LOGGING_LEVEL", "VLLM_CONFIGURE_LOGGING", "VLLM_LOG_STATS_INTERVAL",
+      "VLLM_WORKER_MULTIPROC_METHOD", "VLLM_USE_MODELSCOPE", "VLLM_HOST_IP", "VLLM_PORT", "VLLM_API_KEY",
+      "VLLM_CACHE_ROOT", "VLLM_NO_USAGE_STATS", "VLLM_DO_NOT_TRACK", "DO_NOT_TRACK", "VLLM_RPC_TIMEOUT",
+      "VLLM_ENGINE_ITERATION_TIMEOUT_S", "VLLM_SKIP_P2P_CHECK", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME",
+      "OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM", "PYTHONUNBUFFERED", "PYTHONPATH", "SAFETENSORS_FAST_GPU",
+      "VLLM_SERVER_DEV_MODE", "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH"};
+  for (const char* known : kNoEffect)
+    if (name == known) return Note(cmd.accepted_no_effect, name);
+  Note(cmd.not_modelled, name);  // kernels, allocator, engine version, graph capture: they can change the answer
+}
+
+// VAR=value environment assignments come before the command.
 size_t ServerArgsStart(const std::vector<std::string>& t, bool& sglang) {
   size_t i = 0;
   while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;
@@ -172,7 +202,12 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens) {
     if (t != "\\" && t != "\\\n" && !t.empty()) clean.push_back(t);
   bool sglang = false;
   const size_t start = ServerArgsStart(clean, sglang);
-  return Translator(sglang).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
+  ServeCommandLine cmd =
+      Translator(sglang).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
+  // The VAR=value assignments before the command: what they do to the server, or that kvsim does not model them.
+  for (size_t i = 0; i < clean.size() && clean[i].find('=') != std::string::npos && clean[i][0] != '-'; ++i)
+    ReadServerEnvironment(clean[i], cmd);
+  return cmd;
 }
 
 void RejectPositionalArguments(const boost::program_options::parsed_options& parsed) {
@@ -181,6 +216,36 @@ void RejectPositionalArguments(const boost::program_options::parsed_options& par
     const std::string word = opt.value.empty() ? std::string() : opt.value.front();
     throw Error("unexpected argument '" + word + "': options only; to paste a server command line put it after `--` "
                 "(kvsim capacity -- vllm serve MODEL [flags]) or in --vllm-cmd \"...\"");
+  }
+}
+
+// The pasted id names a quantized checkpoint (…-AWQ-INT4, …-GPTQ, …-FP8) while kvsim's own --model
+// config is planned without a --quantization: the weights would be planned at the config's dtype.
+// Names are not proof, so this is a warning that says what to give, not a guess.
+void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::vector<std::string>& own,
+                                     const std::vector<std::string>& server_args, std::ostream& err,
+                                     const std::string& command) {
+  auto has = [](const std::vector<std::string>& v, const char* flag) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& a) { return a == flag || StartsWith(a, std::string(flag) + "="); });
+  };
+  if (has(own, "--quantization") || has(server_args, "--quantization")) return;
+  std::string upper = pasted_id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  static const std::pair<const char*, const char*> kMarkers[] = {
+      {"AWQ", "awq"}, {"GPTQ", "gptq"}, {"FP8", "fp8"}, {"W8A8", "compressed-tensors (int8)"}, {"W4A16", "compressed-tensors (int4)"},
+      {"INT4", "awq or gptq (int4)"}, {"INT8", "an int8 format"}, {"NVFP4", "nvfp4"}, {"BNB", "bitsandbytes"}, {"4BIT", "bitsandbytes"}};
+  std::string config = "the --model config";
+  for (size_t i = 0; i + 1 < own.size(); ++i)
+    if (own[i] == "--model" || own[i] == "-m") config = own[i + 1];
+  std::string config_upper = config;
+  for (char& c : config_upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const auto& [marker, method] : kMarkers) {
+    // A config named like the checkpoint is taken to be the checkpoint's own.
+    if (upper.find(marker) == std::string::npos || config_upper.find(marker) != std::string::npos) continue;
+    err << "kvsim " << command << ": warning: the pasted model '" << pasted_id << "' names " << method
+        << " weights, but " << config << " is planned without quantization (at its own dtype); give the checkpoint's "
+        << "config.json, or --quantization to match\n";
+    return;
   }
 }
 
@@ -213,7 +278,10 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   });
   if (own_model) {
     auto it = std::find(cmd.kvsim_args.begin(), cmd.kvsim_args.end(), "--model");
-    if (it != cmd.kvsim_args.end()) cmd.kvsim_args.erase(it, it + 2);
+    if (it != cmd.kvsim_args.end()) {
+      WarnIfQuantizedIdOverBaseConfig(it + 1 < cmd.kvsim_args.end() ? *(it + 1) : "", own, cmd.kvsim_args, err, command);
+      cmd.kvsim_args.erase(it, it + 2);
+    }
   }
   if (cmd.sglang && std::find(own.begin(), own.end(), "--engine") == own.end()) own.insert(own.end(), {"--engine", "sglang"});
   own.insert(own.end(), cmd.kvsim_args.begin(), cmd.kvsim_args.end());

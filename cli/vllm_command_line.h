@@ -2,13 +2,13 @@
 // `python -m vllm.entrypoints.openai.api_server [flags]` or `python -m sglang.launch_server [flags]`,
 // given after `--` or as `--vllm-cmd "..."`, turned into kvsim's deployment flags.
 //
-// Every flag of vLLM's serve parser is recognised (the table in vllm_command_line.cpp, built from
+// Every flag of vLLM's serve parser is recognised (the table in serve_flags.cpp, built from
 // vllm/engine/arg_utils.py and vllm/entrypoints/openai/cli_args.py); the ones that change memory
 // or scheduling become kvsim flags, the others are reported once as "accepted, no effect on
 // memory", and a few that do change memory but that kvsim does not model are reported as such.
 // A flag vLLM does not know is an error, as it is for vLLM.
-#ifndef KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_
-#define KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_
+#ifndef KVSIM_CLI_VLLM_COMMAND_LINE_H_
+#define KVSIM_CLI_VLLM_COMMAND_LINE_H_
 
 #include <boost/program_options/parsers.hpp>
 #include <ostream>
@@ -19,13 +19,14 @@ namespace kvsim {
 
 struct ServeCommandLine {
   std::vector<std::string> kvsim_args;          // kvsim deployment flags, in order
-  std::vector<std::string> accepted_no_effect;  // flags recognised, with no effect on memory
-  std::vector<std::string> not_modelled;        // flags that change memory in ways kvsim ignores
+  std::vector<std::string> accepted_no_effect;  // flags and environment variables with no effect on memory
+  std::vector<std::string> not_modelled;        // flags and environment variables kvsim does not model
   bool sglang = false;                          // an SGLang launch_server command line
 };
 
-// `tokens`: the command line split as a shell would (backslash line continuations and leading
-// VAR=value assignments are skipped). Throws kvsim::Error naming the token for anything vLLM
+// `tokens`: the command line split as a shell would (backslash line continuations skipped);
+// leading VAR=value assignments are read as the server's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN
+// becomes --allow-long-max-model-len; the others are reported as no effect or not modelled). Throws kvsim::Error naming the token for anything vLLM
 // (or SGLang) would refuse: an unknown flag, a missing value, a second model.
 ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens);
 
@@ -41,4 +42,4 @@ void RejectPositionalArguments(const boost::program_options::parsed_options& par
 
 }  // namespace kvsim
 
-#endif  // KVSIM_SIM_CLI_VLLM_COMMAND_LINE_H_
+#endif  // KVSIM_CLI_VLLM_COMMAND_LINE_H_

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/runtime_overhead.h"
 
@@ -15,7 +17,17 @@ class VllmRule final : public BudgetRule {
 
   double KvCacheBytes(const DeploymentConfig& c, double total_bytes, double utilization, double weights,
                       RuntimeOverhead& o) const override {
-    if (c.kv_cache_memory_bytes) return *c.kv_cache_memory_bytes;
+    if (c.kv_cache_memory_bytes) {
+      // vLLM skips the profile and allocates exactly this; past what the weights leave of the GPU the
+      // allocation fails with an out-of-memory error at start-up.
+      const double room = total_bytes - weights - o.non_torch_bytes;
+      if (*c.kv_cache_memory_bytes > room)
+        throw Error(Format("--kv-cache-memory: %.2f GiB does not fit on a GPU of %.2f GiB beside %.2f GiB of weights and "
+                           "%.2f GiB outside PyTorch (at most %.2f GiB): vLLM's allocation would fail",
+                           BytesToGiB(*c.kv_cache_memory_bytes), BytesToGiB(total_bytes), BytesToGiB(weights),
+                           BytesToGiB(o.non_torch_bytes), BytesToGiB(std::max(0.0, room))));
+      return *c.kv_cache_memory_bytes;
+    }
     return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes -
            o.sparse_indexer_bytes;
   }

@@ -89,7 +89,9 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.enable_expert_parallel = c.enable_expert_parallel;
   if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
   s.max_model_len = c.max_model_len.value_or(spec.derived_max_model_len);
-  if (s.max_model_len > spec.derived_max_model_len)
+  // vLLM's _get_and_verify_max_len: past the derived limit is an error unless
+  // VLLM_ALLOW_LONG_MAX_MODEL_LEN is set, then a warning (PlanCapacity notes it).
+  if (s.max_model_len > spec.derived_max_model_len && !c.allow_long_max_model_len)
     throw Error("--max-model-len: " + std::to_string(s.max_model_len) + " exceeds the model's limit of " +
                 std::to_string(spec.derived_max_model_len) + " tokens (max_position_embeddings" +
                 (spec.derived_max_model_len != spec.max_position_embeddings ? " × rope scaling" : "") + ")");
@@ -268,6 +270,10 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   const std::unique_ptr<BudgetRule> rule = MakeBudgetRule(c.engine, formats.version);
   CapacityResult r;
   r.settings = ResolveSettings(spec, gpu, c, formats, *rule);
+  if (r.settings.max_model_len > spec.derived_max_model_len)
+    r.notes.push_back("max-model-len " + std::to_string(r.settings.max_model_len) + " exceeds the model's limit of " +
+                      std::to_string(spec.derived_max_model_len) +
+                      " tokens: planned as asked (VLLM_ALLOW_LONG_MAX_MODEL_LEN); outputs past the limit may be wrong");
   r.compute_dtype = formats.dtype;
   r.weight_quantization = formats.quant;
   const auto tensors = EnumerateWeights(spec);

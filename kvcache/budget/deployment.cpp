@@ -1,9 +1,12 @@
 #include "kvcache/budget/deployment.h"
 
+#include <cmath>
+
 #include <filesystem>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/budget/serve_settings.h"
 #include "kvcache/model/model_catalog.h"
 
@@ -38,6 +41,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.gpu_memory_gib = OptionalNumber(o.gpu_memory_gib, "--gpu-memory-gib");
   c.enable_prefix_caching = o.enable_prefix_caching;
   c.enforce_eager = o.enforce_eager;
+  c.allow_long_max_model_len = o.allow_long_max_model_len;
   c.kv_grouping = o.disable_hybrid_kv_cache_manager ? KvGrouping::kSingleGroup : KvGrouping::kHybrid;
   c.vllm_version = o.vllm_version;
   ParseVllmVersion(o.vllm_version);  // validate early, with the option's name
@@ -67,6 +71,9 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
   GpuSpec gpu;
   if (const GpuSpec* found = catalog.TryFind(o.gpu)) {
     gpu = *found;
+    // The memory is the user's, the rest the table's: the name must not claim the table's part.
+    if (c.gpu_memory_gib && std::abs(*c.gpu_memory_gib - found->cuda_total_gib) > 0.005)
+      gpu.name += Format(" figures with %.2f GiB (--gpu-memory-gib)", *c.gpu_memory_gib);
   } else if (c.gpu_memory_gib) {
     gpu.id = o.gpu;
     gpu.name = o.gpu + " (custom)";

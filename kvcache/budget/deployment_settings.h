@@ -54,6 +54,7 @@ struct DeploymentConfig {
   std::optional<double> kv_cache_memory_bytes;   // --kv-cache-memory
   bool enable_prefix_caching = true;
   bool enforce_eager = false;                    // --enforce-eager: no CUDA graphs
+  bool allow_long_max_model_len = false;         // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: past the model's limit, with a warning
   KvGrouping kv_grouping = KvGrouping::kHybrid;
   std::optional<double> gpu_memory_gib;          // overrides the GPU preset's CUDA total
   std::string vllm_version = kDefaultVllmVersion;
@@ -99,6 +100,7 @@ struct DeploymentOptions {
   std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
   bool enable_prefix_caching = true;
   bool enforce_eager = false;
+  bool allow_long_max_model_len = false;
   bool disable_hybrid_kv_cache_manager = false;
   std::string vllm_version = kDefaultVllmVersion;
   std::string engine = "vllm";

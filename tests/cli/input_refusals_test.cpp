@@ -107,5 +107,43 @@ TEST(InputRefusalsTest, MoeTopKAboveTheExpertCountIsRefused) {
   ExpectOneLineError(RunCli({"capacity", "--model", dir.File("m")}), "num_experts_per_tok: 9 exceeds the 8 routed experts");
 }
 
+// vLLM takes a --max-model-len past the model's limit (131,072 for Llama-3.1) only with
+// VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 set; the assignment before `vllm serve` used to be dropped.
+TEST(InputRefusalsTest, EnvironmentAssignmentsBeforeTheServeCommandAreRead) {
+  const auto plain = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "262144"});
+  ExpectOneLineError(plain, "exceeds the model's limit of 131072");
+  const auto allowed = RunCli({"capacity", "--", "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "CUDA_VISIBLE_DEVICES=0,1",
+                               "VLLM_ATTENTION_BACKEND=FLASHINFER", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                               "--max-model-len", "262144"});
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_NE(allowed.out.find("max-model-len 262144"), std::string::npos);
+  EXPECT_NE(allowed.out.find("exceeds the model's limit"), std::string::npos) << allowed.out;  // said, not hidden
+  EXPECT_NE(allowed.err.find("no effect on memory: CUDA_VISIBLE_DEVICES"), std::string::npos) << allowed.err;
+  EXPECT_NE(allowed.err.find("not modelled (they change memory): VLLM_ATTENTION_BACKEND"), std::string::npos) << allowed.err;
+}
+
+TEST(InputRefusalsTest, AQuantizedCheckpointPastedOverABaseConfigIsSaid) {
+  const auto r = RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--", "vllm", "serve",
+                         "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "-tp", "2"});
+  EXPECT_NE(r.err.find("names awq weights, but meta-llama/Llama-3.1-70B-Instruct is planned without quantization"),
+            std::string::npos) << r.err;
+  const auto matched = RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--quantization", "awq", "--",
+                               "vllm", "serve", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "-tp", "2"});
+  EXPECT_EQ(matched.err.find("warning: the pasted model"), std::string::npos) << matched.err;
+}
+
+// An H100 reports 79.11 GiB: 400 GiB of KV cache cannot be allocated beside the weights.
+TEST(InputRefusalsTest, AKvCacheLargerThanTheGpuIsRefused) {
+  ExpectOneLineError(RunCli({"capacity", "--gpu", "h100", "--kv-cache-memory", "400GiB"}),
+                     "--kv-cache-memory: 400.00 GiB does not fit on a GPU of 79.11 GiB");
+}
+
+TEST(InputRefusalsTest, GpuMemoryWithoutAGpuIsNotLabelledAsTheDefaultGpu) {
+  const auto r = RunCli({"capacity", "--gpu-memory-gib", "94.97"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  EXPECT_NE(first.find("with 94.97 GiB (--gpu-memory-gib)"), std::string::npos) << first;
+}
+
 }  // namespace
 }  // namespace kvsim
