@@ -1,11 +1,15 @@
 #include <boost/program_options.hpp>
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <sstream>
 
 #include "kvcache/base/error.h"
 #include "cli/commands.h"
 #include "kvcache/base/interrupt.h"
+#include "kvcache/base/text_format.h"
 #include "cli/shared_flags.h"
 
 namespace kvsim {
@@ -39,8 +43,34 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, s
   if (command == "models") return RunModelsCommand(args, out, err);
   if (command == "gpus") return RunGpusCommand(args, out, err);
   if (command == "validate") return RunValidateCommand(args, out, err);
-  err << "kvsim: error: unknown command '" << command << "' (kvsim --help lists the commands)\n";
+  const std::vector<std::string> close = ClosestMatches(command, {"capacity", "step", "calibrate", "replay", "sweep",
+                                                                 "compare", "train", "models", "gpus", "validate"});
+  err << "kvsim: error: unknown command '" << command << "'"
+      << (close.empty() ? std::string() : " (did you mean " + Join(close, ", ") + "?)") << " (kvsim --help lists the commands)\n";
   return kExitBadInput;
+}
+
+// " (did you mean --x, --y?)" for an option the command does not have, from the names its own
+// --help lists, so the suggestions come from the one place the flags are declared.
+std::string DidYouMean(const std::string& command, const std::string& option) {
+  std::ostringstream help;
+  try {
+    Dispatch(command, {"--help"}, help, help);
+  } catch (const std::exception&) {
+    return "";
+  }
+  std::vector<std::string> names;
+  const std::string text = help.str();
+  for (size_t at = text.find("--"); at != std::string::npos; at = text.find("--", at + 2)) {
+    size_t end = at + 2;
+    while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '-')) ++end;
+    if (end > at + 2 && (at == 0 || text[at - 1] == ' ' || text[at - 1] == '[' || text[at - 1] == '(' || text[at - 1] == '|'))
+      names.push_back(text.substr(at, end - at));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  const std::vector<std::string> close = ClosestMatches(option, names);
+  return close.empty() ? "" : " (did you mean " + Join(close, ", ") + "?)";
 }
 
 // Runs the command and maps every error to its exit code and one line on `err`.
@@ -51,6 +81,9 @@ int RunCaught(const std::string& command, const std::vector<std::string>& args, 
     return Dispatch(command, args, out, err);
   } catch (const Error& e) {
     err << prefix << "error: " << e.what() << "\n";
+  } catch (const boost::program_options::unknown_option& e) {
+    err << prefix << "error: " << e.what() << DidYouMean(command, e.get_option_name()) << " (see kvsim " << command
+        << " --help)\n";
   } catch (const boost::program_options::error& e) {
     err << prefix << "error: " << e.what() << " (see kvsim " << command << " --help)\n";
   } catch (const std::bad_alloc&) {

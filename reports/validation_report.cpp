@@ -36,7 +36,9 @@ std::string RenderValidationText(const LogValidation& v, double min_weights_rate
   return table.Render() + "('!' marks a figure outside its tolerance; " + std::to_string(v.skipped) +
          " rows without a model config skipped; " + std::to_string(v.planned) + " rows planned)\n" + "summary: " +
          TallyText(v.weights) + "; " + TallyText(v.kv_cache) + "; " + TallyText(v.tokens) + "; " + TallyText(v.blocks) +
-         " -> " + (pass ? "PASS" : "FAIL") + "\n";
+         (v.refusals.checked > 0 ? Format("; vLLM start-up refusals kvsim refuses too: %d/%d rows", v.refusals.within,
+                                          v.refusals.checked)
+                                   : std::string()) + " -> " + (pass ? "PASS" : "FAIL") + "\n";
 }
 
 }  // namespace kvsim

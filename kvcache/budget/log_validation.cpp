@@ -133,6 +133,14 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
     ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,
                      {}, {}, {}, {}, false, ""};
     std::optional<double> w, k, t, b;
+    // A config that does not parse is bad input (exit 2), not a row kvsim refuses to plan.
+    if (!preset && cache.models.find(o.model) == cache.models.end()) {
+      try {
+        cache.models.emplace(o.model, ResolveModel(o.model, data_dir));
+      } catch (const Error& e) {
+        throw Error("row " + row.row_id + ": " + e.what());
+      }
+    }
     try {
       const Deployment d = ResolveDeployment(o, data_dir, &cache);
       const CapacityResult r = PlanCapacity(d.model, d.gpu, d.config);
@@ -148,9 +156,18 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
       out.note = e.what();
     }
     out.weights_gib = v.weights.Add(row.weights_gib, w);
-    out.kv_cache_gib = v.kv_cache.Add(row.kv_cache_gib, k);
-    out.tokens = v.tokens.Add(AsDouble(row.gpu_kv_cache_tokens), t);
-    out.blocks = v.blocks.Add(AsDouble(row.num_gpu_blocks), b);
+    if (row.kv_cache_gib && *row.kv_cache_gib < 0) {
+      // vLLM refused to start; kvsim agrees when it says the deployment does not fit.
+      const bool agrees = out.planned && !out.note.empty();
+      ++v.refusals.checked;
+      if (agrees) ++v.refusals.within;
+      out.note = Format("vLLM refused to start (KV cache %.2f GiB); kvsim: %s", *row.kv_cache_gib,
+                        agrees ? "does not fit either" : "plans it (!)");
+    } else {
+      out.kv_cache_gib = v.kv_cache.Add(row.kv_cache_gib, k);
+      out.tokens = v.tokens.Add(AsDouble(row.gpu_kv_cache_tokens), t);
+      out.blocks = v.blocks.Add(AsDouble(row.num_gpu_blocks), b);
+    }
     v.rows.push_back(std::move(out));
   }
   return v;

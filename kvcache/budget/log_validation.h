@@ -49,9 +49,12 @@ struct LogValidation {
   MetricTally kv_cache{"KV cache GiB", 0.05};
   MetricTally tokens{"GPU KV cache tokens", 0.05};
   MetricTally blocks{"GPU blocks (not gated)", 0.05};
+  // Rows where vLLM refused to start (negative KV cache memory): within when kvsim does not fit either.
+  MetricTally refusals{"start-up refusals", 0.0};
 
   bool Passes(double min_weights_rate, double min_kv_rate) const {
-    return weights.rate() >= min_weights_rate && kv_cache.rate() >= min_kv_rate && tokens.rate() >= min_kv_rate;
+    return weights.rate() >= min_weights_rate && kv_cache.rate() >= min_kv_rate && tokens.rate() >= min_kv_rate &&
+           refusals.rate() >= min_kv_rate;
   }
 };
 

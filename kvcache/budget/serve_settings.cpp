@@ -84,11 +84,9 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
 
 void ResolveDraftModel(DeploymentConfig& c, const std::string& data_dir) {
   if (c.speculative.draft_model.empty() || c.speculative.draft) return;
-  try {
-    c.speculative.draft = std::make_shared<const ModelSpec>(ResolveModel(c.speculative.draft_model, data_dir));
-  } catch (const Error& e) {
-    throw Error(std::string("--speculative-config: draft ") + e.what());
-  }
+  c.speculative.draft = std::make_shared<const ModelSpec>(
+      ResolveModel(c.speculative.draft_model, data_dir, "--speculative-config: draft \"model\"",
+                   "it as the draft: --speculative-config '{\"model\": \"./config.json\", ...}'"));
 }
 
 }  // namespace kvsim

@@ -75,7 +75,9 @@ VllmLogRow ParseRow(const std::string& path, unsigned line, const std::vector<st
   r.weights_gib = p.Number(c[16], "weights_gib", 0, 1e6);
   r.non_torch_gib = p.Number(c[17], "non_torch_gib", 0, 1e6);
   r.activation_peak_gib = p.Number(c[18], "activation_peak_gib", 0, 1e6);
-  r.kv_cache_gib = p.Number(c[19], "kv_cache_gib", 0, 1e6);
+  // Negative: vLLM printed what was left and refused to start (the weights and profile took more);
+  // such a row is a case kvsim must refuse too, not bad input.
+  r.kv_cache_gib = p.Number(c[19], "kv_cache_gib", -1e6, 1e6);
   r.gpu_kv_cache_tokens = p.Integer(c[20], "gpu_kv_cache_tokens", 1e15);
   r.num_gpu_blocks = p.Integer(c[21], "num_gpu_blocks", 1e15);
   r.max_concurrency = p.Number(c[22], "max_concurrency", 0, 1e15);

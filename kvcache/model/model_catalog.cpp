@@ -39,7 +39,8 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir) {
   return ids;
 }
 
-ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir) {
+ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option,
+                       const std::string& pass_as) {
   std::error_code ec;
   const fs::path as_path(name_or_path);
   if (fs::exists(as_path, ec)) return LoadModelConfigFile(name_or_path);
@@ -58,10 +59,9 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
                              name_or_path[0] != '.' && name_or_path.find(".json") == std::string::npos;
   const std::string fetch = looks_like_id
       ? "; fetch its config with: curl -LO https://huggingface.co/" + name_or_path +
-            "/resolve/main/config.json (gated models: -H \"Authorization: Bearer $HF_TOKEN\") and pass "
-            "--model ./config.json"
+            "/resolve/main/config.json (gated models: -H \"Authorization: Bearer $HF_TOKEN\") and pass " + pass_as
       : std::string();
-  throw Error("--model: '" + name_or_path + "' is neither a config.json path nor a preset" +
+  throw Error(option + ": '" + name_or_path + "' is neither a config.json path nor a preset" +
               (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)" + fetch);
 }
 

@@ -17,7 +17,10 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir);
 
 // `name_or_path`: a config.json, a directory holding one, or a preset id (case-insensitive).
 // Throws kvsim::Error naming the closest presets when nothing matches.
-ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir);
+// `option` names where the model was given, in errors ("--model", or the draft of --speculative-config)
+// and `pass_as` how to give a fetched config there ("--model ./config.json").
+ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option = "--model",
+                       const std::string& pass_as = "--model ./config.json");
 
 
 }  // namespace kvsim

@@ -145,5 +145,20 @@ TEST(InputRefusalsTest, GpuMemoryWithoutAGpuIsNotLabelledAsTheDefaultGpu) {
   EXPECT_NE(first.find("with 94.97 GiB (--gpu-memory-gib)"), std::string::npos) << first;
 }
 
+TEST(InputRefusalsTest, AMistypedFlagOrCommandGetsADidYouMean) {
+  ExpectOneLineError(RunCli({"capacity", "--max-model-lenn", "4096"}), "did you mean --max-model-len");
+  ExpectOneLineError(RunCli({"replay", "--tarce", "x.csv"}), "did you mean --trace");
+  ExpectOneLineError(RunCli({"capcity"}), "did you mean capacity");
+}
+
+// The draft of --speculative-config is not kvsim's --model: the hint says where its config goes.
+TEST(InputRefusalsTest, AnUnknownDraftModelSaysHowToGiveItsConfig) {
+  const auto r = RunCli({"capacity", "--speculative-config",
+                         "{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 3}"});
+  ExpectOneLineError(r, "--speculative-config: draft \"model\": 'yuhuili/EAGLE3-LLaMA3.1-Instruct-8B'");
+  EXPECT_NE(r.err.find("pass it as the draft: --speculative-config"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("pass --model"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kvsim
