@@ -18,6 +18,8 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("trace", po::value(&r.trace), "trace file (default: bundled Azure conversation trace)")
       ("trace-format", po::value(&f.trace_format)->default_value(f.trace_format),
        ("auto | " + Choices<TraceFormat>()).c_str())
+      ("delimiter", po::value(&f.delimiter)->default_value(f.delimiter),
+       "CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab | ; | |")
       ("model-filter", po::value(&r.reader.model_filter), "burstgpt: keep rows of this Model")
       ("skip-bad-rows", po::bool_switch(&r.reader.skip_bad_rows), "count malformed rows as warnings instead of failing")
       ("arrival-column", po::value(&r.reader.arrival_column)->default_value(r.reader.arrival_column), "csv: arrival time column")
@@ -99,6 +101,10 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
   if (!flags.prompt_len.empty()) r.prompt_len = flags.prompt_len;
   if (!flags.output_len.empty()) r.output_len = flags.output_len;
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
+  if (flags.delimiter == "tab" || flags.delimiter == "\\t" || flags.delimiter == "\t") r.reader.delimiter = '\t';
+  else if (flags.delimiter == "," || flags.delimiter == ";" || flags.delimiter == "|") r.reader.delimiter = flags.delimiter[0];
+  else if (flags.delimiter != "auto")
+    throw Error("--delimiter: '" + flags.delimiter + "' is not one of auto, ',', tab, ';', '|'");
   ApplyStepModelFlags(flags.step_model, r.timer);
   if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
   ValidateReplayOptions(r, data_dir);

@@ -17,6 +17,7 @@ namespace kvsim {
 struct ReplayFlags {
   ReplayOptions options;
   std::string trace_format = "auto";
+  std::string delimiter = "auto";
   StepModelFlags step_model;
   std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
   // Given on the command line (empty: the synthetic workload's defaults): a trace has its own lengths.

@@ -57,7 +57,7 @@ std::optional<double> ParseDecimal(std::string_view view) {
 }
 
 std::optional<int64_t> ParseDateTimeNs(std::string_view s, DayCache* cache) {
-  // YYYY-MM-DD HH:MM:SS[.f...]
+  // YYYY-MM-DD[ T]HH:MM:SS[.f...][Z|±HH[:MM]]
   if (s.size() < 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':')
     return std::nullopt;
   // speed: ASCII digits tested directly (std::isdigit consults the locale on every call).
@@ -92,20 +92,42 @@ std::optional<int64_t> ParseDateTimeNs(std::string_view s, DayCache* cache) {
   }
   const int64_t h = num(11, 2), mi = num(14, 2), se = num(17, 2);
   if (h < 0 || h > 23 || mi < 0 || mi > 59 || se < 0 || se > 60) return std::nullopt;
+  // ISO 8601 exports end in a zone: Z, +HH:MM, +HHMM or +HH (and - forms); the time is taken to UTC.
+  size_t zone = s.size();
+  int64_t offset_s = 0;
+  for (size_t i = 19; i < s.size(); ++i) {
+    if (s[i] == 'Z' || s[i] == 'z' || s[i] == '+' || s[i] == '-') {
+      zone = i;
+      break;
+    }
+  }
+  if (zone < s.size()) {
+    const std::string_view z = s.substr(zone);
+    if (z == "Z" || z == "z") {
+      offset_s = 0;
+    } else {
+      const bool colon = z.size() == 6 && z[3] == ':';
+      if (!(z.size() == 3 || z.size() == 5 || colon)) return std::nullopt;
+      const int64_t zh = num(zone + 1, 2), zm = z.size() == 3 ? 0 : num(zone + (colon ? 4 : 3), 2);
+      if (zh < 0 || zh > 23 || zm < 0 || zm > 59) return std::nullopt;
+      offset_s = (z[0] == '-' ? -1 : 1) * (zh * 60 + zm) * 60;
+    }
+  }
   int64_t frac_ns = 0;
-  if (s.size() > 19) {
+  if (zone > 19) {
     if (s[19] != '.') return std::nullopt;
-    if (s.size() > 40) return std::nullopt;  // more digits than nanoseconds need
+    if (zone > 40) return std::nullopt;  // more digits than nanoseconds need
     // The first nine digits are the nanoseconds (later ones are checked, not used).
     static constexpr int64_t kScale[10] = {1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
     size_t digits = 0;
-    for (size_t i = 20; i < s.size(); ++i) {
+    for (size_t i = 20; i < zone; ++i) {
       if (!digit(s[i])) return std::nullopt;
       if (digits < 9) frac_ns = frac_ns * 10 + (s[i] - '0'), ++digits;
     }
     frac_ns *= kScale[digits];
   }
-  const int64_t seconds = day_seconds + (h * 60 + mi) * 60 + se;  // < 2^39: cannot overflow
+  const int64_t seconds = day_seconds + (h * 60 + mi) * 60 + se - offset_s;  // < 2^39: cannot overflow
+  if (seconds < 0) return std::nullopt;
   auto ns = CheckedMul(seconds, 1000000000LL);
   if (ns) ns = CheckedAdd(*ns, frac_ns);
   if (!ns || *ns >= kMaxArrivalNs) return std::nullopt;  // late 2262 and beyond

@@ -41,7 +41,8 @@ struct DayCache {
   int64_t seconds = 0;  // its midnight, seconds since 1970-01-01
   bool valid = false;
 };
-// "YYYY-MM-DD HH:MM:SS[.fraction]" (Azure) to nanoseconds since 1970-01-01 (no time zone).
+// "YYYY-MM-DD HH:MM:SS[.fraction]" (Azure), or ISO 8601 with a T and a zone (Z, +HH:MM, -HHMM),
+// to nanoseconds since 1970-01-01 UTC (no zone: taken as UTC).
 std::optional<int64_t> ParseDateTimeNs(std::string_view cell, DayCache* cache = nullptr);
 
 }  // namespace kvsim

@@ -36,8 +36,9 @@ class CsvTraceSource final : public RequestSource {
   CsvTraceSource(const TraceReaderOptions& o, CsvLayout layout, std::optional<ArrivalGenerator> arrivals,
                  std::unique_ptr<LineReader> in, const std::string& header)
       : layout_(std::move(layout)), filter_(o.model_filter), errors_(o.path, o.skip_bad_rows),
-        arrivals_(std::move(arrivals)), in_(std::move(in)) {
-    if (!SplitCsvLine(header, header_))
+        arrivals_(std::move(arrivals)), in_(std::move(in)),
+        delimiter_(o.delimiter ? o.delimiter : DetectCsvDelimiter(header)) {
+    if (!SplitCsvLine(header, header_, delimiter_))
       throw Error(o.path + ":1: the CSV header has an unterminated quote");
     const std::string* cols[4] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model};
     for (int i = 0; i < 4; ++i) {
@@ -55,7 +56,7 @@ class CsvTraceSource final : public RequestSource {
     while (in_->Next(line)) {
       if (IsBlankLine(line)) continue;  // e.g. the blank line many tools write at the end
       const int64_t n = in_->line_number();
-      if (!SplitCsvLineViews(line, cell_storage_, cells_)) {
+      if (!SplitCsvLineViews(line, cell_storage_, cells_, delimiter_)) {
         errors_.Bad(n, "(row)", "unterminated quote");
         continue;
       }
@@ -106,7 +107,7 @@ class CsvTraceSource final : public RequestSource {
     std::optional<int64_t> at = ArrivalNs(Cell(0));
     if (!at) {
       errors_.Bad(line, layout_.arrival, "'" + Excerpt(Cell(0)) + "' is not a valid time" +
-                                             (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f], 1970 to 2116: below 2^62 ns)"
+                                             (layout_.unit == TimeUnit::kDateTime ? " (YYYY-MM-DD HH:MM:SS[.f] or ISO 8601 ...T...[Z|+HH:MM], 1970 to 2116: below 2^62 ns)"
                                                                                   : " (non-negative, below 2^62 ns)"));
       return std::nullopt;
     }
@@ -143,6 +144,7 @@ class CsvTraceSource final : public RequestSource {
   std::optional<ArrivalGenerator> arrivals_;
   std::unique_ptr<LineReader> in_;
   DayCache day_;
+  char delimiter_;
   std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
   std::vector<std::string_view> cells_;             // into the current line or cell_storage_
   int index_[4];

@@ -58,6 +58,7 @@ struct TraceReaderOptions {
   std::string prompt_column = "prompt_tokens";
   std::string output_column = "output_tokens";
   TimeUnit time_unit = TimeUnit::kSeconds;  // csv
+  char delimiter = 0;                       // CSV formats; 0: from the header (DetectCsvDelimiter)
 };
 
 // `arrivals` is required for the lengths format and ignored otherwise. Token counts above

@@ -5,13 +5,14 @@
 namespace kvsim {
 namespace {
 
-bool IsTrimmed(char c) { return c == ' ' || c == '\t'; }
+// Spaces around a cell are trimmed, and tabs unless they separate the cells.
+bool IsTrimmed(char c, char delimiter) { return c == ' ' || (c == '\t' && delimiter != '\t'); }
 
 }  // namespace
 
 // speed: the cells' strings are reused from the previous line (a trace's timestamp cells are too
 // long for the small-string buffer, so building fresh strings allocated one per cell per row).
-bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
+bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells, char delimiter) {
   size_t count = 0;
   auto next_cell = [&]() -> std::string& {
     if (count == cells.size()) cells.emplace_back();
@@ -25,12 +26,12 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
     const char* p = line.data();
     const char* const end = p + n;
     while (true) {
-      const char* comma = static_cast<const char*>(std::memchr(p, ',', static_cast<size_t>(end - p)));
+      const char* comma = static_cast<const char*>(std::memchr(p, delimiter, static_cast<size_t>(end - p)));
       const char* stop = comma ? comma : end;
       const char* first = p;
       const char* last = stop;
-      while (first < last && IsTrimmed(*first)) ++first;
-      while (last > first && IsTrimmed(last[-1])) --last;
+      while (first < last && IsTrimmed(*first, delimiter)) ++first;
+      while (last > first && IsTrimmed(last[-1], delimiter)) --last;
       next_cell().assign(first, static_cast<size_t>(last - first));
       if (!comma) break;
       p = comma + 1;
@@ -40,7 +41,7 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
   }
   size_t i = 0;
   while (true) {
-    while (i < n && IsTrimmed(line[i])) ++i;
+    while (i < n && IsTrimmed(line[i], delimiter)) ++i;
     std::string& cell = next_cell();
     if (i < n && line[i] == '"') {
       ++i;
@@ -57,43 +58,51 @@ bool SplitCsvLine(std::string_view line, std::vector<std::string>& cells) {
         }
         cell += line[i++];
       }
-      while (i < n && IsTrimmed(line[i])) ++i;
-      if (i < n && line[i] != ',') return false;  // text after the closing quote
+      while (i < n && IsTrimmed(line[i], delimiter)) ++i;
+      if (i < n && line[i] != delimiter) return false;  // text after the closing quote
     } else {
       const size_t start = i;
-      while (i < n && line[i] != ',') ++i;
+      while (i < n && line[i] != delimiter) ++i;
       size_t end = i;
-      while (end > start && IsTrimmed(line[end - 1])) --end;
+      while (end > start && IsTrimmed(line[end - 1], delimiter)) --end;
       cell.assign(line, start, end - start);
     }
     if (i >= n) {
       cells.resize(count);
       return true;
     }
-    ++i;  // the comma
+    ++i;  // the delimiter
   }
 }
 
-bool SplitCsvLineViews(std::string_view line, std::vector<std::string>& storage, std::vector<std::string_view>& cells) {
+bool SplitCsvLineViews(std::string_view line, std::vector<std::string>& storage, std::vector<std::string_view>& cells,
+                       char delimiter) {
   cells.clear();
   const size_t n = line.size();
   if (std::memchr(line.data(), '"', n) != nullptr) {
-    if (!SplitCsvLine(line, storage)) return false;
+    if (!SplitCsvLine(line, storage, delimiter)) return false;
     cells.assign(storage.begin(), storage.end());
     return true;
   }
   const char* p = line.data();
   const char* const end = p + n;
   while (true) {
-    const char* comma = static_cast<const char*>(std::memchr(p, ',', static_cast<size_t>(end - p)));
+    const char* comma = static_cast<const char*>(std::memchr(p, delimiter, static_cast<size_t>(end - p)));
     const char* first = p;
     const char* last = comma ? comma : end;
-    while (first < last && IsTrimmed(*first)) ++first;
-    while (last > first && IsTrimmed(last[-1])) --last;
+    while (first < last && IsTrimmed(*first, delimiter)) ++first;
+    while (last > first && IsTrimmed(last[-1], delimiter)) --last;
     cells.emplace_back(first, static_cast<size_t>(last - first));
     if (!comma) return true;
     p = comma + 1;
   }
+}
+
+char DetectCsvDelimiter(std::string_view header) {
+  if (header.find(',') != std::string_view::npos) return ',';
+  for (const char d : {'\t', ';', '|'})
+    if (header.find(d) != std::string_view::npos) return d;
+  return ',';
 }
 
 bool IsBlankLine(std::string_view line) {

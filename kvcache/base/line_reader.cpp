@@ -67,18 +67,37 @@ bool LineReader::Next(std::string& line) {
 bool LineReader::Next(std::string_view& line) {
   size_t scanned = begin_;
   while (true) {
-    const void* nl = std::memchr(buffer_.data() + scanned, '\n', end_ - scanned);
-    const size_t stop = nl ? static_cast<const char*>(nl) - buffer_.data() : end_;
-    if (std::memchr(buffer_.data() + scanned, '\0', stop - scanned) != nullptr)
+    const char* base = buffer_.data();
+    const void* nl = std::memchr(base + scanned, '\n', end_ - scanned);
+    size_t stop = nl ? static_cast<const char*>(nl) - base : end_;
+    // A carriage return not followed by a line feed ends a line too (classic Mac and some
+    // spreadsheet exports); one that is the last byte read so far waits for the next bytes.
+    bool cr_ends = false;
+    if (const void* cr = std::memchr(base + scanned, '\r', stop - scanned)) {
+      const size_t at = static_cast<const char*>(cr) - base;
+      if (at + 1 < end_ && base[at + 1] != '\n') {
+        stop = at;
+        cr_ends = true;
+      } else if (at + 1 == end_ && !eof_) {
+        stop = at;  // undecided: read on from the CR
+      } else if (at + 1 == end_) {
+        stop = at;
+        cr_ends = true;
+      }
+    }
+    if (std::memchr(base + scanned, '\0', stop - scanned) != nullptr)
       throw Error(path_ + ":" + std::to_string(line_ + 1) + ": binary data (a NUL byte): not a text file");
     if (stop - begin_ > kMaxLineBytes)
       throw Error(path_ + ":" + std::to_string(line_ + 1) + ": line longer than 1 MiB (" +
                   std::to_string(kMaxLineBytes) + " bytes): not a trace or log of this format");
-    if (nl != nullptr || (eof_ && stop > begin_)) {
+    if (cr_ends || (nl != nullptr && stop == static_cast<size_t>(static_cast<const char*>(nl) - base)) ||
+        (eof_ && stop > begin_ && stop == end_)) {
       size_t len = stop - begin_;
-      const size_t next = nl ? stop + 1 : stop;
-      if (len > 0 && buffer_[begin_ + len - 1] == '\r') --len;
-      line = std::string_view(buffer_.data() + begin_, len);
+      const size_t next = stop < end_ ? stop + 1 : stop;
+      if (len > 0 && base[begin_ + len - 1] == '\r') --len;
+      line = std::string_view(base + begin_, len);
+      // A UTF-8 byte-order mark (spreadsheet and Windows exports) is not part of the first line's text.
+      if (line_ == 0 && line.substr(0, 3) == "\xEF\xBB\xBF") line.remove_prefix(3);
       consumed_ += static_cast<int64_t>(next - begin_);
       begin_ = next;
       ++line_;

@@ -1,6 +1,6 @@
 // Reads a text input once, line by line, in constant memory: a regular file, a FIFO or "-"
 // (stdin). A line longer than kMaxLineBytes or a NUL byte (a binary file, a wrong path) is an
-// error naming the file and line, never an unbounded allocation. Trailing '\r' is dropped.
+// error naming the file and line, never an unbounded allocation. Trailing '\r' is dropped, and a UTF-8 byte-order mark before the first line.
 #ifndef KVSIM_KVCACHE_BASE_LINE_READER_H_
 #define KVSIM_KVCACHE_BASE_LINE_READER_H_
 

@@ -61,6 +61,7 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
          a.reader.model_filter == b.reader.model_filter && a.reader.skip_bad_rows == b.reader.skip_bad_rows &&
          a.reader.arrival_column == b.reader.arrival_column && a.reader.prompt_column == b.reader.prompt_column &&
          a.reader.output_column == b.reader.output_column && a.reader.time_unit == b.reader.time_unit &&
+         a.reader.delimiter == b.reader.delimiter &&
          a.synthetic == b.synthetic && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
          a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
          a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&

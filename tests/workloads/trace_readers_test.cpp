@@ -174,6 +174,42 @@ TEST(TraceReadersTest, AzureDatetimesParseExactly) {
   EXPECT_FALSE(ParseDateTimeNs("2023-13-16 18:15:46"));
 }
 
+// ISO 8601 as exports write it: a T, a fraction, a zone. 12:00:00+02:00 is 10:00:00 UTC.
+TEST(TraceReadersTest, IsoDatetimesWithZonesParseToUtc) {
+  const int64_t base = *ParseDateTimeNs("2024-05-01 10:00:00");
+  EXPECT_EQ(ParseDateTimeNs("2024-05-01T10:00:00.036Z"), base + 36000000);
+  EXPECT_EQ(ParseDateTimeNs("2024-05-01T12:00:00+02:00"), base);
+  EXPECT_EQ(ParseDateTimeNs("2024-05-01T05:30:00-0430"), base);
+  EXPECT_EQ(ParseDateTimeNs("2024-05-01T11:00:00.5+01"), base + 500000000);
+  EXPECT_FALSE(ParseDateTimeNs("2024-05-01T10:00:00+2:00"));
+  EXPECT_FALSE(ParseDateTimeNs("2024-05-01T10:00:00Q"));
+  EXPECT_FALSE(ParseDateTimeNs("2024-05-01T10:00:00+24:00"));
+}
+
+// Exports of the same two Azure rows (arrivals 4.3145790 s apart, 374/44 and 396/109 tokens):
+// with a byte-order mark, CRLF or CR line ends, tabs or semicolons between the cells. Each reads the same.
+TEST(TraceReadersTest, ExportsWithABomCrlfTabsOrSemicolonsReadAlike) {
+  const testing::TempDir dir;
+  const std::string rows[3][3] = {{"TIMESTAMP", "ContextTokens", "GeneratedTokens"},
+                                  {"2023-11-16 18:15:46.6805900", "374", "44"},
+                                  {"2023-11-16 18:15:50.9951690", "396", "109"}};
+  auto write = [&](const std::string& name, const std::string& bom, char sep, const std::string& eol) {
+    std::string text = bom;
+    for (const auto& row : rows) text += row[0] + sep + row[1] + sep + row[2] + eol;
+    return dir.Write(name, text);
+  };
+  for (const std::string& path : {write("bom.csv", "\xEF\xBB\xBF", ',', "\n"), write("crlf.csv", "", ',', "\r\n"),
+                                   write("tabs.tsv", "", '\t', "\n"), write("semi.csv", "\xEF\xBB\xBF", ';', "\r\n"),
+                                   write("mac.csv", "", ',', "\r")}) {
+    auto src = Open(path);
+    const auto all = ReadAll(*src);
+    ASSERT_EQ(all.size(), 2u) << path;
+    EXPECT_EQ(all[1].arrival_ns - all[0].arrival_ns, 4314579000) << path;
+    EXPECT_EQ(all[1].prompt_tokens, 396) << path;
+    EXPECT_EQ(all[1].output_tokens, 109) << path;
+  }
+}
+
 // The broken-file corpus: each fails with "<file>:<line>: column <name>: ..." (or names the file
 // and what is missing), and --skip-bad-rows turns row errors into counted warnings.
 TEST(TraceReadersTest, BrokenFilesNameFileLineAndColumn) {
