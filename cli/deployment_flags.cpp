@@ -1,6 +1,7 @@
 #include "cli/deployment_flags.h"
 
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/budget/serve_settings.h"
 #include "cli/enum_option.h"
 #include "cli/numeric_options.h"
 
@@ -38,7 +39,8 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("pipeline-parallel-size", po::value(&o.pipeline_parallel_size)->default_value(1), "pipeline stages (-pp)")
       ("gpu-memory-utilization", po::value(&o.gpu_memory_utilization),
        "fraction of GPU memory the engine may use (vLLM default 0.9; SGLang: mem_fraction_static)")
-      ("max-model-len", po::value(&o.max_model_len), "context length (default: the model's); 32k = 32000, 32K = 32768")
+      ("max-model-len", po::value(&o.max_model_len),
+       "context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1: the largest that fits, as vLLM picks it")
       ("max-num-seqs", po::value(&o.max_num_seqs), "max running requests (default by GPU, as vLLM)")
       ("max-num-batched-tokens", po::value(&o.max_num_batched_tokens), "token budget per step (default by GPU, as vLLM)")
       ("block-size", po::value(&o.block_size), "tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)")
@@ -84,7 +86,7 @@ void ApplyDeploymentSwitches(const po::variables_map& vm, DeploymentOptions& opt
   if (vm.count("no-enable-prefix-caching")) options.enable_prefix_caching = false;
   // These numbers arrive as text (32k, 8GiB): parse them here too, so the one range check applies.
   for (const char* name : {"max-model-len", "max-num-seqs", "max-num-batched-tokens", "block-size"})
-    if (vm.count(name))
+    if (vm.count(name) && !(std::string(name) == "max-model-len" && IsAutoMaxModelLen(vm[name].as<std::string>())))
       CheckOptionValue(name, static_cast<double>(ParseTokenCount(vm[name].as<std::string>(), std::string("--") + name)));
   for (const char* name : {"gpu-memory-utilization", "gpu-memory-gib", "gpu-tflops"})
     if (vm.count(name)) CheckOptionValue(name, ParseFiniteNumber(vm[name].as<std::string>(), std::string("--") + name));

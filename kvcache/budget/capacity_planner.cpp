@@ -240,16 +240,19 @@ void NoteNullBlockShortfall(CapacityResult& r) {
                     std::to_string(r.usable_gpu_blocks) + " are usable (block 0 is the null block): it would wait forever");
 }
 
-void CheckOneFullRequestFits(const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
+void CheckOneFullRequestFits(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
   NoteNullBlockShortfall(r);
   if (!rule.RequiresOneFullRequest(c) || r.max_concurrency >= 1.0 || !r.does_not_fit.empty()) return;
   const StageCapacity& b = r.stages[r.bottleneck_stage];
+  // As vLLM's error does (check_enough_kv_cache_memory), name the longest request the pool holds.
+  const int64_t fits = EstimateMaxModelLen(b.layout, b.num_blocks, r.settings.max_num_batched_tokens, spec.derived_max_model_len);
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
   r.does_not_fit = "does not fit: the KV cache (" + Gib(r.kv_cache_bytes) + ", " + std::to_string(r.num_gpu_blocks) +
                    " blocks) cannot hold one request of --max-model-len " + std::to_string(r.settings.max_model_len) +
                    " (needs " + std::to_string(r.pages_per_max_len_request) + " blocks, short by " +
                    Gib(one_request_kv - static_cast<double>(r.num_gpu_blocks) * static_cast<double>(b.layout.block_bytes)) +
-                   "); vLLM refuses to start: lower --max-model-len or add memory";
+                   "); vLLM refuses to start: the largest --max-model-len that fits is " + std::to_string(fits) +
+                   " (or add memory)";
 }
 
 // --max-model-len auto, vLLM's estimate_max_model_len over the bottleneck stage's pool.
@@ -306,7 +309,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);
   Summarize(spec, c, *rule, r);
-  CheckOneFullRequestFits(c, *rule, r);
+  CheckOneFullRequestFits(spec, c, *rule, r);
 
   r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
   const KvCacheLayout& layout = r.stages[r.bottleneck_stage].layout;
