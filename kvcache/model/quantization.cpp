@@ -94,6 +94,15 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
 
 }  // namespace
 
+QuantizationSpec Nvfp4() {
+  QuantizationSpec q;
+  q.method = QuantMethod::kNvfp4;
+  q.bits = 4;
+  q.group_size = 16;
+  q.name = "nvfp4";
+  return q;
+}
+
 QuantizationSpec BitsAndBytesNf4() {
   QuantizationSpec q;
   q.method = QuantMethod::kBitsAndBytes4;
@@ -139,6 +148,8 @@ double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, 
       return elements + rows * 4.0;
     case QuantMethod::kMxfp4:
       return elements * 0.5 + elements / 32.0;
+    case QuantMethod::kNvfp4:
+      return elements * 0.5 + elements / 16.0 + 8.0;
   }
   return elements * dtype_bytes;
 }
@@ -193,9 +204,17 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
     q.name = "mxfp4";
     return q;
   }
+  if (method == "modelopt" || method == "modelopt_fp4") {
+    // ModelOpt checkpoints (hf_quant_config's quantization block): quant_algo NVFP4 or FP8.
+    std::string algo = method == "modelopt_fp4" ? "nvfp4" : "";
+    if (auto a = config.find("quant_algo"); a != config.end() && a->is_string()) algo = Lower(a->get<std::string>());
+    if (algo == "nvfp4") return Nvfp4();
+    if (algo == "fp8") return Fp8(ScaleGranularity::kPerTensor, "modelopt");
+    throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
+  }
   if (method == "compressed-tensors") return ParseCompressedTensors(config, source);
   throw Error(source + ": quantization_config.quant_method: '" + method +
-              "' is not supported (fp8, gptq, awq, bitsandbytes, mxfp4, compressed-tensors)");
+              "' is not supported (fp8, gptq, awq, bitsandbytes, mxfp4, modelopt, compressed-tensors)");
 }
 
 QuantizationSpec ParseQuantizationFlag(std::string_view flag, const QuantizationSpec& checkpoint) {
@@ -229,6 +248,10 @@ QuantizationSpec ParseQuantizationFlag(std::string_view flag, const Quantization
     q.name = "mxfp4";
     return q;
   }
+  if (f == "nvfp4" || f == "modelopt_fp4") {
+    if (checkpoint.method == QuantMethod::kNvfp4) return checkpoint;
+    return Nvfp4();
+  }
   if (f == "compressed-tensors" || f == "modelopt") {
     if (checkpoint.method == QuantMethod::kNone)
       throw Error("--quantization " + std::string(flag) +
@@ -236,7 +259,7 @@ QuantizationSpec ParseQuantizationFlag(std::string_view flag, const Quantization
     return checkpoint;
   }
   throw Error("--quantization: '" + std::string(flag) +
-              "' is not known (none, fp8, int8, int4, awq, gptq, bitsandbytes, mxfp4, compressed-tensors)");
+              "' is not known (none, fp8, int8, int4, awq, gptq, bitsandbytes, mxfp4, nvfp4, modelopt, compressed-tensors)");
 }
 
 }  // namespace kvsim

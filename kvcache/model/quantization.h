@@ -10,6 +10,8 @@
 //                  elements/16384 × 4 B
 //   bnb int8       elements + out × 4 B
 //   mxfp4          elements/2 + elements/32 × 1 B (one E8M0 scale per 32)
+//   nvfp4          elements/2 + elements/16 × 1 B (one E4M3 scale per 16) + 2 × 4 B (weight_scale_2,
+//                  input_scale), as vLLM's ModelOptNvFp4LinearMethod.create_weights allocates them
 // Embeddings, lm_head, norms, biases and MoE routers stay in the model dtype.
 #ifndef KVSIM_KVCACHE_MODEL_QUANTIZATION_H_
 #define KVSIM_KVCACHE_MODEL_QUANTIZATION_H_
@@ -32,6 +34,7 @@ enum class QuantMethod {
   kBitsAndBytes4,  // nf4 / fp4 with blocks of 64
   kBitsAndBytes8,  // LLM.int8
   kMxfp4,          // OCP microscaling fp4 (gpt-oss experts)
+  kNvfp4,          // NVIDIA fp4 (ModelOpt / Blackwell): e2m1 weights, an fp8 scale per 16, two fp32 per tensor
 };
 
 enum class ScaleGranularity { kPerTensor, kPerChannel, kBlock };
@@ -55,6 +58,8 @@ double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, 
 // bitsandbytes NF4 with double quantization, blocks of 64: vLLM's in-flight --quantization
 // bitsandbytes and QLoRA's frozen base.
 QuantizationSpec BitsAndBytesNf4();
+// NVIDIA fp4 in blocks of 16 (ModelOpt's NVFP4, --quantization modelopt_fp4 / nvfp4).
+QuantizationSpec Nvfp4();
 
 // Reads a Hugging Face `quantization_config` object. Throws kvsim::Error naming `source` and the
 // field for a method kvsim does not know.

@@ -40,6 +40,21 @@ TEST(QuantizationTest, Mxfp4AndFp8) {
   EXPECT_DOUBLE_EQ(LinearWeightBytes(int8, 4096, 1024, 2.0), 4096.0 * 1024 + 4096 * 4);  // per-channel
 }
 
+// NVFP4 as vLLM's ModelOptNvFp4LinearMethod allocates it for a [4096, 4096] linear: the packed
+// e2m1 weight 4096 x 2048 B, an fp8 scale per 16 weights 4096 x 256 B, and two fp32 per tensor.
+TEST(QuantizationTest, Nvfp4FromTheFlagAndAModelOptCheckpoint) {
+  const QuantizationSpec flag = ParseQuantizationFlag("nvfp4", {});
+  EXPECT_DOUBLE_EQ(LinearWeightBytes(flag, 4096, 4096, 2.0), 4096.0 * 2048 + 4096.0 * 256 + 8);
+  EXPECT_EQ(ParseQuantizationFlag("modelopt_fp4", {}).method, QuantMethod::kNvfp4);
+  const auto modelopt = ParseQuantizationConfig(
+      nlohmann::json::parse(R"({"quant_method":"modelopt","quant_algo":"NVFP4","group_size":16})"), "c.json");
+  EXPECT_EQ(modelopt.method, QuantMethod::kNvfp4);
+  EXPECT_EQ(ParseQuantizationConfig(nlohmann::json::parse(R"({"quant_method":"modelopt","quant_algo":"FP8"})"), "c.json").method,
+            QuantMethod::kFp8);
+  EXPECT_THROW(ParseQuantizationConfig(nlohmann::json::parse(R"({"quant_method":"modelopt","quant_algo":"W4A8_AWQ"})"), "c.json"),
+               Error);
+}
+
 TEST(QuantizationTest, ReadsCheckpointConfigs) {
   const auto block = ParseQuantizationConfig(nlohmann::json::parse(
       R"({"quant_method":"fp8","weight_block_size":[128,128],"activation_scheme":"dynamic"})"), "c.json");
