@@ -1,6 +1,10 @@
 #include "reports/compare_report.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <algorithm>
 #include <functional>
 
 #include "kvcache/base/text_format.h"
@@ -21,8 +25,17 @@ struct Metric {
 
 double D(int64_t v) { return static_cast<double>(v); }
 
+// A figure a deployment does not have (no --gpu-hourly-cost, too short a run for the load check):
+// shown as "-", and a row no deployment has is left out.
+constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+
 const std::vector<Metric>& Metrics() {
   static const std::vector<Metric> metrics = {
+      {"GPUs", "%.0f",
+       [](const S& s) {
+         const EffectiveSettings& e = s.config.settings;
+         return D(e.tensor_parallel_size * e.pipeline_parallel_size * e.data_parallel_size * (s.fleet ? s.fleet->replicas : 1));
+       }},
       {"KV blocks (per GPU)", "%.0f", [](const S& s) { return D(s.kv.num_blocks); }},
       {"KV pool GiB", "%.2f", [](const S& s) { return s.memory_gib.kv_pool; }},
       {"weights GiB", "%.2f", [](const S& s) { return s.memory_gib.weights; }},
@@ -35,6 +48,9 @@ const std::vector<Metric>& Metrics() {
       {"rejected", "%.0f", [](const S& s) { return D(s.requests.rejected); }},
       {"requests/s", "%.3f", [](const S& s) { return s.throughput.requests_per_s; }},
       {"output tokens/s", "%.0f", [](const S& s) { return s.throughput.output_tokens_per_s; }},
+      // Whether each keeps up: a latency can look fine while the queue grows (sim/stats/load_check.h).
+      {"served / offered rate", "%.3f", [](const S& s) { return s.load_check.applicable ? s.load_check.served_ratio : kAbsent; }},
+      {"USD per M output tokens", "%.3f", [](const S& s) { return s.cost ? s.cost->usd_per_million_output_tokens : kAbsent; }},
       {"TTFT p50 s", "%.3f", [](const S& s) { return s.latency_s.ttft.p50; }},
       {"TTFT p99 s", "%.3f", [](const S& s) { return s.latency_s.ttft.p99; }},
       {"TPOT p50 s", "%.4f", [](const S& s) { return s.latency_s.tpot.p50; }},
@@ -58,11 +74,16 @@ std::string RenderCompareTable(const std::vector<ComparedDeployment>& ds) {
   if (pair) header.push_back("b - a");
   TextTable t(header);
   for (const Metric& m : Metrics()) {
+    if (std::all_of(ds.begin(), ds.end(), [&](const auto& d) { return std::isnan(m.get(*d.summary)); })) continue;
     std::vector<std::string> row = {m.label};
-    for (const auto& d : ds) row.push_back(Format(m.fmt, m.get(*d.summary)));
+    for (const auto& d : ds) {
+      const double v = m.get(*d.summary);
+      row.push_back(std::isnan(v) ? "-" : Format(m.fmt, v));
+    }
     if (pair) {
       const double a = m.get(*ds[0].summary), b = m.get(*ds[1].summary);
-      row.push_back(Format(m.fmt, b - a) + (a != 0 ? Format(" (%+.1f%%)", 100 * (b - a) / a) : ""));
+      row.push_back(std::isnan(a) || std::isnan(b) ? "-"
+                                                   : Format(m.fmt, b - a) + (a != 0 ? Format(" (%+.1f%%)", 100 * (b - a) / a) : ""));
     }
     t.AddRow(row);
   }
