@@ -48,6 +48,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("enable-prefix-caching", po::bool_switch(&o.enable_prefix_caching)->default_value(true), "prefix caching on (default)")
       ("no-enable-prefix-caching", "prefix caching off")
       ("enforce-eager", po::bool_switch(&o.enforce_eager), "no CUDA graphs: every kernel launched from the CPU")
+      ("hf-overrides", po::value(&o.hf_overrides),
+       "JSON merged into the model config before it is read (vLLM's --hf-overrides), e.g. a rope_scaling for longer context")
+      ("rope-scaling", po::value(&o.rope_scaling), "JSON: the config's rope_scaling (older vLLM's --rope-scaling)")
       ("allow-long-max-model-len", po::bool_switch(&o.allow_long_max_model_len),
        "a --max-model-len past the model's limit is planned, with a warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)")
       ("disable-hybrid-kv-cache-manager", po::bool_switch(&o.disable_hybrid_kv_cache_manager),

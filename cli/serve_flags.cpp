@@ -15,13 +15,13 @@ const ServeFlag kVllmFlags[] = {
     {"--tokenizer", "", V, N}, {"--tokenizer-mode", "", V, N}, {"--trust-remote-code", "", S, N},
     {"--dtype", "", V, M, "--dtype"}, {"--seed", "", V, N}, {"--hf-config-path", "", V, N},
     {"--allowed-local-media-path", "", V, N}, {"--allowed-media-domains", "", L, N}, {"--revision", "", V, N},
-    {"--code-revision", "", V, N}, {"--rope-scaling", "", V, X}, {"--rope-theta", "", V, N},
+    {"--code-revision", "", V, N}, {"--rope-scaling", "", V, M, "--rope-scaling"}, {"--rope-theta", "", V, N},
     {"--tokenizer-revision", "", V, N}, {"--max-model-len", "", V, M, "--max-model-len"},
     {"--quantization", "-q", V, M, "--quantization"}, {"--enforce-eager", "", S, M, "--enforce-eager"},
     {"--max-logprobs", "", V, N}, {"--logprobs-mode", "", V, N},
     {"--disable-sliding-window", "", S, M, "--disable-sliding-window"}, {"--disable-cascade-attn", "", S, N},
     {"--skip-tokenizer-init", "", S, N}, {"--enable-prompt-embeds", "", S, N}, {"--served-model-name", "", L, N},
-    {"--config-format", "", V, N}, {"--hf-token", "", O, N}, {"--hf-overrides", "", V, X},
+    {"--config-format", "", V, N}, {"--hf-token", "", O, N}, {"--hf-overrides", "", V, M, "--hf-overrides"},
     {"--pooler-config", "", V, N}, {"--override-pooler-config", "", V, N}, {"--logits-processor-pattern", "", V, N},
     {"--generation-config", "", V, N}, {"--override-generation-config", "", V, N}, {"--enable-sleep-mode", "", S, N},
     {"--model-impl", "", V, N}, {"--override-attention-dtype", "", V, N}, {"--logits-processors", "", L, N},
@@ -43,7 +43,7 @@ const ServeFlag kVllmFlags[] = {
     {"--data-parallel-start-rank", "-dpr", V, N}, {"--data-parallel-size-local", "-dpl", V, N},
     {"--data-parallel-address", "-dpa", V, N}, {"--data-parallel-rpc-port", "-dpp", V, N},
     {"--data-parallel-backend", "-dpb", V, N}, {"--data-parallel-hybrid-lb", "", S, N},
-    {"--enable-expert-parallel", "", S, M, "--enable-expert-parallel"}, {"--all2all-backend", "", V, N},
+    {"--enable-expert-parallel", "-ep", S, M, "--enable-expert-parallel"}, {"--all2all-backend", "", V, N},
     {"--enable-dbo", "", S, N}, {"--dbo-decode-token-threshold", "", V, N}, {"--dbo-prefill-token-threshold", "", V, N},
     {"--disable-nccl-for-dp-synchronization", "", S, N}, {"--enable-eplb", "", S, N}, {"--eplb-config", "", V, X},
     {"--expert-placement-strategy", "", V, N}, {"--num-redundant-experts", "", V, X}, {"--eplb-window-size", "", V, N},
@@ -86,6 +86,11 @@ const ServeFlag kVllmFlags[] = {
     {"--cudagraph-capture-sizes", "", L, N}, {"--cuda-graph-sizes", "", L, N}, {"--max-cudagraph-capture-size", "", V, N},
     {"--speculative-config", "", V, M, "--speculative-config"}, {"--kv-transfer-config", "", V, X},
     {"--kv-events-config", "", V, N}, {"--compilation-config", "-O", V, N}, {"--additional-config", "", V, N},
+    // Later releases (v0.12-v0.19): -cc became --compilation-config's alias and -O --optimization-level's.
+    {"-cc", "", V, N}, {"--optimization-level", "", V, N}, {"--attention-config", "-ac", V, X},
+    {"--attention-backend", "", V, X}, {"--moe-backend", "", V, X}, {"--enable-elastic-ep", "", S, X},
+    {"--language-model-only", "", S, X}, {"--reasoning-parser-plugin", "", V, N}, {"--kv-offloading-size", "", V, X},
+    {"--kv-offloading-backend", "", V, X},
     {"--structured-outputs-config", "", V, N}, {"--disable-log-stats", "", S, N}, {"--aggregate-engine-logging", "", S, N},
     {"--enable-log-requests", "", S, N}, {"--disable-log-requests", "", S, N},
     // make_arg_parser and FrontendArgs (the OpenAI-compatible server)
@@ -159,11 +164,26 @@ const ServeFlag* FindFlag(const ServeFlag (&table)[K], const std::string& name) 
 
 bool IsJsonFlag(const std::string& name) {
   return name == "--speculative-config" || name == "--limit-mm-per-prompt" || name == "--mm-processor-kwargs" ||
-         name == "--compilation-config" || name == "--hf-overrides" || name == "--kv-transfer-config";
+         name == "--compilation-config" || name == "--hf-overrides" || name == "--kv-transfer-config" || name == "-cc" ||
+         name == "--attention-config";
 }
 
 const ServeFlag* FindServeFlag(bool sglang, const std::string& name) {
   return sglang ? FindFlag(kSglangFlags, name) : FindFlag(kVllmFlags, name);
+}
+
+const ServeFlag* FindServeFlagByPrefix(bool sglang, const std::string& prefix) {
+  const ServeFlag* found = nullptr;
+  auto scan = [&](const auto& table) {
+    for (const ServeFlag& f : table) {
+      if (std::string(f.name).rfind(prefix, 0) != 0) continue;
+      if (found && found != &f) return false;  // ambiguous
+      found = &f;
+    }
+    return true;
+  };
+  const bool unique = sglang ? scan(kSglangFlags) : scan(kVllmFlags);
+  return unique ? found : nullptr;
 }
 
 std::vector<std::string> ServeFlagNames(bool sglang) {

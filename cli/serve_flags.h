@@ -25,6 +25,9 @@ struct ServeFlag {
 
 // The flag named `name` (or its alias) in vLLM's or SGLang's parser; null when it has none.
 const ServeFlag* FindServeFlag(bool sglang, const std::string& name);
+// argparse's abbreviations (allow_abbrev): the one flag whose name starts with `prefix`; null when
+// none or several do.
+const ServeFlag* FindServeFlagByPrefix(bool sglang, const std::string& prefix);
 // Every flag name of the parser, in its order (for "did you mean").
 std::vector<std::string> ServeFlagNames(bool sglang);
 // JSON-valued flags vLLM also takes key by key: --speculative-config.num_speculative_tokens 5.

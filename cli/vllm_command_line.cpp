@@ -41,6 +41,8 @@ class Translator {
   std::optional<ServeFlag> Lookup(const std::string& name, bool& negated) const {
     negated = false;
     const ServeFlag* f = FindServeFlag(sglang_, name);
+    // argparse takes a unique prefix of a long flag (--tensor-parallel, --gpu-memory-util).
+    if (!f && StartsWith(name, "--") && name.size() > 3) f = FindServeFlagByPrefix(sglang_, name);
     if (!f && StartsWith(name, "--no-")) {
       f = sglang_ ? nullptr : FindServeFlag(false, "--" + name.substr(5));
       negated = f && f->takes == Takes::kSwitch;
@@ -101,14 +103,48 @@ class Translator {
     if (f.takes == Takes::kSwitch) {
       const bool off = negated || (!values.empty() && (values[0] == "False" || values[0] == "false" || values[0] == "0"));
       const std::string target = off ? f.kvsim_negated : f.kvsim;
-      if (!target.empty()) result_.kvsim_args.push_back(target);
+      if (!target.empty() && std::find(result_.kvsim_args.begin(), result_.kvsim_args.end(), target) == result_.kvsim_args.end())
+        result_.kvsim_args.push_back(target);
       return;
     }
     if (canonical == "--model" || canonical == "--model-path") return SetModel(values[0]);
+    if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
+      return Emit(f.kvsim, LimitsAsJson(values[0], as_given));
     Emit(f.kvsim, values[0]);
   }
 
+  // Releases before the JSON form took "image=16,video=2".
+  static std::string LimitsAsJson(const std::string& text, const std::string& as_given) {
+    nlohmann::json j = nlohmann::json::object();
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t comma = std::min(text.find(',', start), text.size());
+      const std::string item = text.substr(start, comma - start);
+      const size_t eq = item.find('=');
+      int64_t count = -1;
+      if (eq != std::string::npos && eq > 0) {
+        try {
+          size_t used = 0;
+          count = std::stoll(item.substr(eq + 1), &used);
+          if (used != item.size() - eq - 1) count = -1;
+        } catch (const std::exception&) {
+          count = -1;
+        }
+      }
+      if (count < 0) throw Error(as_given + ": '" + text + "' is neither JSON nor MODALITY=COUNT,... (e.g. image=4,video=1)");
+      j[item.substr(0, eq)] = count;
+      start = comma + 1;
+    }
+    return j.dump();
+  }
+
+  // A flag given twice keeps its last value, as argparse does.
   void Emit(const std::string& kvsim, const std::string& value) {
+    for (size_t i = 0; i + 1 < result_.kvsim_args.size(); ++i)
+      if (result_.kvsim_args[i] == kvsim && kvsim != "--model") {
+        result_.kvsim_args[i + 1] = value;
+        return;
+      }
     result_.kvsim_args.push_back(kvsim);
     result_.kvsim_args.push_back(value);
   }
@@ -171,9 +207,13 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
       "VLLM_CACHE_ROOT", "VLLM_NO_USAGE_STATS", "VLLM_DO_NOT_TRACK", "DO_NOT_TRACK", "VLLM_RPC_TIMEOUT",
       "VLLM_ENGINE_ITERATION_TIMEOUT_S", "VLLM_SKIP_P2P_CHECK", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME",
       "OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM", "PYTHONUNBUFFERED", "PYTHONPATH", "SAFETENSORS_FAST_GPU",
-      "VLLM_SERVER_DEV_MODE", "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH"};
+      "VLLM_SERVER_DEV_MODE", "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH", "VLLM_DISABLE_COMPILE_CACHE",
+      "VLLM_ALLOW_RUNTIME_LORA_UPDATING"};
   for (const char* known : kNoEffect)
     if (name == known) return Note(cmd.accepted_no_effect, name);
+  // Transport settings of the collective and KV-transfer libraries.
+  for (const char* prefix : {"NCCL_", "GLOO_", "UCX_", "VLLM_NIXL_"})
+    if (StartsWith(name, prefix)) return Note(cmd.accepted_no_effect, name);
   Note(cmd.not_modelled, name);  // kernels, allocator, engine version, graph capture: they can change the answer
 }
 
@@ -233,7 +273,8 @@ void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::ve
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   static const std::pair<const char*, const char*> kMarkers[] = {
       {"AWQ", "awq"}, {"GPTQ", "gptq"}, {"FP8", "fp8"}, {"W8A8", "compressed-tensors (int8)"}, {"W4A16", "compressed-tensors (int4)"},
-      {"INT4", "awq or gptq (int4)"}, {"INT8", "an int8 format"}, {"NVFP4", "nvfp4"}, {"BNB", "bitsandbytes"}, {"4BIT", "bitsandbytes"}};
+      {"INT4", "awq or gptq (int4)"}, {"INT8", "an int8 format"}, {"NVFP4", "nvfp4"}, {"FP4", "fp4 (nvfp4)"},
+      {"BNB", "bitsandbytes"}, {"4BIT", "bitsandbytes"}};
   std::string config = "the --model config";
   for (size_t i = 0; i + 1 < own.size(); ++i)
     if (own[i] == "--model" || own[i] == "-m") config = own[i + 1];
@@ -243,8 +284,8 @@ void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::ve
     // A config named like the checkpoint is taken to be the checkpoint's own.
     if (upper.find(marker) == std::string::npos || config_upper.find(marker) != std::string::npos) continue;
     err << "kvsim " << command << ": warning: the pasted model '" << pasted_id << "' names " << method
-        << " weights, but " << config << " is planned without quantization (at its own dtype); give the checkpoint's "
-        << "config.json, or --quantization to match\n";
+        << " weights, but " << config << " is planned as that config declares, with no --quantization given; give the "
+        << "checkpoint's config.json, or --quantization to match\n";
     return;
   }
 }
@@ -284,7 +325,24 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
     }
   }
   if (cmd.sglang && std::find(own.begin(), own.end(), "--engine") == own.end()) own.insert(own.end(), {"--engine", "sglang"});
-  own.insert(own.end(), cmd.kvsim_args.begin(), cmd.kvsim_args.end());
+  // A setting given both before `--` and in the pasted line: kvsim's own flag wins, and says so.
+  auto own_has = [&](const std::string& flag) {
+    return std::any_of(own.begin(), own.end(), [&](const std::string& a) { return a == flag || StartsWith(a, flag + "="); });
+  };
+  std::vector<std::string> overridden;
+  for (size_t i = 0; i < cmd.kvsim_args.size(); ++i) {
+    const std::string& flag = cmd.kvsim_args[i];
+    const bool has_value = i + 1 < cmd.kvsim_args.size() && !StartsWith(cmd.kvsim_args[i + 1], "--");
+    if (own_has(flag)) {
+      overridden.push_back(flag);
+    } else {
+      own.push_back(flag);
+      if (has_value) own.push_back(cmd.kvsim_args[i + 1]);
+    }
+    if (has_value) ++i;
+  }
+  if (!overridden.empty())
+    err << "kvsim " << command << ": given before `--`, these replace the pasted line's: " << Join(overridden, ", ") << "\n";
   if (!cmd.accepted_no_effect.empty())
     err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
   if (!cmd.not_modelled.empty())

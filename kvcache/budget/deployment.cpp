@@ -103,8 +103,12 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
     if (!o.gpu_file.empty()) store.gpus->Prepend(GpuCatalog::Load(o.gpu_file));
   }
   const GpuSpec gpu = ResolveGpu(o, c, *store.gpus);
-  auto model = store.models.find(o.model);
-  if (model == store.models.end()) model = store.models.emplace(o.model, ResolveModel(o.model, data_dir)).first;
+  // --hf-overrides / --rope-scaling edit the config before anything is derived from it, as vLLM does.
+  const nlohmann::json overrides = ConfigOverrides(o);
+  const std::string key = overrides.empty() ? o.model : o.model + "\n" + overrides.dump();
+  auto model = store.models.find(key);
+  if (model == store.models.end())
+    model = store.models.emplace(key, ResolveModel(o.model, data_dir, "--model", "--model ./config.json", overrides)).first;
   return {model->second, gpu, c};
 }
 

@@ -113,6 +113,8 @@ struct DeploymentOptions {
   std::string speculative_config;   // JSON
   std::string limit_mm_per_prompt;  // JSON
   std::string mm_processor_kwargs;  // JSON
+  std::string hf_overrides;         // JSON merged into the model config (vLLM's --hf-overrides)
+  std::string rope_scaling;         // JSON: the config's rope_scaling (older vLLM's --rope-scaling)
   bool skip_mm_profiling = false;
 };
 

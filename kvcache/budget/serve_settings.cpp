@@ -82,6 +82,13 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   c.multimodal = ReadMultimodal(o);
 }
 
+nlohmann::json ConfigOverrides(const DeploymentOptions& o) {
+  nlohmann::json overrides = o.hf_overrides.empty() ? nlohmann::json::object() : ParseJsonFlag(o.hf_overrides, "--hf-overrides");
+  // vLLM's --rope-scaling set the config's rope_scaling (and wins over one in --hf-overrides).
+  if (!o.rope_scaling.empty()) overrides["rope_scaling"] = ParseJsonFlag(o.rope_scaling, "--rope-scaling");
+  return overrides;
+}
+
 void ResolveDraftModel(DeploymentConfig& c, const std::string& data_dir) {
   if (c.speculative.draft_model.empty() || c.speculative.draft) return;
   c.speculative.draft = std::make_shared<const ModelSpec>(

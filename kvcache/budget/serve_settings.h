@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "kvcache/budget/deployment_settings.h"
 
 namespace kvsim {
@@ -16,6 +18,10 @@ bool IsAutoMaxModelLen(const std::string& text);
 
 // Throws kvsim::Error naming the flag for a value that does not parse.
 void ReadServeSettings(const DeploymentOptions& options, DeploymentConfig& config);
+
+// What --hf-overrides and --rope-scaling change in the model config (empty: nothing). Throws
+// kvsim::Error naming the flag for JSON that is not an object.
+nlohmann::json ConfigOverrides(const DeploymentOptions& options);
 
 // Loads the draft model a --speculative-config names (preset id or config.json path).
 void ResolveDraftModel(DeploymentConfig& config, const std::string& data_dir);

@@ -40,14 +40,14 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir) {
 }
 
 ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option,
-                       const std::string& pass_as) {
+                       const std::string& pass_as, const nlohmann::json& overrides) {
   std::error_code ec;
   const fs::path as_path(name_or_path);
-  if (fs::exists(as_path, ec)) return LoadModelConfigFile(name_or_path);
+  if (fs::exists(as_path, ec)) return LoadModelConfigFile(name_or_path, overrides);
   const auto presets = ListModelPresets(data_dir);
   for (const auto& id : presets) {
     if (Lower(id) == Lower(name_or_path)) {
-      ModelSpec spec = LoadModelConfigFile((fs::path(data_dir) / "models" / (id + ".json")).string());
+      ModelSpec spec = LoadModelConfigFile((fs::path(data_dir) / "models" / (id + ".json")).string(), overrides);
       spec.name = id;
       return spec;
     }
@@ -55,8 +55,11 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
   std::string hint;
   for (const auto& m : ClosestMatches(name_or_path, presets)) hint += (hint.empty() ? "" : ", ") + m;
   // Say how to get the config of a Hugging Face id kvsim has no preset for.
-  const bool looks_like_id = name_or_path.find('/') != std::string::npos && name_or_path[0] != '/' &&
-                             name_or_path[0] != '.' && name_or_path.find(".json") == std::string::npos;
+  // org/name: one slash between two non-empty parts, not a path (./, ~/, /abs, a .json file).
+  const size_t slash = name_or_path.find('/');
+  const bool looks_like_id = slash != std::string::npos && slash > 0 && slash + 1 < name_or_path.size() &&
+                             name_or_path.find('/', slash + 1) == std::string::npos && name_or_path[0] != '.' &&
+                             name_or_path[0] != '~' && name_or_path.find(".json") == std::string::npos;
   const std::string fetch = looks_like_id
       ? "; fetch its config with: curl -LO https://huggingface.co/" + name_or_path +
             "/resolve/main/config.json (gated models: -H \"Authorization: Bearer $HF_TOKEN\") and pass " + pass_as

@@ -3,6 +3,8 @@
 #define KVSIM_KVCACHE_MODEL_MODEL_CATALOG_H_
 
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "kvcache/model/model_spec.h"
@@ -20,7 +22,8 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir);
 // `option` names where the model was given, in errors ("--model", or the draft of --speculative-config)
 // and `pass_as` how to give a fetched config there ("--model ./config.json").
 ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option = "--model",
-                       const std::string& pass_as = "--model ./config.json");
+                       const std::string& pass_as = "--model ./config.json",
+                       const nlohmann::json& overrides = nlohmann::json::object());
 
 
 }  // namespace kvsim

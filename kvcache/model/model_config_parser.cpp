@@ -258,12 +258,15 @@ ModelSpec ParseModelConfig(const json& root, const std::string& source) {
   }
 }
 
-ModelSpec LoadModelConfigFile(const std::string& path) {
+ModelSpec LoadModelConfigFile(const std::string& path) { return LoadModelConfigFile(path, nlohmann::json::object()); }
+
+ModelSpec LoadModelConfigFile(const std::string& path, const nlohmann::json& overrides) {
   namespace fs = std::filesystem;
   fs::path file(path);
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "config.json";
-  const json root = ReadJsonFile(file.string(), "the model config");
+  json root = ReadJsonFile(file.string(), "the model config");
+  if (!overrides.empty() && root.is_object()) root.merge_patch(overrides);
   ModelSpec spec = ParseModelConfig(root, file.string());
   spec.name = path;
   return spec;

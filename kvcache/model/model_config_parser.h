@@ -18,6 +18,9 @@ ModelSpec ParseModelConfig(const nlohmann::json& config, const std::string& sour
 // Reads and parses a config.json file, or `<dir>/config.json` when `path` is a directory.
 // Throws kvsim::Error for a missing file, malformed JSON (with line and column) or bad fields.
 ModelSpec LoadModelConfigFile(const std::string& path);
+// The same with `overrides` merged into the config first, key by key and into nested objects, as
+// vLLM applies --hf-overrides to the Hugging Face config before it derives anything from it.
+ModelSpec LoadModelConfigFile(const std::string& path, const nlohmann::json& overrides);
 
 }  // namespace kvsim
 

@@ -125,7 +125,7 @@ TEST(InputRefusalsTest, EnvironmentAssignmentsBeforeTheServeCommandAreRead) {
 TEST(InputRefusalsTest, AQuantizedCheckpointPastedOverABaseConfigIsSaid) {
   const auto r = RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--", "vllm", "serve",
                          "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "-tp", "2"});
-  EXPECT_NE(r.err.find("names awq weights, but meta-llama/Llama-3.1-70B-Instruct is planned without quantization"),
+  EXPECT_NE(r.err.find("names awq weights, but meta-llama/Llama-3.1-70B-Instruct is planned as that config declares"),
             std::string::npos) << r.err;
   const auto matched = RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--quantization", "awq", "--",
                                "vllm", "serve", "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "-tp", "2"});

@@ -1,0 +1,100 @@
+// Fifty-three `vllm serve` lines as published in vLLM's docs and recipes, model cards, blog posts
+// and issues (tests/data/vllm_serve_lines.tsv cites each), pasted whole: each is understood, or
+// refused with a reason that holds -- the model has no preset or config here, the deployment does
+// not fit the GPU, or the line has a typo vLLM refuses too. None may fail on a flag, a form or an
+// environment variable vLLM accepts.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+struct ServeLine {
+  std::string id, source, command;
+};
+
+std::vector<ServeLine> ReadLines() {
+  std::ifstream in(std::string(KVSIM_TEST_DATA_DIR) + "/vllm_serve_lines.tsv");
+  std::vector<ServeLine> lines;
+  std::string text;
+  std::getline(in, text);  // header
+  while (std::getline(in, text)) {
+    std::istringstream row(text);
+    ServeLine l;
+    std::getline(row, l.id, '\t');
+    std::getline(row, l.source, '\t');
+    std::getline(row, l.command);
+    if (!l.command.empty()) lines.push_back(l);
+  }
+  return lines;
+}
+
+TEST(PublishedServeLinesTest, EachIsUnderstoodOrRefusedForAReasonThatHolds) {
+  const std::vector<ServeLine> lines = ReadLines();
+  ASSERT_GE(lines.size(), 25u);
+  // vLLM refuses these two as well: the published line has a typo.
+  const std::vector<std::string> typos = {"S025", "S037"};
+  int understood = 0;
+  for (const ServeLine& l : lines) {
+    const auto r = testing::RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", l.command});
+    if (r.exit_code == 0) {
+      ++understood;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 2) << l.id << ": " << r.err;
+    const bool no_config = r.err.find("is neither a config.json path nor a preset") != std::string::npos;
+    const bool does_not_fit = r.err.find("does not fit") != std::string::npos;
+    const bool typo = std::find(typos.begin(), typos.end(), l.id) != typos.end() &&
+                      r.err.find("is not a flag of vllm serve (did you mean") != std::string::npos;
+    EXPECT_TRUE(no_config || does_not_fit || typo) << l.id << " (" << l.source << "): " << r.err;
+  }
+  EXPECT_GE(understood, 18);  // the rest name models kvsim has no config for
+}
+
+// The forms that were refused before, each from a published line: a flag given twice (the last
+// wins, as argparse does), argparse's unique prefixes, the key=value form of --limit-mm-per-prompt,
+// flags of later releases, and a context extended with --hf-overrides' rope scaling (Qwen3-0.6B:
+// yarn x 4 over 32,768 original positions = 131,072).
+TEST(PublishedServeLinesTest, FormsVllmAcceptsAreAccepted) {
+  auto run = [](std::vector<std::string> serve) {
+    std::vector<std::string> args = {"capacity", "--gpu", "h200", "--json", "-", "--"};
+    args.insert(args.end(), serve.begin(), serve.end());
+    return testing::RunCli(args);
+  };
+  auto setting = [](const testing::CommandResult& r, const char* key) {
+    return nlohmann::json::parse(r.out).at("settings").at(key);
+  };
+  const auto twice = run({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-num-seqs", "64", "--max-num-seqs", "128"});
+  ASSERT_EQ(twice.exit_code, 0) << twice.err;
+  EXPECT_EQ(setting(twice, "max_num_seqs").get<int64_t>(), 128);
+  const auto prefix = run({"vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel", "2", "--gpu-memory-util=0.8"});
+  ASSERT_EQ(prefix.exit_code, 0) << prefix.err;
+  EXPECT_EQ(setting(prefix, "tensor_parallel_size").get<int64_t>(), 2);
+  EXPECT_DOUBLE_EQ(setting(prefix, "gpu_memory_utilization").get<double>(), 0.8);
+  const auto limits = run({"vllm", "serve", "Qwen/Qwen2.5-VL-3B-Instruct", "--limit-mm-per-prompt", "image=2,video=0"});
+  EXPECT_EQ(limits.exit_code, 0) << limits.err;
+  const auto later = run({"vllm", "serve", "openai/gpt-oss-120b", "-tp", "8", "-ep", "-cc.pass_config.fuse_norm_quant=true",
+                          "--attention-backend", "FLASHINFER", "--moe-backend", "marlin", "--language-model-only"});
+  ASSERT_EQ(later.exit_code, 0) << later.err;
+  EXPECT_TRUE(setting(later, "enable_expert_parallel").get<bool>());
+  EXPECT_NE(later.err.find("not modelled"), std::string::npos);  // said, not dropped
+  const auto yarn = run({"vllm", "serve", "Qwen/Qwen3-0.6B", "--hf-overrides",
+                         R"({"rope_parameters": {"factor": 4.0, "original_max_position_embeddings": 32768, "rope_type": "yarn"}})",
+                         "--max-model-len", "131072"});
+  ASSERT_EQ(yarn.exit_code, 0) << yarn.err;
+  EXPECT_EQ(setting(yarn, "max_model_len").get<int64_t>(), 131072);
+  // Without the override the same length is past Qwen3-0.6B's 40,960 positions.
+  EXPECT_EQ(run({"vllm", "serve", "Qwen/Qwen3-0.6B", "--max-model-len", "131072"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace kvsim
