@@ -52,6 +52,12 @@ TEST(InputRefusalsTest, RateAndLengthsOnATimestampedTraceAreRefusedNotIgnored) {
   EXPECT_EQ(j.at("prefix_cache").at("queried_tokens").get<int64_t>(), 50 * 100);  // every prompt 100 tokens
 }
 
+TEST(InputRefusalsTest, ASyntheticWorkloadAndATraceTogetherAreRefused) {
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--trace",
+                             std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/traces/AzureLLMInferenceTrace_conv.csv", "--quiet"}),
+                     "--synthetic and --trace: give one workload");
+}
+
 TEST(InputRefusalsTest, TrainAdapterFlagsWithoutAdaptersAreRefused) {
   ExpectOneLineError(RunCli({"train", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--lora-rank", "16", "--gpu", "h100"}),
                      "--lora-rank: applies to --finetune lora or qlora");
