@@ -20,22 +20,23 @@
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 
+# Sets $layer (a function that sets a variable: no subshell per include).
 layer_of() {
   case $1 in
-    kvcache/base/*) echo base ;;
-    kvcache/model/*) echo model ;;
-    kvcache/budget/*) echo budget ;;
-    kvcache/training/*) echo training ;;
-    kvcache/*/*) echo unknown ;;
-    kvcache/*) echo allocators ;;
-    workloads/*) echo workloads ;;
-    sim/*/*/*) echo unknown ;;
-    sim/*/*) echo engine ;;
-    reports/*) echo reports ;;
-    cli/*) echo cli ;;
-    tests/fuzz/*) echo fuzz ;;
-    tests/*|bench/*) echo harness ;;
-    *) echo unknown ;;
+    kvcache/base/*) layer=base ;;
+    kvcache/model/*) layer=model ;;
+    kvcache/budget/*) layer=budget ;;
+    kvcache/training/*) layer=training ;;
+    kvcache/*/*) layer=unknown ;;
+    kvcache/*) layer=allocators ;;
+    workloads/*) layer=workloads ;;
+    sim/*/*/*) layer=unknown ;;
+    sim/*/*) layer=engine ;;
+    reports/*) layer=reports ;;
+    cli/*) layer=cli ;;
+    tests/fuzz/*) layer=fuzz ;;
+    tests/*|bench/*) layer=harness ;;
+    *) layer=unknown ;;
   esac
 }
 
@@ -62,7 +63,8 @@ edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
 files=$(find kvcache workloads sim reports cli tests bench \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
 for f in $files; do
-  from=$(layer_of "$f")
+  layer_of "$f"
+  from=$layer
   if [[ $from == unknown ]]; then
     echo "$f: not in any layer's folder (see docs/ARCHITECTURE.md)"
     violations=$((violations + 1))
@@ -71,7 +73,8 @@ for f in $files; do
   while IFS=: read -r line target; do
     [[ -z $target ]] && continue
     [[ $target == tests/* ]] && continue  # test helpers
-    to=$(layer_of "$target")
+    layer_of "$target"
+    to=$layer
     if ! allowed "$from" "$to"; then
       echo "$f:$line: includes \"$target\" (layer $to) from layer $from: an include against the layer order"
       violations=$((violations + 1))

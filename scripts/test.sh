@@ -14,8 +14,8 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 echo "== Release: $((SECONDS - start)) s so far"
 
-echo "== Fuzz: every libFuzzer target for 25 s under ASan+UBSan, then its regression corpus"
-scripts/fuzz.sh 25
+echo "== Fuzz: every libFuzzer target for 15 s under ASan+UBSan, then its regression corpus"
+scripts/fuzz.sh 15
 echo "== Fuzz: $((SECONDS - start)) s so far"
 
 echo "== Debug + ASan/UBSan build and tests (assertions on)"
