@@ -11,6 +11,7 @@
 #include "kvcache/model/config_limits.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/model/known_families.h"
 #include "kvcache/model/model_families.h"
 #include "kvcache/model/vision_spec.h"
 
@@ -204,6 +205,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   FieldReader r(text, source, prefix);
   const std::string type = r.String("model_type", top_type.empty() ? "unknown" : top_type);
   spec.model_type = type;
+  RequireKnownModelFamily(type, spec.architecture, source);
 
   ReadCoreShape(r, type, source, prefix, spec);
 

@@ -27,7 +27,7 @@ TEST(BadInputTest, MalformedConfigNamesFileAndLine) {
 
 TEST(BadInputTest, ConfigWithMissingFieldNamesIt) {
   const testing::TempDir dir;
-  const std::string path = dir.Write("partial.json", R"({"model_type":"x","hidden_size":4096,
+  const std::string path = dir.Write("partial.json", R"({"model_type":"llama","hidden_size":4096,
     "num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"max_position_embeddings":4096})");
   ExpectOneLineError(RunCli({"capacity", "--model", path}), "vocab_size");
 }

@@ -15,7 +15,7 @@ using testing::SpecFromJson;
 
 TEST(ModelConfigParserTest, MissingFieldsAreAllNamed) {
   try {
-    SpecFromJson(R"({"model_type":"mystery","hidden_size":1024})");
+    SpecFromJson(R"({"model_type":"llama","hidden_size":1024})");
     FAIL() << "expected an error";
   } catch (const Error& e) {
     const std::string msg = e.what();
@@ -26,12 +26,16 @@ TEST(ModelConfigParserTest, MissingFieldsAreAllNamed) {
   }
 }
 
-TEST(ModelConfigParserTest, GenericDecoderWorksWhenFieldsArePresent) {
-  const ModelSpec spec = SpecFromJson(R"({"model_type":"brand_new","hidden_size":2048,"intermediate_size":8192,
+// A family whose vLLM class reads Llama's fields (internlm2.py) is read as a Llama-style decoder; an
+// unknown one is refused rather than guessed (known_families_test.cpp).
+TEST(ModelConfigParserTest, LlamaLayoutFamilyReadsAsAGenericDecoder) {
+  const std::string fields = R"("hidden_size":2048,"intermediate_size":8192,
     "num_hidden_layers":4,"num_attention_heads":16,"num_key_value_heads":4,"vocab_size":50000,
-    "max_position_embeddings":8192})");
+    "max_position_embeddings":8192})";
+  const ModelSpec spec = SpecFromJson(R"({"model_type":"internlm2",)" + fields);
   EXPECT_EQ(spec.head_dim, 128);
   EXPECT_EQ(spec.num_kv_heads, 4);
+  EXPECT_THROW(SpecFromJson(R"({"model_type":"brand_new",)" + fields), Error);
 }
 
 TEST(ModelConfigParserTest, GemmaTiesEmbeddingsAndAlternatesWindows) {
