@@ -47,6 +47,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("kv-cache-memory", po::value(&o.kv_cache_memory), "fixed KV cache size in bytes (e.g. 20GiB); skips profiling")
       ("enable-prefix-caching", po::bool_switch(&o.enable_prefix_caching)->default_value(true), "prefix caching on (default)")
       ("no-enable-prefix-caching", "prefix caching off")
+      ("enable-chunked-prefill", "chunked prefill on (vLLM V1's default)")
+      ("no-enable-chunked-prefill",
+       "chunked prefill off: vLLM's token budget (and its profile run) grows to max(max-model-len, the default)")
       ("enforce-eager", po::bool_switch(&o.enforce_eager), "no CUDA graphs: every kernel launched from the CPU")
       ("hf-overrides", po::value(&o.hf_overrides),
        "JSON merged into the model config before it is read (vLLM's --hf-overrides), e.g. a rope_scaling for longer context")
@@ -69,7 +72,16 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
        "JSON, as vLLM: {\"method\": \"eagle\", \"model\": ID|PATH, \"num_speculative_tokens\": N}")
       ("limit-mm-per-prompt", po::value(&o.limit_mm_per_prompt), "JSON, as vLLM: {\"image\": 1, \"video\": 0}")
       ("mm-processor-kwargs", po::value(&o.mm_processor_kwargs), "JSON, as vLLM: {\"max_pixels\": N}")
-      ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)");
+      ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)")
+      ("compilation-config", po::value(&o.compilation_config),
+       "JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes, max_cudagraph_capture_size; or a level 0-3 (0: no graphs)")
+      ("cudagraph-capture-sizes", po::value(&o.cudagraph_capture_sizes), "batch sizes vLLM captures graphs for, e.g. 1,2,4,8")
+      ("max-cudagraph-capture-size", po::value(&o.max_cudagraph_capture_size), "largest captured batch (vLLM: min(2 x max-num-seqs, 512))")
+      ("cuda-graph-estimate", po::value(&o.cuda_graph_estimate)->default_value(o.cuda_graph_estimate),
+       "on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken out of the KV budget "
+       "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)")
+      ("cuda-graph-memory", po::value(&o.cuda_graph_memory),
+       "CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB), instead of kvsim's estimate");
 }
 
 std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>& args) {
@@ -87,6 +99,7 @@ std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>
 
 void ApplyDeploymentSwitches(const po::variables_map& vm, DeploymentOptions& options) {
   if (vm.count("no-enable-prefix-caching")) options.enable_prefix_caching = false;
+  if (vm.count("no-enable-chunked-prefill")) options.enable_chunked_prefill = false;
   // These numbers arrive as text (32k, 8GiB): parse them here too, so the one range check applies.
   for (const char* name : {"max-model-len", "max-num-seqs", "max-num-batched-tokens", "block-size"})
     if (vm.count(name) && !(std::string(name) == "max-model-len" && IsAutoMaxModelLen(vm[name].as<std::string>())))

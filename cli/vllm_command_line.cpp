@@ -108,6 +108,7 @@ class Translator {
       return;
     }
     if (canonical == "--model" || canonical == "--model-path") return SetModel(values[0]);
+    if (f.takes == Takes::kList) return Emit(f.kvsim, Join(values, ","));
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));
     Emit(f.kvsim, values[0]);
@@ -196,6 +197,14 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
   const bool on = value == "1" || value == "true" || value == "True";
   if (name == "VLLM_ALLOW_LONG_MAX_MODEL_LEN") {
     if (on) cmd.kvsim_args.push_back("--allow-long-max-model-len");
+    return;
+  }
+  if (name == "VLLM_USE_V1") {  // 0.8-0.10 kept the V0 engine behind VLLM_USE_V1=0; 0.11 removed it
+    if (!on) cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--vllm-version", "v0"});
+    return;
+  }
+  if (name == "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") {
+    cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--cuda-graph-estimate", on ? "on" : "off"});
     return;
   }
   // Devices, credentials, caches, logging, ports and process plumbing: no effect on memory or time.

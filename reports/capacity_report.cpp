@@ -53,6 +53,9 @@ std::string RenderCapacityText(const CapacityResult& r) {
     mem.AddRow({"  encoder profile (multimodal)", G(r.encoder_profile_bytes), share(r.encoder_profile_bytes)});
   if (r.sparse_indexer_bytes > 0)  // DeepSeek-V3.2 only
     mem.AddRow({"  sparse indexer workspace (profile)", G(r.sparse_indexer_bytes), share(r.sparse_indexer_bytes)});
+  if (r.cuda_graph_bytes > 0)  // vLLM >= 0.21 (or its estimate switched on) charges them before the KV cache
+    mem.AddRow({Format("  CUDA graphs (%lld captured, profiled)", static_cast<long long>(r.cuda_graphs_captured)),
+                G(r.cuda_graph_bytes), share(r.cuda_graph_bytes)});
   mem.AddRow({"  KV cache", G(r.kv_cache_bytes), share(r.kv_cache_bytes)});
   out += mem.Render() + "\n";
 
@@ -126,6 +129,10 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["non_torch_gib"] = Round(BytesToGiB(r.non_torch_bytes), 4);
   if (r.encoder_profile_bytes > 0) j["encoder_profile_gib"] = Round(BytesToGiB(r.encoder_profile_bytes), 4);
   if (r.sparse_indexer_bytes > 0) j["sparse_indexer_workspace_gib"] = Round(BytesToGiB(r.sparse_indexer_bytes), 4);
+  if (r.cuda_graph_bytes > 0) {
+    j["cuda_graph_gib"] = Round(BytesToGiB(r.cuda_graph_bytes), 4);
+    j["cuda_graphs_captured"] = r.cuda_graphs_captured;
+  }
   j["kv_cache_gib"] = Round(BytesToGiB(r.kv_cache_bytes), 4);
   j["reserved_gib"] = Round(BytesToGiB(r.reserved_bytes), 4);
   j["kv_bytes_per_token"] = r.kv_bytes_per_token;

@@ -29,7 +29,7 @@ class VllmRule final : public BudgetRule {
       return *c.kv_cache_memory_bytes;
     }
     return total_bytes * utilization - weights - o.activation_peak_bytes - o.non_torch_bytes - o.encoder_profile_bytes -
-           o.sparse_indexer_bytes;
+           o.sparse_indexer_bytes - o.cuda_graph_bytes;
   }
 
   // get_num_blocks: available // page_size // group_size; one group of mixed page sizes
@@ -59,6 +59,10 @@ class VllmRule final : public BudgetRule {
   // --kv-cache-memory-bytes: no blocks, or no room for one max_model_len request, and vLLM refuses to
   // start (vllm/v1/core/kv_cache_utils.py, v0.11).
   bool RequiresOneFullRequest(const DeploymentConfig&) const override { return true; }
+  // Until PR #47272 (merged 2026-07-01, first in 0.25) the check compared the whole pool, null block
+  // included, so a pool of exactly one request's blocks started and that request waited forever;
+  // since then the check and its estimate of the longest request leave block 0 out.
+  bool ChecksWithoutNullBlock() const override { return version_.era() != VllmEra::kV0 && version_.minor >= 25; }
 
   // V1 (>= 0.8, PR #14097): BlockPool.__init__ pops block 0 off the free queue as the null block
   // whatever the model, so requests share num_gpu_blocks - 1 (get_num_free_blocks, get_usage);
@@ -75,7 +79,11 @@ class VllmRule final : public BudgetRule {
 
  protected:
   int64_t DefaultBlockSize() const override { return 16; }
-  double DefaultMemoryFraction(int) const override { return 0.9; }
+  // 0.92 since 0.21, which also began charging CUDA graphs to the KV budget (vllm/config/cache.py;
+  // PR #38284 raised the default to keep the pool about where it was).
+  double DefaultMemoryFraction(int) const override {
+    return version_.era() != VllmEra::kV0 && version_.minor >= 21 ? 0.92 : 0.9;
+  }
   KvGrouping Grouping(const DeploymentConfig& c) const override {
     return version_.era() == VllmEra::kV0 ? KvGrouping::kSingleGroup : c.kv_grouping;
   }
@@ -144,7 +152,15 @@ EngineDefaults BudgetRule::Defaults(const GpuSpec& gpu, double total_gib, const 
     d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(fallback);
   } else {
     d.max_num_seqs = c.max_num_seqs.value_or(big_gpu ? 1024 : 256);
-    d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(big_gpu ? 8192 : 2048);
+    const int64_t chunked = big_gpu ? 8192 : 2048;
+    // Without chunked prefill a prompt runs in one step, so vLLM's SchedulerConfig makes the budget
+    // hold a whole max_model_len prompt, and refuses a smaller one it is given (vllm/config/scheduler.py).
+    d.max_num_batched_tokens =
+        c.max_num_batched_tokens.value_or(c.enable_chunked_prefill ? chunked : std::max(max_model_len, chunked));
+    if (!c.enable_chunked_prefill && d.max_num_batched_tokens < max_model_len)
+      throw Error("--max-num-batched-tokens: " + std::to_string(d.max_num_batched_tokens) + " is smaller than max-model-len " +
+                  std::to_string(max_model_len) + " with chunked prefill off; vLLM refuses it (a prompt must fit one step): "
+                  "raise --max-num-batched-tokens or lower --max-model-len");
   }
   d.block_size = c.block_size.value_or(DefaultBlockSize());
   d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(DefaultMemoryFraction(c.tensor_parallel_size));

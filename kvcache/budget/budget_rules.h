@@ -60,6 +60,8 @@ class BudgetRule {
                                  int64_t max_model_len) const;
   // True when the engine refuses to start if one max_model_len request does not fit.
   virtual bool RequiresOneFullRequest(const DeploymentConfig& /*config*/) const { return false; }
+  // True when that start-up check leaves the null block out of the pool it compares against.
+  virtual bool ChecksWithoutNullBlock() const { return false; }
   // Blocks of the pool no request can ever hold (vLLM's null block). The logged figures ("GPU KV
   // cache size", "Maximum concurrency", num_gpu_blocks) still count them; the scheduler does not.
   virtual int64_t NullBlocks(const ModelSpec& /*spec*/) const { return 0; }

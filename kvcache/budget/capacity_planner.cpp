@@ -184,6 +184,16 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
             .extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
   if (stage == pp - 1) AddDraftKv(c, f, s, st);
+  if (c.engine == Engine::kVllm) {
+    CudaGraphShape graphs;
+    graphs.max_num_seqs = s.max_num_seqs;
+    graphs.max_num_batched_tokens = s.max_num_batched_tokens;
+    graphs.layers_on_gpu = st.end_layer - st.first_layer;
+    graphs.speculative_tokens = c.speculative.num_speculative_tokens;
+    graphs.enforce_eager = c.enforce_eager;
+    st.cuda_graphs = EstimateCudaGraphMemory(c.cuda_graphs, graphs, f.version);
+    if (st.cuda_graphs.charged_to_kv) st.overhead.cuda_graph_bytes = st.cuda_graphs.bytes;
+  }
   st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());
   st.kv_cache_bytes = rule.KvCacheBytes(c, GiBToBytes(s.gpu_total_gib), s.gpu_memory_utilization,
                                         st.weights.total_bytes(), st.overhead);
@@ -194,11 +204,13 @@ std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const S
   const double weights = st.weights.total_bytes();
   const double act = st.overhead.activation_peak_bytes + st.overhead.encoder_profile_bytes + st.overhead.sparse_indexer_bytes;
   const double non_torch = st.overhead.non_torch_bytes;
+  const double graphs = st.overhead.cuda_graph_bytes;
   const EffectiveSettings& s = r.settings;
   return "does not fit: on GPU " + gpu.id + " (" + Gib(GiBToBytes(s.gpu_total_gib)) + ", utilization " +
          std::to_string(s.gpu_memory_utilization).substr(0, 4) + " -> " + Gib(r.reserved_bytes) + ") stage " +
          std::to_string(st.stage) + " needs weights " + Gib(weights) + " + activation " + Gib(act) + " + runtime " +
-         Gib(non_torch) + " = " + Gib(weights + act + non_torch) + ", short by " + Gib(-st.kv_cache_bytes) +
+         Gib(non_torch) + (graphs > 0 ? " + CUDA graphs " + Gib(graphs) : std::string()) + " = " +
+         Gib(weights + act + non_torch + graphs) + ", short by " + Gib(-st.kv_cache_bytes) +
          " before any KV cache; add GPUs (--tensor-parallel-size) or quantize";
 }
 
@@ -226,7 +238,7 @@ void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRul
                                                  static_cast<double>(spec.num_attention_heads * spec.head_dim)) / gpus;
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
   r.modelled_one_request_bytes = r.weights_bytes + r.activation_peak_bytes + r.non_torch_bytes + one_request_kv +
-                                 r.encoder_profile_bytes + r.sparse_indexer_bytes;
+                                 r.encoder_profile_bytes + r.sparse_indexer_bytes + r.cuda_graph_bytes;
 }
 
 // vLLM's start-up check compares bytes, so a pool of exactly one request's blocks passes; the null
@@ -241,16 +253,22 @@ void NoteNullBlockShortfall(CapacityResult& r) {
 }
 
 void CheckOneFullRequestFits(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
-  NoteNullBlockShortfall(r);
-  if (!rule.RequiresOneFullRequest(c) || r.max_concurrency >= 1.0 || !r.does_not_fit.empty()) return;
+  // --max-model-len auto fits the length to the whole pool and skips that check (PR #48724, open, would
+  // leave the null block out there too), so an auto length can still need every block.
+  const bool without_null = rule.ChecksWithoutNullBlock() && !c.max_model_len_auto;
+  if (!without_null) NoteNullBlockShortfall(r);
+  const bool short_of_one = r.max_concurrency < 1.0 || (without_null && r.usable_gpu_blocks < r.pages_per_max_len_request);
+  if (!rule.RequiresOneFullRequest(c) || !short_of_one || !r.does_not_fit.empty()) return;
   const StageCapacity& b = r.stages[r.bottleneck_stage];
   // As vLLM's error does (check_enough_kv_cache_memory), name the longest request the pool holds.
-  const int64_t fits = EstimateMaxModelLen(b.layout, b.num_blocks, r.settings.max_num_batched_tokens, spec.derived_max_model_len);
+  const int64_t checked_blocks = without_null ? std::max<int64_t>(b.num_blocks - 1, 0) : b.num_blocks;
+  const int64_t fits = EstimateMaxModelLen(b.layout, checked_blocks, r.settings.max_num_batched_tokens, spec.derived_max_model_len);
   const double one_request_kv = static_cast<double>(r.pages_per_max_len_request) * static_cast<double>(b.layout.block_bytes);
   r.does_not_fit = "does not fit: the KV cache (" + Gib(r.kv_cache_bytes) + ", " + std::to_string(r.num_gpu_blocks) +
                    " blocks) cannot hold one request of --max-model-len " + std::to_string(r.settings.max_model_len) +
-                   " (needs " + std::to_string(r.pages_per_max_len_request) + " blocks, short by " +
-                   Gib(one_request_kv - static_cast<double>(r.num_gpu_blocks) * static_cast<double>(b.layout.block_bytes)) +
+                   (without_null ? " beside the null block" : "") + " (needs " +
+                   std::to_string(r.pages_per_max_len_request) + " blocks, short by " +
+                   Gib(one_request_kv - static_cast<double>(checked_blocks) * static_cast<double>(b.layout.block_bytes)) +
                    "); vLLM refuses to start: the largest --max-model-len that fits is " + std::to_string(fits) +
                    " (or add memory)";
 }
@@ -305,6 +323,10 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     r.non_torch_bytes = std::max(r.non_torch_bytes, st.overhead.non_torch_bytes);
     r.encoder_profile_bytes = std::max(r.encoder_profile_bytes, st.overhead.encoder_profile_bytes);
     r.sparse_indexer_bytes = std::max(r.sparse_indexer_bytes, st.overhead.sparse_indexer_bytes);
+    if (st.overhead.cuda_graph_bytes > r.cuda_graph_bytes) {
+      r.cuda_graph_bytes = st.overhead.cuda_graph_bytes;
+      r.cuda_graphs_captured = st.cuda_graphs.piecewise_graphs + st.cuda_graphs.full_graphs;
+    }
     r.stages.push_back(std::move(st));
   }
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);
@@ -322,6 +344,10 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   if (layout.padding_layers > 0)
     r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
                       " padding layer(s) added to equalise groups, as vLLM does");
+  if (!c.enable_chunked_prefill && c.engine == Engine::kVllm)
+    r.notes.push_back("chunked prefill off: the token budget is " + std::to_string(r.settings.max_num_batched_tokens) +
+                      " tokens (a whole max-model-len prompt) and the profile run covers it; kvsim's replay scheduler "
+                      "still splits a prompt that does not fit the step's remaining budget (vLLM would leave it waiting)");
   if (!rule->Note().empty()) r.notes.push_back(rule->Note());
   return r;
 }

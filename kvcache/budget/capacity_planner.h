@@ -33,6 +33,7 @@ struct StageCapacity {
   int64_t end_layer = 0;
   WeightMemory weights;
   RuntimeOverhead overhead;
+  CudaGraphMemory cuda_graphs;  // vLLM only
   KvCacheLayout layout;
   double kv_cache_bytes = 0;
   int64_t num_blocks = 0;
@@ -82,6 +83,8 @@ struct CapacityResult {
   double non_torch_bytes = 0;
   double encoder_profile_bytes = 0;     // multimodal encoder profile, beyond the LM's activation peak
   double sparse_indexer_bytes = 0;      // DSA indexer profile workspaces, beyond the LM's activation peak
+  double cuda_graph_bytes = 0;          // CUDA graphs charged to the KV budget (vLLM >= 0.21); 0 otherwise
+  int64_t cuda_graphs_captured = 0;     // graphs behind cuda_graph_bytes
   double kv_cache_bytes = 0;
   double kv_bytes_per_token = 0;
   int64_t num_gpu_blocks = 0;           // as vLLM's num_gpu_blocks, its null block included

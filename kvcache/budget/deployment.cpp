@@ -40,6 +40,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   if (!o.kv_cache_memory.empty()) c.kv_cache_memory_bytes = ParseByteAmount(o.kv_cache_memory, "--kv-cache-memory");
   c.gpu_memory_gib = OptionalNumber(o.gpu_memory_gib, "--gpu-memory-gib");
   c.enable_prefix_caching = o.enable_prefix_caching;
+  c.enable_chunked_prefill = o.enable_chunked_prefill;
   c.enforce_eager = o.enforce_eager;
   c.allow_long_max_model_len = o.allow_long_max_model_len;
   c.kv_grouping = o.disable_hybrid_kv_cache_manager ? KvGrouping::kSingleGroup : KvGrouping::kHybrid;

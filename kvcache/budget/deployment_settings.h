@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "kvcache/budget/cuda_graph_memory.h"
 #include "kvcache/budget/kv_cache_layout.h"
 #include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/gpu_catalog.h"
@@ -53,6 +54,7 @@ struct DeploymentConfig {
   std::optional<int64_t> block_size;
   std::optional<double> kv_cache_memory_bytes;   // --kv-cache-memory
   bool enable_prefix_caching = true;
+  bool enable_chunked_prefill = true;            // --no-enable-chunked-prefill: whole prompts, a larger token budget
   bool enforce_eager = false;                    // --enforce-eager: no CUDA graphs
   bool allow_long_max_model_len = false;         // VLLM_ALLOW_LONG_MAX_MODEL_LEN=1: past the model's limit, with a warning
   KvGrouping kv_grouping = KvGrouping::kHybrid;
@@ -68,6 +70,7 @@ struct DeploymentConfig {
   bool disable_sliding_window = false;           // every layer keeps the full context
   SpeculativeSettings speculative;               // --speculative-config
   MultimodalSettings multimodal;                 // --limit-mm-per-prompt, --mm-processor-kwargs, --skip-mm-profiling
+  CudaGraphSettings cuda_graphs;                 // --compilation-config, capture sizes, the profiler's estimate
 };
 
 struct Deployment {
@@ -99,6 +102,7 @@ struct DeploymentOptions {
   std::string gpu_bandwidth;           // overrides the memory bandwidth: GB/s (10^9 B/s), or with a TB/s suffix
   std::string interconnect = "auto";   // auto: the GPU table's (or guessed from the GPU's name)
   bool enable_prefix_caching = true;
+  bool enable_chunked_prefill = true;
   bool enforce_eager = false;
   bool allow_long_max_model_len = false;
   bool disable_hybrid_kv_cache_manager = false;
@@ -116,6 +120,11 @@ struct DeploymentOptions {
   std::string hf_overrides;         // JSON merged into the model config (vLLM's --hf-overrides)
   std::string rope_scaling;         // JSON: the config's rope_scaling (older vLLM's --rope-scaling)
   bool skip_mm_profiling = false;
+  std::string compilation_config;          // JSON (cudagraph_mode, cudagraph_capture_sizes, ...) or a level 0-3
+  std::string cudagraph_capture_sizes;     // 1,2,4,8
+  std::string max_cudagraph_capture_size;
+  std::string cuda_graph_estimate = "auto";  // on | off | auto (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)
+  std::string cuda_graph_memory;           // per GPU, e.g. 0.9GiB: the figure a start-up log gave
 };
 
 }  // namespace kvsim

@@ -56,6 +56,7 @@ struct RuntimeOverhead {
   double non_torch_bytes = 0;
   double encoder_profile_bytes = 0;  // what a multimodal encoder adds to the peak (encoder_budget.h)
   double sparse_indexer_bytes = 0;   // what DSA's profile workspaces add to the peak (0 without an indexer)
+  double cuda_graph_bytes = 0;       // the CUDA-graph estimate vLLM >= 0.21 charges to the KV budget (cuda_graph_memory.h)
 };
 
 RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSettings& settings);

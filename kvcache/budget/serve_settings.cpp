@@ -2,6 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+
+#include "kvcache/base/csv_cells.h"
+#include "kvcache/base/enum_names.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/base/line_reader.h"
@@ -58,6 +62,67 @@ MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
   return m;
 }
 
+std::vector<int64_t> ReadCaptureSizes(const nlohmann::json& list, const std::string& flag) {
+  if (!list.is_array()) throw Error(flag + ": cudagraph_capture_sizes must be a list of batch sizes");
+  std::vector<int64_t> sizes;
+  for (const nlohmann::json& n : list) {
+    if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 1 << 20)
+      throw Error(flag + ": cudagraph_capture_sizes holds '" + n.dump() + "'; each must be a batch size from 1 to 1048576");
+    sizes.push_back(n.get<int64_t>());
+  }
+  return sizes;
+}
+
+// --compilation-config as vLLM takes it: a JSON object, or (-O3) an optimization level. Keys other
+// than the graph-capture ones steer compilation and fusion, which change kernels, not memory.
+void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
+  const std::string flag = "--compilation-config";
+  if (text.empty()) return;
+  if (text.size() == 1 && text[0] >= '0' && text[0] <= '3') {
+    if (text == "0") g.mode = CudaGraphMode::kNone;  // no compilation: vLLM captures no graphs
+    return;
+  }
+  const nlohmann::json j = ParseJsonFlag(text, flag);
+  if (auto it = j.find("cudagraph_mode"); it != j.end() && !it->is_null()) {
+    const std::string name = it->is_string() ? it->get<std::string>() : it->dump();
+    std::string upper;
+    for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    g.mode = ParseEnum<CudaGraphMode>(upper, flag + " cudagraph_mode");
+  }
+  if (auto it = j.find("level"); it != j.end() && it->is_number_integer() && it->get<int64_t>() == 0 && !g.mode)
+    g.mode = CudaGraphMode::kNone;
+  if (auto it = j.find("mode"); it != j.end() && it->is_number_integer() && it->get<int64_t>() == 0 && !g.mode)
+    g.mode = CudaGraphMode::kNone;
+  if (auto it = j.find("cudagraph_capture_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
+  if (auto it = j.find("cuda_graph_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
+  if (auto it = j.find("max_cudagraph_capture_size"); it != j.end() && !it->is_null())
+    g.max_capture_size = JsonCount(*it, "max_cudagraph_capture_size", flag);
+}
+
+CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
+  CudaGraphSettings g;
+  ReadCompilationConfig(o.compilation_config, g);
+  if (!o.cudagraph_capture_sizes.empty()) {
+    nlohmann::json list = nlohmann::json::array();
+    std::vector<std::string> items;
+    SplitCsvLine(o.cudagraph_capture_sizes, items, ',');
+    for (const std::string& item : items) list.push_back(ParseTokenCount(item, "--cudagraph-capture-sizes"));
+    g.capture_sizes = ReadCaptureSizes(list, "--cudagraph-capture-sizes");
+  }
+  if (!o.max_cudagraph_capture_size.empty())
+    g.max_capture_size = ParseTokenCount(o.max_cudagraph_capture_size, "--max-cudagraph-capture-size");
+  if (o.cuda_graph_estimate == "on" || o.cuda_graph_estimate == "1") g.estimate_in_budget = true;
+  else if (o.cuda_graph_estimate == "off" || o.cuda_graph_estimate == "0") g.estimate_in_budget = false;
+  else if (o.cuda_graph_estimate != "auto" && !o.cuda_graph_estimate.empty())
+    throw Error("--cuda-graph-estimate: '" + o.cuda_graph_estimate + "' is not on, off or auto");
+  if (!o.cuda_graph_memory.empty()) {
+    const double bytes = ParseByteAmount(o.cuda_graph_memory, "--cuda-graph-memory");
+    if (!(bytes >= 0 && bytes < 1e15)) throw Error("--cuda-graph-memory: must be a non-negative amount (e.g. 0.9GiB)");
+    g.total_bytes = bytes;
+  }
+  return g;
+}
+
 }  // namespace
 
 bool IsAutoMaxModelLen(const std::string& text) { return text == "auto" || text == "-1"; }
@@ -80,6 +145,7 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   c.disable_sliding_window = o.disable_sliding_window;
   c.speculative = ReadSpeculative(o.speculative_config);
   c.multimodal = ReadMultimodal(o);
+  c.cuda_graphs = ReadCudaGraphs(o);
 }
 
 nlohmann::json ConfigOverrides(const DeploymentOptions& o) {
