@@ -4,34 +4,39 @@
 # once crashed, kept so they never crash again).
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 25; CI's six targets take ~3 minutes)
 #        FUZZ_RUNS=1000000 scripts/fuzz.sh      (a fixed number of executions per target instead)
+#        FUZZ_BUILD_DIR=build-debug scripts/fuzz.sh  (reuse a clang build configured with
+#                                                     -DKVSIM_BUILD_FUZZERS=ON, as scripts/test.sh does)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-25}
 jobs=$(nproc)
 targets=(fuzz_model_config fuzz_trace_reader fuzz_vllm_log fuzz_sweep_grid fuzz_compare_spec fuzz_cli_options)
-CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-g -O1" \
-  -DKVSIM_BUILD_FUZZERS=ON -DKVSIM_BUILD_TESTS=OFF -DKVSIM_BUILD_BENCHMARKS=OFF -DKVSIM_WERROR=OFF > /dev/null
-cmake --build build-fuzz -j"$jobs" --target "${targets[@]}"
+build=${FUZZ_BUILD_DIR:-build-fuzz}
+if [[ -z ${FUZZ_BUILD_DIR:-} ]]; then
+  CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-g -O1" \
+    -DKVSIM_BUILD_FUZZERS=ON -DKVSIM_BUILD_TESTS=OFF -DKVSIM_BUILD_BENCHMARKS=OFF -DKVSIM_WERROR=OFF > /dev/null
+fi
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 root=$PWD  # absolute paths: fuzz_cli_options moves into a scratch directory before reading them
 for t in "${targets[@]}"; do
   seeds=$root/tests/fuzz/seeds/$t
   regressions=$root/tests/fuzz/regressions/$t
-  work=$root/build-fuzz/corpus/$t
+  work=$root/$build/corpus/$t
   mkdir -p "$work" "$regressions"
   # -timeout: one input over 10 s is a hang; -rss_limit_mb: over 2 GiB is a memory blow-up.
-  limits=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$root"/build-fuzz/"$t"- -print_final_stats=1)
+  limits=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 -artifact_prefix="$root"/"$build"/"$t"- -print_final_stats=1)
   if [[ -n ${FUZZ_RUNS:-} ]]; then budget=(-runs="$FUZZ_RUNS"); else budget=(-max_total_time="$seconds"); fi
   echo "== $t"
-  log=build-fuzz/"$t".log
-  if ! build-fuzz/tests/fuzz/"$t" "${limits[@]}" "${budget[@]}" "$work" "$seeds" > "$log" 2>&1; then
+  log="$build"/"$t".log
+  if ! "$build"/tests/fuzz/"$t" "${limits[@]}" "${budget[@]}" "$work" "$seeds" > "$log" 2>&1; then
     tail -40 "$log"
-    echo "$t: a finding (crash, sanitizer report, timeout or out-of-memory); the input is in build-fuzz/$t-*"
+    echo "$t: a finding (crash, sanitizer report, timeout or out-of-memory); the input is in "$build"/$t-*"
     exit 1
   fi
   grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb|^Done" "$log" || true
   # The regression corpus: each input once, no mutation.
-  build-fuzz/tests/fuzz/"$t" "${limits[@]}" -runs=0 "$regressions" > /dev/null 2>&1 ||
-    { echo "$t: a regression input fails again"; build-fuzz/tests/fuzz/"$t" -runs=0 "$regressions"; exit 1; }
+  "$build"/tests/fuzz/"$t" "${limits[@]}" -runs=0 "$regressions" > /dev/null 2>&1 ||
+    { echo "$t: a regression input fails again"; "$build"/tests/fuzz/"$t" -runs=0 "$regressions"; exit 1; }
 done
 echo "== fuzz: every target ran clean"

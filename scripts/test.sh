@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's second command (and CI's): install what is missing, then build and run every test
-# twice: a Release build, and a Debug build with AddressSanitizer + UndefinedBehaviorSanitizer and
-# assertions (KVSIM_DCHECK, assert) on; between them, a time-boxed libFuzzer stage (scripts/fuzz.sh).
+# twice: a Release build (gcc), and a Debug build (clang) with AddressSanitizer +
+# UndefinedBehaviorSanitizer and assertions (KVSIM_DCHECK, assert) on, whose libFuzzer targets also
+# run for a time box (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
@@ -14,14 +15,19 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 echo "== Release: $((SECONDS - start)) s so far"
 
-echo "== Fuzz: every libFuzzer target for 15 s under ASan+UBSan, then its regression corpus"
-scripts/fuzz.sh 15
-echo "== Fuzz: $((SECONDS - start)) s so far"
-
-echo "== Debug + ASan/UBSan build and tests (assertions on)"
-# -O1 keeps the sanitized replays of whole traces fast enough for CI; NDEBUG stays undefined.
-cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DKVSIM_ENABLE_SANITIZERS=ON \
+echo "== Debug + ASan/UBSan build (clang, assertions on, every layer instrumented for libFuzzer too)"
+# One sanitized build serves both the fuzz targets and the Debug test run. -O1 keeps the sanitized
+# replays of whole traces fast enough for CI; NDEBUG stays undefined.
+CXX=clang++ cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+  -DKVSIM_ENABLE_SANITIZERS=ON -DKVSIM_BUILD_FUZZERS=ON -DKVSIM_WERROR=OFF \
   -DKVSIM_BUILD_TESTS=ON -DKVSIM_BUILD_BENCHMARKS=OFF > /dev/null
 cmake --build build-debug -j"$jobs"
+echo "== Debug build: $((SECONDS - start)) s so far"
+
+echo "== Fuzz: every libFuzzer target for 15 s, then its regression corpus"
+FUZZ_BUILD_DIR=build-debug scripts/fuzz.sh 15
+echo "== Fuzz: $((SECONDS - start)) s so far"
+
+echo "== Debug + ASan/UBSan tests"
 (cd build-debug && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j"$jobs")
 echo "== all tests passed in $((SECONDS - start)) s"
