@@ -119,7 +119,8 @@ void AddSpeculativeDraft(const ModelSpec& spec, const std::vector<WeightTensor>&
                          const Formats& f, const EffectiveSettings& s, int stage, StageCapacity& st) {
   if (stage != s.pipeline_parallel_size - 1) return;
   const DraftWeights d = DraftWeightsOnGpu(spec, tensors, c.speculative, f.quant, f.dtype, s.tensor_parallel_size);
-  st.weights.draft_bytes = d.memory.quantized_bytes + d.memory.full_width_bytes + d.memory.rope_cache_bytes;
+  // Its RoPE cos/sin cache is the target's (get_rope caches by its arguments).
+  st.weights.draft_bytes = d.memory.quantized_bytes + d.memory.full_width_bytes;
   st.draft_what = d.what;
 }
 

@@ -49,11 +49,14 @@ TEST(SpeculativeMemoryTest, Eagle3HeadForLlama8b) {
   // embed_tokens is the target's (load_model shares it when the shapes match).
   EXPECT_DOUBLE_EQ(r.draft_weights_bytes, 849635328.0);
   // K = 3: each decoding request schedules 3 draft tokens and EAGLE reserves 3 lookahead slots:
-  // 6 slots x 256 requests x 131,072 B/token (32 layers x 2 x 8 x 128 x 2 B) = 201,326,592 B.
+  // 6 slots x 256 requests x 135,168 B/token = 207,618,048 B, where a token's KV spans the
+  // target's 32 layers and the head's one (vLLM puts the drafter's attention layer in the same
+  // pool): 33 x 2 (K, V) x 8 heads x 128 x 2 B = 135,168.
   o.max_num_seqs = "256";
   const CapacityResult k3 = Plan(o);
   EXPECT_EQ(k3.spec_decode_slots, 6);
-  EXPECT_DOUBLE_EQ(k3.spec_lookahead_bytes, 201326592.0);
+  EXPECT_DOUBLE_EQ(k3.kv_bytes_per_token, 135168.0);
+  EXPECT_DOUBLE_EQ(k3.spec_lookahead_bytes, 207618048.0);
 }
 
 TEST(SpeculativeMemoryTest, NgramHoldsDraftTokensButNoLookahead) {
