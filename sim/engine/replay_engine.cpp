@@ -201,11 +201,14 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
       prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), s.slot));
       l.prefilling = false;
     }
-    const int64_t sampled = 1 + l.accepted;  // the verified drafts and the one token sampled after them
-    l.generated += sampled;
-    l.accepted = 0;
-    if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_, later_tokens += sampled - 1;
-    else later_tokens += sampled;
+    if (acceptance_) [[unlikely]] {  // the verified drafts, before the one token sampled after them
+      l.generated += l.accepted;
+      later_tokens += l.accepted;
+      l.accepted = 0;
+    }
+    ++l.generated;
+    if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
+    else ++later_tokens;
     if (l.generated >= l.target) {
       Finish(s.slot);
     } else if (lazy_decode_) {

@@ -45,7 +45,7 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
   Live& l = slots_[slot];
   int64_t tokens = std::min(PendingTokens(l), budget);
   int64_t kept = tokens;  // tokens whose KV stays: all but the rejected drafts
-  if (acceptance_ && !l.prefilling && tokens == 1) {
+  if (acceptance_ && !l.prefilling && tokens == 1) [[unlikely]] {
     // Speculative decode: verify k drafts with the last sampled token, within the budget left.
     tokens = std::min(1 + o_.speculation.tokens, budget);
     const int64_t drawn = acceptance_->Next();
