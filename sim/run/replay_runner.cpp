@@ -143,6 +143,13 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     s.fleet = fleet;
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
+  if (d.config.lora.enabled)
+    s.warnings.push_back("--enable-lora: the adapter slots' memory is modelled (capacity); the replay does not model "
+                         "adapters per request, max_loras per batch, adapter loads or the LoRA kernels' time");
+  if (!d.config.speculative.method.empty() && ProposerPasses(d.config.speculative) == 0 &&
+      d.config.speculative.num_speculative_tokens > 0)
+    s.warnings.push_back("--speculative-config: the " + d.config.speculative.method +
+                         " proposer's own time is not modelled (n-gram matching runs on the CPU)");
   return result;
 }
 
