@@ -70,6 +70,13 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("disable-sliding-window", po::bool_switch(&o.disable_sliding_window), "sliding-window layers keep the full context")
       ("speculative-config", po::value(&o.speculative_config),
        "JSON, as vLLM: {\"method\": \"eagle\", \"model\": ID|PATH, \"num_speculative_tokens\": N}")
+      ("enable-lora", po::bool_switch(&o.enable_lora), "LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache")
+      ("max-loras", po::value(&o.max_loras), "LoRA slots on the GPU (adapters in one batch; vLLM default 1)")
+      ("max-lora-rank", po::value(&o.max_lora_rank), "rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512 (default 16)")
+      ("max-cpu-loras", po::value(&o.max_cpu_loras), "adapters kept in host memory (LRU; default --max-loras)")
+      ("lora-dtype", po::value(&o.lora_dtype)->default_value(o.lora_dtype), "auto | float16 | bfloat16: the adapter buffers (auto: model dtype)")
+      ("fully-sharded-loras", po::bool_switch(&o.fully_sharded_loras), "shard the LoRA A of column-parallel and B of row-parallel layers over TP too")
+      ("lora-extra-vocab-size", po::value(&o.lora_extra_vocab_size), "256 | 512: tokens an adapter may add (vLLM 0.11; default 256)")
       ("limit-mm-per-prompt", po::value(&o.limit_mm_per_prompt), "JSON, as vLLM: {\"image\": 1, \"video\": 0}")
       ("mm-processor-kwargs", po::value(&o.mm_processor_kwargs), "JSON, as vLLM: {\"max_pixels\": N}")
       ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)")

@@ -58,6 +58,8 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("placement", po::value(&r.placement)->default_value(r.placement, NameOf(r.placement)),
        ("contiguous: " + Choices<Placement>()).c_str())
       ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model")
+      ("spec-acceptance", po::value(&r.spec_acceptance),
+       "with --speculative-config: the probability each draft position is accepted, one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and step from --seed")
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)")
       ("exact-quantiles", po::bool_switch(&r.exact_quantiles),

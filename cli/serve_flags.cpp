@@ -68,9 +68,10 @@ const ServeFlag kVllmFlags[] = {
     {"--mm-encoder-tp-mode", "", V, X}, {"--mm-encoder-attn-backend", "", V, N}, {"--interleave-mm-strings", "", S, N},
     {"--skip-mm-profiling", "", S, M, "--skip-mm-profiling"}, {"--video-pruning-rate", "", V, N},
     // LoRAConfig
-    {"--enable-lora", "", S, X}, {"--max-loras", "", V, X}, {"--max-lora-rank", "", V, X},
-    {"--lora-extra-vocab-size", "", V, X}, {"--lora-dtype", "", V, N}, {"--max-cpu-loras", "", V, N},
-    {"--fully-sharded-loras", "", S, N}, {"--default-mm-loras", "", V, N},
+    {"--enable-lora", "", S, M, "--enable-lora"}, {"--max-loras", "", V, M, "--max-loras"},
+    {"--max-lora-rank", "", V, M, "--max-lora-rank"}, {"--lora-extra-vocab-size", "", V, M, "--lora-extra-vocab-size"},
+    {"--lora-dtype", "", V, M, "--lora-dtype"}, {"--max-cpu-loras", "", V, M, "--max-cpu-loras"},
+    {"--fully-sharded-loras", "", S, M, "--fully-sharded-loras"}, {"--default-mm-loras", "", V, N},
     // ObservabilityConfig
     {"--show-hidden-metrics-for-version", "", V, N}, {"--otlp-traces-endpoint", "", V, N},
     {"--collect-detailed-traces", "", L, N},

@@ -47,6 +47,17 @@ std::string RenderCapacityText(const CapacityResult& r) {
   mem.AddRow({"GPU memory (CUDA total)", Format("%.2f", s.gpu_total_gib), ""});
   mem.AddRow({Format("reserved (x %.2f utilization)", s.gpu_memory_utilization), G(r.reserved_bytes), "100.0%"});
   mem.AddRow({"  weights", G(r.weights_bytes), share(r.weights_bytes)});
+  if (r.draft_weights_bytes > 0)  // loaded with the model, so before the KV budget
+    mem.AddRow({"    of which drafter: " + r.draft_what, G(r.draft_weights_bytes), share(r.draft_weights_bytes)});
+  if (r.lora.gpu_bytes() > 0) {
+    mem.AddRow({Format("    of which LoRA slots (%lld x rank %lld)", static_cast<long long>(r.lora_slots),
+                       static_cast<long long>(r.lora_rank)),
+                G(r.lora.gpu_bytes()), share(r.lora.gpu_bytes())});
+    for (const auto& m : r.lora.modules)
+      mem.AddRow({Format("      %s (x%lld)", m.module.c_str(), static_cast<long long>(m.layers)), G(m.total()), ""});
+    if (r.lora.extra_vocab_weight_bytes > 0)
+      mem.AddRow({"      extra vocabulary rows", G(r.lora.extra_vocab_weight_bytes), ""});
+  }
   mem.AddRow({"  activation peak (profile run)", G(r.activation_peak_bytes), share(r.activation_peak_bytes)});
   mem.AddRow({"  runtime overhead (non-torch)", G(r.non_torch_bytes), share(r.non_torch_bytes)});
   if (r.encoder_profile_bytes > 0)  // its own line, multimodal models only
@@ -57,6 +68,9 @@ std::string RenderCapacityText(const CapacityResult& r) {
     mem.AddRow({Format("  CUDA graphs (%lld captured, profiled)", static_cast<long long>(r.cuda_graphs_captured)),
                 G(r.cuda_graph_bytes), share(r.cuda_graph_bytes)});
   mem.AddRow({"  KV cache", G(r.kv_cache_bytes), share(r.kv_cache_bytes)});
+  if (r.spec_lookahead_bytes > 0)  // held inside the pool, not reserved before it
+    mem.AddRow({Format("    of which spec-decode slots (%lld x max-num-seqs)", static_cast<long long>(r.spec_decode_slots)),
+                G(r.spec_lookahead_bytes), share(r.spec_lookahead_bytes)});
   out += mem.Render() + "\n";
 
   const StageCapacity& b = r.stages[r.bottleneck_stage];
@@ -141,7 +155,24 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
   j["kv_layer_groups"] = b.layout.groups.size();
   j["num_gpu_blocks"] = r.num_gpu_blocks;
   j["usable_gpu_blocks"] = r.usable_gpu_blocks;
-  if (r.spec_decode_slots > 0) j["spec_decode_slots"] = r.spec_decode_slots;  // present only with drafts
+  if (r.spec_decode_slots > 0) {  // present only with drafts
+    j["spec_decode_slots"] = r.spec_decode_slots;
+    j["spec_decode_slots_gib"] = Round(BytesToGiB(r.spec_lookahead_bytes), 4);
+  }
+  if (r.draft_weights_bytes > 0) j["draft"] = {{"what", r.draft_what}, {"weights_gib", Round(BytesToGiB(r.draft_weights_bytes), 4)}};
+  if (r.lora.gpu_bytes() > 0) {  // present only with --enable-lora
+    nlohmann::json lora = {{"max_loras", r.lora_slots}, {"max_lora_rank", r.lora_rank},
+                           {"gpu_gib", Round(BytesToGiB(r.lora.gpu_bytes()), 4)},
+                           {"gpu_bytes", r.lora.gpu_bytes()},
+                           {"extra_vocab_weight_bytes", r.lora.extra_vocab_weight_bytes},
+                           {"host_cache_gib", Round(BytesToGiB(r.lora.host_bytes), 4)}};
+    nlohmann::json modules = nlohmann::json::array();
+    for (const auto& m : r.lora.modules)
+      modules.push_back({{"module", m.module}, {"layers", m.layers}, {"lora_a_bytes", m.a_bytes},
+                         {"lora_b_bytes", m.b_bytes}, {"extra_vocab_embedding_bytes", m.other_bytes}});
+    lora["modules"] = modules;
+    j["lora"] = lora;
+  }
   j["gpu_kv_cache_tokens"] = r.gpu_kv_cache_tokens;
   j["max_concurrency"] = Round(r.max_concurrency, 4);
   nlohmann::json at = nlohmann::json::array();

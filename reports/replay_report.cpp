@@ -67,6 +67,10 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
                      {"units", "GiB = 2^30 bytes, per GPU"}};
   j["sim"] = {{"wall_s", s.sim.wall_s}, {"events", s.sim.events}, {"steps", s.sim.steps}, {"stepping", NameOf(s.sim.stepping)},
               {"latency_quantiles", s.sim.exact_quantiles ? "exact" : "sketch (log buckets 1% wide: within 0.5%)"}};
+  if (s.sim.draft_tokens > 0)  // present only with speculative decoding
+    j["speculation"] = {{"draft_tokens", s.sim.draft_tokens}, {"accepted_tokens", s.sim.accepted_tokens},
+                        {"acceptance", static_cast<double>(s.sim.accepted_tokens) / static_cast<double>(s.sim.draft_tokens)},
+                        {"drafting_s", s.sim.drafting_s}};
   j["config"] = ReplayConfigToJson(s.config);
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
@@ -121,6 +125,10 @@ std::string RenderReplayText(const ReplaySummary& s) {
   if (!s.sim.exact_quantiles) out += "(quantiles from a log-bucket sketch, within 0.5%; --exact-quantiles keeps every value)\n";
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);
+  if (s.sim.draft_tokens > 0)
+    out += Format("speculative decoding: %lld draft tokens verified, %.1f%% accepted; the proposer's passes took %.2f s of the steps\n",
+                  static_cast<long long>(s.sim.draft_tokens),
+                  100.0 * static_cast<double>(s.sim.accepted_tokens) / static_cast<double>(s.sim.draft_tokens), s.sim.drafting_s);
   out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }

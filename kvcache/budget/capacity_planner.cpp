@@ -9,6 +9,8 @@
 #include "kvcache/base/units.h"
 #include "kvcache/budget/budget_rules.h"
 #include "kvcache/budget/encoder_budget.h"
+#include "kvcache/budget/lora_memory.h"
+#include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/weight_tensors.h"
 
@@ -111,24 +113,32 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   return s;
 }
 
-// Speculative decoding (vLLM v1 loads the drafter on the last pipeline stage, with the
-// target's TP, and registers its attention layers in the same KV pool).
+// Speculative decoding: vLLM v1 loads the drafter on the last pipeline stage, with the target's
+// TP, and registers its attention layers in the same KV pool.
 void AddSpeculativeDraft(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const DeploymentConfig& c,
                          const Formats& f, const EffectiveSettings& s, int stage, StageCapacity& st) {
-  const int pp = s.pipeline_parallel_size;
-  if (stage != pp - 1 || c.speculative.method.empty() || c.speculative.method == "ngram") return;
-  WeightMemory extra;
-  if (c.speculative.draft) {
-    const ModelSpec& d = *c.speculative.draft;
-    extra = WeightsOnGpu(d, EnumerateWeights(d), d.checkpoint_quantization, f.dtype, s.tensor_parallel_size, 1, 0);
-  } else {
-    // MTP: the checkpoint's next-token layer, about one decoder layer plus its own head.
-    const int64_t n = spec.num_layers;
-    extra = WeightsOnGpu(spec, tensors, f.quant, f.dtype, s.tensor_parallel_size, static_cast<int>(n), static_cast<int>(n - 1));
-    extra.rope_cache_bytes = 0;
-  }
-  st.weights.quantized_bytes += extra.quantized_bytes;
-  st.weights.full_width_bytes += extra.full_width_bytes;
+  if (stage != s.pipeline_parallel_size - 1) return;
+  const DraftWeights d = DraftWeightsOnGpu(spec, tensors, c.speculative, f.quant, f.dtype, s.tensor_parallel_size);
+  // Its RoPE cos/sin cache is the target's (get_rope caches by its arguments).
+  st.weights.draft_bytes = d.memory.quantized_bytes + d.memory.full_width_bytes;
+  st.draft_what = d.what;
+}
+
+// LoRA slots: allocated while the model loads (LoRAModelManager), before the profile run.
+void AddLoraBuffers(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const DeploymentConfig& c,
+                    const Formats& f, const EffectiveSettings& s, StageCapacity& st) {
+  if (!c.lora.enabled || c.engine != Engine::kVllm) return;
+  LoraPlacement where;
+  where.tp = s.tensor_parallel_size;
+  where.first_layer = st.first_layer;
+  where.end_layer = st.end_layer;
+  where.first_stage = st.stage == 0;
+  where.last_stage = st.stage == s.pipeline_parallel_size - 1;
+  // vLLM 0.12 dropped LoRA extra vocabulary (lora_extra_vocab_size and the embeddings_tensors).
+  LoraSettings lora = c.lora;
+  if (f.version.minor >= 12) lora.extra_vocab_size = 0;
+  st.lora = LoraBuffersOnGpu(spec, tensors, lora, f.dtype, where);
+  st.weights.lora_bytes = st.lora.gpu_bytes();
 }
 
 void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSettings& s,
@@ -164,6 +174,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
     st.weights.init_buffer_bytes = static_cast<double>(spec.vision.deepstack_levels * s.max_num_batched_tokens) *
                                    static_cast<double>(spec.hidden_size) * BytesPerElement(f.dtype);
   AddSpeculativeDraft(spec, tensors, c, f, s, stage, st);
+  AddLoraBuffers(spec, tensors, c, f, s, st);
   ProfileSettings profile;
   profile.max_num_batched_tokens = s.max_num_batched_tokens;
   profile.max_num_seqs = s.max_num_seqs;
@@ -214,6 +225,21 @@ std::string StageDoesNotFit(const GpuSpec& gpu, const CapacityResult& r, const S
          " before any KV cache; add GPUs (--tensor-parallel-size) or quantize";
 }
 
+void NoteSpeculativeAndLora(const DeploymentConfig& c, CapacityResult& r) {
+  if (c.lora.enabled && c.engine != Engine::kVllm)
+    r.notes.push_back("--enable-lora: LoRA slots are modelled for vLLM only; not counted for engine " +
+                      std::string(NameOf(c.engine)));
+  if (!c.lora.enabled) return;
+  r.lora_slots = c.lora.max_loras;
+  r.lora_rank = c.lora.max_lora_rank;
+  if (r.lora.skipped_expert_elements > 0)
+    r.notes.push_back("LoRA: routed experts are not wrapped (vLLM 0.11 has no fused-MoE LoRA layer); their " +
+                      Thousands(static_cast<int64_t>(r.lora.skipped_expert_elements)) + " weights get no adapter buffers");
+  r.notes.push_back(Format("LoRA host cache: %lld adapters x %.2f GiB at rank %lld = %.2f GiB of CPU memory (--max-cpu-loras)",
+                           static_cast<long long>(c.lora.cpu_loras()), BytesToGiB(r.lora.host_bytes_per_adapter),
+                           static_cast<long long>(c.lora.max_lora_rank), BytesToGiB(r.lora.host_bytes)));
+}
+
 // The per-GPU totals: the largest weights/overhead over stages; KV from the bottleneck stage, as
 // vLLM takes the minimum over workers.
 void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRule& rule, CapacityResult& r) {
@@ -224,6 +250,7 @@ void Summarize(const ModelSpec& spec, const DeploymentConfig& c, const BudgetRul
   r.num_gpu_blocks = b.num_blocks;
   r.usable_gpu_blocks = std::max<int64_t>(0, b.num_blocks - rule.NullBlocks(spec));
   r.spec_decode_slots = c.engine == Engine::kVllm ? SpeculativeDecodeSlots(c.speculative, s.vllm_era) : 0;
+  r.spec_lookahead_bytes = static_cast<double>(r.spec_decode_slots * s.max_num_seqs) * r.kv_bytes_per_token;
   r.pages_per_max_len_request = b.layout.PagesPerRequest(s.max_model_len, s.max_num_batched_tokens);
   r.max_concurrency = rule.MaxConcurrency(r.num_gpu_blocks, r.pages_per_max_len_request, b.layout, s.max_model_len);
   r.gpu_kv_cache_tokens = rule.ReportedTokens(r.num_gpu_blocks, b.layout, r.max_concurrency, s.max_model_len);
@@ -327,8 +354,14 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
       r.cuda_graph_bytes = st.overhead.cuda_graph_bytes;
       r.cuda_graphs_captured = st.cuda_graphs.piecewise_graphs + st.cuda_graphs.full_graphs;
     }
+    if (st.weights.draft_bytes > r.draft_weights_bytes) {
+      r.draft_weights_bytes = st.weights.draft_bytes;
+      r.draft_what = st.draft_what;
+    }
+    if (st.lora.gpu_bytes() > r.lora.gpu_bytes()) r.lora = st.lora;
     r.stages.push_back(std::move(st));
   }
+  NoteSpeculativeAndLora(c, r);
   if (c.max_model_len_auto) ChooseMaxModelLen(spec, r);
   Summarize(spec, c, *rule, r);
   CheckOneFullRequestFits(spec, c, *rule, r);

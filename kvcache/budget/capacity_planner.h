@@ -20,6 +20,7 @@
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/budget/lora_memory.h"
 #include "kvcache/model/model_spec.h"
 #include "kvcache/budget/runtime_overhead.h"
 #include "kvcache/budget/serving_engine.h"
@@ -37,6 +38,8 @@ struct StageCapacity {
   KvCacheLayout layout;
   double kv_cache_bytes = 0;
   int64_t num_blocks = 0;
+  std::string draft_what;  // the speculative proposer's weights, in words (empty: none on this stage)
+  LoraMemory lora;         // LoRA slots on this stage (empty without --enable-lora)
 };
 
 // The settings a run actually used, defaults resolved; every output echoes them.
@@ -95,6 +98,14 @@ struct CapacityResult {
   // KV slots a decoding request holds beyond its context for speculative decoding (draft tokens and
   // lookahead; SpeculativeDecodeSlots in startup_rules.h); 0 without --speculative-config.
   int64_t spec_decode_slots = 0;
+  // The KV those slots take when max_num_seqs requests decode at once: held inside the KV pool (vLLM
+  // reserves nothing for them before the budget; allocate_slots takes them from free blocks).
+  double spec_lookahead_bytes = 0;
+  double draft_weights_bytes = 0;   // of weights_bytes: the proposer's (largest over stages)
+  std::string draft_what;
+  LoraMemory lora;                  // of weights_bytes: the LoRA slots (the stage with the most)
+  int64_t lora_slots = 0;           // --max-loras and --max-lora-rank as planned (0: no LoRA)
+  int64_t lora_rank = 0;
   // Requests of shorter lengths (1k, 4k, 16k below max_model_len; any length through
   // ConcurrencyAt) decoding at once as the scheduler allocates: usable blocks (the null block left out)
   // over the pages of min(length + spec_decode_slots, max_model_len) tokens. vLLM logs no such figure;

@@ -31,6 +31,19 @@ struct SpeculativeSettings {
   std::shared_ptr<const ModelSpec> draft;  // resolved draft config, when there is one
 };
 
+// --enable-lora and the LoRAConfig flags (vllm/config/lora.py, v0.11). Only `enabled` turns the
+// rest on; vLLM's defaults otherwise.
+struct LoraSettings {
+  bool enabled = false;
+  int64_t max_loras = 1;              // adapter slots on the GPU (stacked buffers)
+  int64_t max_lora_rank = 16;         // every slot is allocated at this rank
+  std::optional<int64_t> max_cpu_loras;  // CPU LRU cache of adapters; default max_loras
+  std::string lora_dtype = "auto";    // auto: the model dtype
+  bool fully_sharded = false;         // --fully-sharded-loras: A of column-, B of row-parallel layers split too
+  int64_t extra_vocab_size = 256;     // --lora-extra-vocab-size (v0.11; removed in later releases)
+  int64_t cpu_loras() const { return max_cpu_loras.value_or(max_loras); }
+};
+
 // What vLLM's multimodal profile run may feed the encoder.
 struct MultimodalSettings {
   std::map<std::string, int64_t> limit_per_prompt;  // --limit-mm-per-prompt {"image": 2, "video": 0}
@@ -69,6 +82,7 @@ struct DeploymentConfig {
   bool enable_expert_parallel = false;           // experts sharded over TP x DP ranks
   bool disable_sliding_window = false;           // every layer keeps the full context
   SpeculativeSettings speculative;               // --speculative-config
+  LoraSettings lora;                             // --enable-lora, --max-loras, ...
   MultimodalSettings multimodal;                 // --limit-mm-per-prompt, --mm-processor-kwargs, --skip-mm-profiling
   CudaGraphSettings cuda_graphs;                 // --compilation-config, capture sizes, the profiler's estimate
 };
@@ -115,6 +129,13 @@ struct DeploymentOptions {
   bool enable_expert_parallel = false;
   bool disable_sliding_window = false;
   std::string speculative_config;   // JSON
+  bool enable_lora = false;
+  std::string max_loras;            // empty: vLLM's default
+  std::string max_lora_rank;
+  std::string max_cpu_loras;
+  std::string lora_dtype = "auto";
+  bool fully_sharded_loras = false;
+  std::string lora_extra_vocab_size;
   std::string limit_mm_per_prompt;  // JSON
   std::string mm_processor_kwargs;  // JSON
   std::string hf_overrides;         // JSON merged into the model config (vLLM's --hf-overrides)

@@ -21,8 +21,11 @@ struct WeightMemory {
   double rope_cache_bytes = 0;   // cos/sin cache buffer
   double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward
   double init_buffer_bytes = 0;    // buffers the model allocates at load (Qwen3-VL's deepstack input embeds)
+  double draft_bytes = 0;          // a speculative-decoding proposer's weights (speculative_memory.h)
+  double lora_bytes = 0;           // LoRA slots' stacked buffers and extra vocabulary (lora_memory.h)
   double total_bytes() const {
-    return quantized_bytes + full_width_bytes + rope_cache_bytes + init_buffer_bytes - cpu_offloaded_bytes;
+    return quantized_bytes + full_width_bytes + rope_cache_bytes + init_buffer_bytes + draft_bytes + lora_bytes -
+           cpu_offloaded_bytes;
   }
 };
 

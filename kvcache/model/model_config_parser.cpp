@@ -100,6 +100,7 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
   spec.num_layers = r.Required({"num_hidden_layers", "n_layer", "num_layers"});
   spec.num_attention_heads = r.Required({"num_attention_heads", "n_head", "num_heads"});
   spec.vocab_size = r.Required({"vocab_size", "padded_vocab_size"});
+  spec.draft_vocab_size = r.Optional({"draft_vocab_size"}, 0);
   if (const int64_t fallback = DefaultMaxPositions(type); fallback > 0)
     spec.max_position_embeddings = r.Optional({"max_position_embeddings", "n_positions", "max_seq_len"}, fallback);
   else

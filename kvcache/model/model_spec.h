@@ -92,6 +92,7 @@ struct ModelSpec {
   int64_t head_dim = 0;
   int64_t intermediate_size = 0;
   int64_t vocab_size = 0;
+  int64_t draft_vocab_size = 0;        // EAGLE-3 heads: their own lm_head's vocabulary (0: vocab_size)
   int64_t max_position_embeddings = 0;
   int64_t derived_max_model_len = 0;   // what vLLM takes as max_model_len when none is given
 

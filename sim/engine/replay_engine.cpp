@@ -10,7 +10,7 @@ namespace kvsim {
 ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
                            std::vector<ReplayObserver*> observers)
     : o_(o),
-      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1),
+      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0),
       alloc_(allocator),
       timer_(timer),
       observers_(std::move(observers)) {
@@ -20,6 +20,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
   if (held_growth_) held_block_size_ = held_growth_->HeldBlockSize();
   if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
   if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
+  if (o.speculation.tokens > 0) acceptance_.emplace(o.speculation);
   if (held_block_size_ > 0) run_added_blocks_.resize(kMaxRunSteps);
 }
 
@@ -200,6 +201,11 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
       prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), s.slot));
       l.prefilling = false;
     }
+    if (acceptance_) [[unlikely]] {  // the verified drafts, before the one token sampled after them
+      l.generated += l.accepted;
+      later_tokens += l.accepted;
+      l.accepted = 0;
+    }
     ++l.generated;
     if (l.record.first_token_ns < 0) l.record.first_token_ns = now_ns_;
     else ++later_tokens;
@@ -235,6 +241,22 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.preemptions_total = counters_.preemptions;
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);
+}
+
+// The drafter's passes after the target's forward: one token per decoding request per pass, over
+// the same contexts (EAGLE's first pass also re-reads the accepted tokens; their count is small
+// beside the context and is left out).
+int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
+  const SpeculationOptions& sp = o_.speculation;
+  if (!sp.proposer || sp.proposer_passes == 0) return 0;
+  StepWork draft;
+  for (const Scheduled& s : scheduled)
+    if (s.tokens > 1 && !slots_[s.slot].prefilling) draft.Add(1, s.context);
+  if (draft.sequences == 0) return 0;
+  const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+  counters_.drafting_ns += ns;
+  ++counters_.verify_steps;
+  return ns;
 }
 
 void ReplayEngine::Deliver(TraceRequest r) {
@@ -274,7 +296,8 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   w.attended += lazy_context + lazy_count_;
   const int64_t start = now_ns_;
   // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
-  const int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
+  int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
+  if (acceptance_) dt += ProposerNs(scheduled);
   KVSIM_DCHECK(dt > 0);  // time never goes back
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token

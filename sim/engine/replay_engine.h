@@ -45,6 +45,7 @@
 #include "kvcache/kv_allocator.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
+#include "sim/engine/speculation.h"
 #include "sim/engine/replay_options.h"
 #include "sim/timing/step_timer.h"
 #include "workloads/request_source.h"
@@ -59,12 +60,19 @@ struct EngineOptions {
   bool prefix_caching = false;      // compute prefix keys from the trace's block ids
   Stepping stepping = Stepping::kEvent;
   SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
+  // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
+  // steps, so with it on every request is stepped every step (no lazy decode, no quiet runs).
+  SpeculationOptions speculation;
 };
 
 struct EngineCounters {
   int64_t steps = 0;
   int64_t events = 0;       // arrivals, admissions, explicit grows, preemptions, completions
   int64_t preemptions = 0;
+  int64_t draft_tokens = 0;     // speculative: draft tokens verified
+  int64_t accepted_tokens = 0;  // of them accepted
+  int64_t drafting_ns = 0;      // time the proposer's passes added to the steps
+  int64_t verify_steps = 0;     // steps that verified drafts
 };
 
 class ReplayEngine {
@@ -110,6 +118,7 @@ class ReplayEngine {
     bool in_use = false;
     bool prefilling = false;
     int64_t scheduled_step = 0;   // the last step it was scheduled in
+    int64_t accepted = 0;         // speculative: drafts the target accepts in the current step
     RequestRecord record;
   };
   using Slot = uint32_t;  // index into slots_: requests in flight live in a slab, not a hash map
@@ -153,6 +162,8 @@ class ReplayEngine {
 
   EngineOptions o_;
   bool lazy_decode_ = true;
+  std::optional<AcceptanceDraw> acceptance_;  // with speculative decoding
+  int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;
   const StepTimer& timer_;
   std::vector<ReplayObserver*> observers_;

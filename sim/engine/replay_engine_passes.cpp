@@ -43,23 +43,36 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
 // which ends pass 1 (vLLM's rule).
 bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled) {
   Live& l = slots_[slot];
-  const int64_t tokens = std::min(PendingTokens(l), budget);
+  int64_t tokens = std::min(PendingTokens(l), budget);
+  int64_t kept = tokens;  // tokens whose KV stays: all but the rejected drafts
+  if (acceptance_ && !l.prefilling && tokens == 1) [[unlikely]] {
+    // Speculative decode: verify k drafts with the last sampled token, within the budget left.
+    tokens = std::min(1 + o_.speculation.tokens, budget);
+    const int64_t drawn = acceptance_->Next();
+    l.accepted = std::min({drawn, tokens - 1, l.target - l.generated - 1});
+    kept = 1 + l.accepted;
+    counters_.draft_tokens += tokens - 1;
+    counters_.accepted_tokens += l.accepted;
+  }
   // Lazily decoded tokens ride along with this step's tokens when one Grow can take both.
-  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + tokens);
+  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + kept);
   if (!grown && l.unsynced > 0) {
     const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
     KVSIM_DCHECK(synced);
     (void)synced;
   }
   l.unsynced = 0;
-  while (!grown && !(grown = alloc_.Grow(l.req.id, tokens))) {
+  while (!grown && !(grown = alloc_.Grow(l.req.id, kept))) {
     const Slot victim = running_.Last();
     Preempt(victim);
-    if (victim == slot) return false;
+    if (victim == slot) {
+      l.accepted = 0;
+      return false;
+    }
   }
   scheduled.push_back({slot, tokens, l.computed});
   l.scheduled_step = step_;
-  l.computed += tokens;
+  l.computed += kept;
   budget -= tokens;
   ++counters_.events;
   return true;

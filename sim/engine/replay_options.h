@@ -68,6 +68,9 @@ struct ReplayOptions {
   StepModelOptions timer;
   Stepping stepping = Stepping::kEvent;
   bool exact_quantiles = false;  // latency quantiles from every value instead of the 0.5% sketch
+  // --spec-acceptance: one rate, or one per draft position ("0.8,0.6,0.4"); needed with a
+  // --speculative-config (speculation.h).
+  std::string spec_acceptance;
 
   // Outputs (the CLI writes them; observers fill the CSVs).
   std::string json_path, timeseries_path, requests_path, report_path;

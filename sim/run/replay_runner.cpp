@@ -9,6 +9,7 @@
 #include "sim/fleet/event_loop.h"
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
+#include "kvcache/budget/speculative_memory.h"
 #include "sim/run/replay_setup.h"
 #include "sim/stats/load_check.h"
 #include "sim/stats/replay_stats.h"
@@ -70,6 +71,14 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   std::unique_ptr<RequestSource> source = OpenRequestSource(r, hooks.preloaded);
   const StepModelOptions timer_options = TimerOptions(d, r);
   const StepModel timer(d.model, cap, d.gpu, timer_options);
+  // The drafter's passes are timed on its own model, with the target's GPU, TP and options.
+  const std::optional<ModelSpec> proposer_model = ProposerModel(d.model, d.config.speculative);
+  // The drafter runs inside the engine's step: the step's scheduling and input handling are the
+  // target's, counted once.
+  StepModelOptions proposer_options = timer_options;
+  proposer_options.efficiency.step_overhead_ms = 0;
+  std::optional<StepModel> proposer;
+  if (proposer_model && timer_options.fixed_step_ms <= 0) proposer.emplace(*proposer_model, cap, d.gpu, proposer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
@@ -87,7 +96,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     observers.push_back(&load_check);
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
     KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
-    rep.engine = std::make_unique<ReplayEngine>(MakeEngineOptions(d, r, cap), allocator, timer, std::move(observers));
+    EngineOptions eo = MakeEngineOptions(d, r, cap);
+    if (proposer) eo.speculation.proposer = &*proposer;
+    rep.engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::move(observers));
     LoopReplica l;
     l.engine = rep.engine.get();
     l.block_size = cap.settings.block_size;
@@ -112,6 +123,10 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     total.steps += rep.engine->counters().steps;
     total.events += rep.engine->counters().events;
     total.preemptions += rep.engine->counters().preemptions;
+    total.draft_tokens += rep.engine->counters().draft_tokens;
+    total.accepted_tokens += rep.engine->counters().accepted_tokens;
+    total.drafting_ns += rep.engine->counters().drafting_ns;
+    total.verify_steps += rep.engine->counters().verify_steps;
     // The busiest replica's peak (the run's statistics see the replicas' steps interleaved).
     peak_blocks = std::max(peak_blocks, rep.stats ? rep.stats->peak_used_blocks() : run_stats.peak_used_blocks());
   }
@@ -128,6 +143,13 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     s.fleet = fleet;
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
+  if (d.config.lora.enabled)
+    s.warnings.push_back("--enable-lora: the adapter slots' memory is modelled (capacity); the replay does not model "
+                         "adapters per request, max_loras per batch, adapter loads or the LoRA kernels' time");
+  if (!d.config.speculative.method.empty() && ProposerPasses(d.config.speculative) == 0 &&
+      d.config.speculative.num_speculative_tokens > 0)
+    s.warnings.push_back("--speculative-config: the " + d.config.speculative.method +
+                         " proposer's own time is not modelled (n-gram matching runs on the CPU)");
   return result;
 }
 

@@ -1,9 +1,12 @@
 #include "sim/run/replay_setup.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
+#include "kvcache/budget/speculative_memory.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "sim/run/request_sources.h"
@@ -47,6 +50,10 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
   s.sim.wall_s = std::round((r.omit_wall_time ? 0.0 : wall_s) * 1e4) / 1e4;
   s.sim.events = counters.events;
   s.sim.steps = counters.steps;
+  s.sim.draft_tokens = counters.draft_tokens;
+  s.sim.accepted_tokens = counters.accepted_tokens;
+  s.sim.verify_steps = counters.verify_steps;
+  s.sim.drafting_s = static_cast<double>(counters.drafting_ns) * 1e-9;
   s.sim.stepping = r.stepping;  // exact_quantiles: the statistics' (FillSummary)
   s.config.settings = cap.settings;
   s.config.scheduler = r.scheduler;
@@ -76,6 +83,28 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
   eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
   eo.stepping = r.stepping;
   eo.scheduler = r.scheduler;
+  const SpeculativeSettings& sp = d.config.speculative;
+  const bool speculating = !sp.method.empty() && sp.num_speculative_tokens > 0;
+  if (!speculating && !r.spec_acceptance.empty())
+    throw Error("--spec-acceptance: needs a --speculative-config with num_speculative_tokens > 0");
+  if (speculating) {
+    if (r.spec_acceptance.empty())
+      throw Error("--speculative-config: replay needs --spec-acceptance (how often drafts are accepted depends on the "
+                  "drafter and the text; vLLM logs it as the per-position acceptance rate)");
+    if (r.scheduler != SchedulerKind::kVllmV1)
+      throw Error("--speculative-config: replayed with the v1 scheduler only (--scheduler vllm)");
+    std::vector<double> given;
+    size_t start = 0;
+    while (start <= r.spec_acceptance.size()) {
+      const size_t comma = std::min(r.spec_acceptance.find(',', start), r.spec_acceptance.size());
+      given.push_back(ParseFiniteNumber(r.spec_acceptance.substr(start, comma - start), "--spec-acceptance"));
+      start = comma + 1;
+    }
+    eo.speculation.tokens = sp.num_speculative_tokens;
+    eo.speculation.accepted_at = AcceptanceRates(given, sp.num_speculative_tokens);
+    eo.speculation.seed = r.seed;
+    eo.speculation.proposer_passes = ProposerPasses(sp);
+  }
   return eo;
 }
 

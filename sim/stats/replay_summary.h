@@ -105,6 +105,9 @@ struct ReplaySummary {
     int64_t events = 0, steps = 0;
     Stepping stepping = Stepping::kEvent;
     bool exact_quantiles = true;  // false: some latency quantile came from the sketch (±0.5%)
+    // Speculative decoding (0 without): drafts verified and accepted, and the proposer's time.
+    int64_t draft_tokens = 0, accepted_tokens = 0, verify_steps = 0;
+    double drafting_s = 0;
   } sim;
   struct Config {
     EffectiveSettings settings;

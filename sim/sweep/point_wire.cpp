@@ -165,6 +165,7 @@ void Visit(Io& io, ReplaySummary& s) {
   io.Field(m.weights), io.Field(m.activation), io.Field(m.non_torch), io.Field(m.kv_pool), io.Field(m.kv_peak_used);
   io.Field(m.peak_total);
   io.Field(s.sim.wall_s), io.Field(s.sim.events), io.Field(s.sim.steps), io.Field(s.sim.stepping), io.Field(s.sim.exact_quantiles);
+  io.Field(s.sim.draft_tokens), io.Field(s.sim.accepted_tokens), io.Field(s.sim.verify_steps), io.Field(s.sim.drafting_s);
   auto& c = s.config;
   Visit(io, c.settings);
   io.Field(c.trace), io.Field(c.scheduler), io.Field(c.allocator), io.Field(c.step_time_model), io.Field(c.seed);
@@ -212,9 +213,9 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(ReplaySummary) == 1424, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(ReplaySummary) == 1456, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1584, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(PointOutcome) == 1616, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif

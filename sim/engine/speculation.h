@@ -1,0 +1,56 @@
+// Speculative decoding in replay, as vLLM v1 schedules and verifies it (v0.11 line):
+//  - v1/core/sched/scheduler.py: a decoding request with k draft tokens is scheduled 1 + k tokens
+//    (num_new_tokens = 1 + len(spec_token_ids)), taken from max_num_batched_tokens like any other
+//    token and cut to the budget that is left;
+//  - v1/sample/rejection_sampler.py: the target verifies them in the same forward; the first
+//    rejected position ends the accepted run, and one more token (the bonus or the recovered one)
+//    is sampled, so a step gives 1 + accepted tokens;
+//  - v1/spec_decode/eagle.py (EAGLE, EAGLE-3, MTP) and the draft-model proposer run k forward
+//    passes of the drafter over the decoding requests after the target's step; n-gram matching
+//    (ngram_proposer.py) runs on the CPU and is not timed here.
+// Acceptance: accepted_at[i] is the probability that draft position i + 1 is accepted, as vLLM's
+// per-position acceptance-rate metric reports it (non-increasing; a single rate a gives a^i). One
+// uniform draw per request and step, from the run's seed, gives a run of accepted positions with
+// exactly those probabilities.
+#ifndef KVSIM_SIM_ENGINE_SPECULATION_H_
+#define KVSIM_SIM_ENGINE_SPECULATION_H_
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "sim/timing/step_timer.h"
+
+namespace kvsim {
+
+struct SpeculationOptions {
+  int64_t tokens = 0;                 // k = num_speculative_tokens; 0: no speculation
+  std::vector<double> accepted_at;    // size k, non-increasing, each in [0, 1]
+  uint64_t seed = 1;
+  const StepTimer* proposer = nullptr;  // times one drafter pass; null: no GPU drafting (n-gram)
+  int64_t proposer_passes = 0;          // drafter forwards per step (k for EAGLE / MTP / draft models)
+};
+
+// Draws how many of a request's k draft tokens the target accepts this step.
+class AcceptanceDraw {
+ public:
+  explicit AcceptanceDraw(const SpeculationOptions& o) : accepted_at_(o.accepted_at), rng_(o.seed ^ 0x5bd1e995u) {}
+  int64_t Next() {
+    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+    int64_t n = 0;
+    while (n < static_cast<int64_t>(accepted_at_.size()) && u < accepted_at_[static_cast<size_t>(n)]) ++n;
+    return n;
+  }
+
+ private:
+  std::vector<double> accepted_at_;
+  std::mt19937_64 rng_;
+};
+
+// The per-position rates a --spec-acceptance value gives for k drafts: one rate a -> a, a^2, ...;
+// a list is taken as given (its length must be k). Throws kvsim::Error naming the flag.
+std::vector<double> AcceptanceRates(const std::vector<double>& given, int64_t k);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_ENGINE_SPECULATION_H_
