@@ -3,6 +3,8 @@
 #include "kvcache/base/text_format.h"
 #include "reports/capacity_report.h"
 #include "reports/fleet_report.h"
+#include "reports/disagg_report.h"
+#include "reports/offload_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
@@ -71,6 +73,8 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
   j["warnings"] = s.warnings;
+  if (s.offload) j["offload"] = OffloadToJson(*s.offload);
+  if (s.disagg) j["disaggregation"] = DisaggToJson(*s.disagg);
   AddFleetAndCostJson(s, ReplaySummaryToJson, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
@@ -121,6 +125,8 @@ std::string RenderReplayText(const ReplaySummary& s) {
   if (!s.sim.exact_quantiles) out += "(quantiles from a log-bucket sketch, within 0.5%; --exact-quantiles keeps every value)\n";
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);
+  if (s.offload) out += RenderOffloadText(*s.offload);
+  if (s.disagg) out += RenderDisaggText(*s.disagg);
   out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }
