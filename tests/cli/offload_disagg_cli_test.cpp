@@ -65,7 +65,8 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
 TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
   const std::vector<std::string> base = {"--trace", testing::SharedPath("traces/mooncake/conversation_trace.jsonl"),
                                          "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
-                                         "--num-gpu-blocks-override", "4000", "--max-requests", "3000"};
+                                         "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
+                                         "--max-requests", "3000"};
   double last_ttft = 1e9, last_hit = -1;
   for (const char* size : {"", "cpu=8GiB", "cpu=64GiB", "cpu=512GiB"}) {
     std::vector<std::string> args = base;

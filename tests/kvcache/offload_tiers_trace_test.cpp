@@ -69,9 +69,13 @@ Hits ThroughTiers(int64_t usable_blocks, int64_t block, int64_t chunk, double ho
     if (!plan) return {};
     tiers.Commit(keys, m, plan->cached_tokens, r.prompt, 0);
     const int64_t done = plan->cached_tokens + plan->loaded_tokens + plan->new_tokens;
-    if (done < r.prompt) EXPECT_TRUE(a.Grow(q.id, r.prompt - done));
+    if (done < r.prompt) {
+      EXPECT_TRUE(a.Grow(q.id, r.prompt - done));
+    }
     tiers.StorePrompt(keys, plan->loaded_tokens > 0 ? plan->cached_tokens + plan->loaded_tokens : 0, r.prompt);
-    if (r.output > 1) EXPECT_TRUE(a.Grow(q.id, r.output - 1));
+    if (r.output > 1) {
+      EXPECT_TRUE(a.Grow(q.id, r.output - 1));
+    }
     tiers.StoreUnkeyed(tiers.OutputChunks(static_cast<int64_t>(keys.size()), r.prompt + r.output - 1));
     a.Free(q.id);
   }
