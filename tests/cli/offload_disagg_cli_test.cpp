@@ -41,7 +41,7 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
   const std::string trace = dir.Write("t.jsonl", Row(0, 32768, 1, 1, 64) + Row(10000, 32784, 1, 1001, 65) +
                                                      Row(20000, 32768, 1, 1, 64));
   const std::vector<std::string> base = {"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
-                                         "--num-gpu-blocks-override", "2050", "--max-model-len", "40000",
+                                         "--num-gpu-blocks-override", "2050", "--max-model-len", "32800",
                                          "--max-num-batched-tokens", "8192", "--step-time-ms", "20", "--requests",
                                          dir.File("r.csv")};
   std::vector<std::string> with = base;
