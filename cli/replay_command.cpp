@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
 #include "cli/deployment_flags.h"
+#include "cli/disagg_flags.h"
 #include "kvcache/base/interrupt.h"
 #include "cli/output.h"
 #include "cli/progress_bar.h"
@@ -28,6 +29,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
   DeploymentOptions dep;
   ReplayFlags flags;
+  DisaggFlags disagg;
   po::options_description desc(
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
       "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
@@ -38,6 +40,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
       ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
   AddReplayOptions(desc, flags);
   AddDeploymentOptions(desc, dep);
+  AddDisaggOptions(desc, disagg);
   po::variables_map vm;
   const po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   RejectPositionalArguments(parsed);
@@ -52,6 +55,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const std::string data_dir = DataDirectory();
   const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
   const Deployment d = ResolveDeployment(dep, data_dir);
+  const std::optional<DisaggDeployment> pd = ResolveDisaggFlags(disagg, dep, r.replicas, data_dir);
   CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
                              {"--requests", r.requests_path, false}, {"--report", r.report_path, false}},
                       {r.trace});
@@ -67,7 +71,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   ProgressBar bar(err, !r.quiet && ::isatty(STDERR_FILENO));
   hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
   hooks.stop = &StopFlag();
-  const ReplayResult result = RunReplay(d, r, hooks);
+  const ReplayResult result = pd ? RunDisaggregatedReplay(*pd, r, hooks) : RunReplay(d, r, hooks);
   bar.Finish();
 
   const ReplaySummary& summary = result.summary;

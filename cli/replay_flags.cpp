@@ -89,6 +89,7 @@ void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
 void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
   AddTraceOptions(desc, flags);
   AddEngineOptions(desc, flags);
+  AddOffloadOptions(desc, flags.offload);
   AddOutputOptions(desc, flags.options);
 }
 
@@ -111,6 +112,7 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
   else if (flags.delimiter != "auto")
     throw Error("--delimiter: '" + flags.delimiter + "' is not one of auto, ',', tab, ';', '|'");
   ApplyStepModelFlags(flags.step_model, r.timer);
+  r.offload = ResolveOffloadFlags(flags.offload);
   if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
   ValidateReplayOptions(r, data_dir);
   return r;

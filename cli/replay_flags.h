@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/offload_flags.h"
 #include "cli/step_model_flags.h"
 #include "sim/engine/replay_options.h"
 
@@ -19,6 +20,7 @@ struct ReplayFlags {
   std::string trace_format = "auto";
   std::string delimiter = "auto";
   StepModelFlags step_model;
+  OffloadFlags offload;
   std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
   // Given on the command line (empty: the synthetic workload's defaults): a trace has its own lengths.
   std::string prompt_len, output_len;

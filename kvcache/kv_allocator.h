@@ -92,6 +92,10 @@ struct AdmitRequest {
   // Keys of the prompt's full blocks at the allocator's block size, chained (prefix_keys.h);
   // empty when the trace carries no token or block ids. Copied by Admit.
   std::span<const BlockKey> prefix_keys = {};
+  // Prompt tokens right after the GPU prefix hits that a transfer supplies (a lower KV tier, or a
+  // prefill instance): they take new blocks, are marked computed without being computed, and their
+  // full blocks become findable. A multiple of the block size; paged allocators only.
+  int64_t loaded_tokens = 0;
 };
 
 // A request of `prompt` tokens that will end at `final_tokens`, with optional prefix keys.
@@ -108,6 +112,7 @@ inline AdmitRequest MakeAdmitRequest(RequestId id, int64_t prompt, int64_t final
 struct AdmitPlan {
   bool feasible = false;
   int64_t cached_tokens = 0;   // prompt tokens served from the prefix cache
+  int64_t loaded_tokens = 0;   // prompt tokens a transfer supplies (AdmitRequest::loaded_tokens, capped)
   int64_t new_tokens = 0;      // tokens computed in this first step
   int64_t blocks_needed = 0;   // paged: blocks taken from the free pool; contiguous: 0
   int64_t slots_needed = 0;    // memory the admission takes, in slots

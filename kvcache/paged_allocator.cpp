@@ -51,9 +51,11 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   int64_t hits_in_queue = 0;
   const int64_t hits = PrefixHits(request, &hits_in_queue);
   plan.cached_tokens = hits * block_size_;
-  plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens, token_budget);
-  if (plan.new_tokens <= 0) return plan;
-  const int64_t target = plan.cached_tokens + plan.new_tokens;
+  // Loaded tokens follow the hits; the last prompt token is still computed.
+  plan.loaded_tokens = std::clamp<int64_t>(request.loaded_tokens, 0, request.prompt_tokens - 1 - plan.cached_tokens);
+  plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens - plan.loaded_tokens, token_budget);
+  if (plan.new_tokens + plan.loaded_tokens <= 0) return plan;
+  const int64_t target = plan.cached_tokens + plan.loaded_tokens + plan.new_tokens;
   for (const auto& g : groups_) plan.blocks_needed += GroupBlocksFor(g, target);
   plan.blocks_needed -= hits * static_cast<int64_t>(groups_.size());
   plan.blocks_needed += hits_in_queue;
@@ -105,7 +107,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
     r.groups[0].blocks.push_back(b);
   }
   r.computed = plan.cached_tokens;
-  CommitGrow(r, plan.new_tokens);
+  CommitGrow(r, plan.loaded_tokens + plan.new_tokens);
   return plan;
 }
 

@@ -3,6 +3,8 @@
 #include "kvcache/base/text_format.h"
 #include "reports/capacity_report.h"
 #include "reports/fleet_report.h"
+#include "reports/disagg_report.h"
+#include "reports/offload_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
@@ -75,6 +77,8 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["trace_skipped_rows"] = s.trace_skipped_rows;
   if (s.partial) j["partial"] = true;
   j["warnings"] = s.warnings;
+  if (s.offload) j["offload"] = OffloadToJson(*s.offload);
+  if (s.disagg) j["disaggregation"] = DisaggToJson(*s.disagg);
   AddFleetAndCostJson(s, ReplaySummaryToJson, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
@@ -129,6 +133,8 @@ std::string RenderReplayText(const ReplaySummary& s) {
     out += Format("speculative decoding: %lld draft tokens verified, %.1f%% accepted; the proposer's passes took %.2f s of the steps\n",
                   static_cast<long long>(s.sim.draft_tokens),
                   100.0 * static_cast<double>(s.sim.accepted_tokens) / static_cast<double>(s.sim.draft_tokens), s.sim.drafting_s);
+  if (s.offload) out += RenderOffloadText(*s.offload);
+  if (s.disagg) out += RenderDisaggText(*s.disagg);
   out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }

@@ -27,6 +27,7 @@ layer_of() {
     kvcache/model/*) layer=model ;;
     kvcache/budget/*) layer=budget ;;
     kvcache/training/*) layer=training ;;
+    kvcache/offload/*) layer=allocators ;;
     kvcache/*/*) layer=unknown ;;
     kvcache/*) layer=allocators ;;
     workloads/*) layer=workloads ;;

@@ -47,12 +47,18 @@ Interconnect GuessInterconnect(const std::string& gpu_name) {
 GpuCatalog GpuCatalog::Load(const std::string& path) {
   GpuCatalog catalog;
   try {
-    io::CSVReader<13, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
-    in.read_header(io::ignore_extra_column, "id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bandwidth_TB_per_s",
-                   "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "fp16_dense_tflops", "sm_count",
-                   "interconnect", "source");
-    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, source;
-    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, source)) {
+    io::CSVReader<15, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
+    // The host link columns are optional (a --gpu-file written before they existed).
+    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "aliases", "marketed_gb",
+                   "cuda_total_gib", "mem_bandwidth_TB_per_s", "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops",
+                   "fp16_dense_tflops", "sm_count", "interconnect", "pcie_gen", "host_link_GB_per_s", "source");
+    for (const char* required : {"id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bandwidth_TB_per_s",
+                                 "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "fp16_dense_tflops", "sm_count",
+                                 "interconnect", "source"})
+      if (!in.has_column(required)) throw Error(path + ": column " + required + " is missing");
+    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, pcie, host_link, source;
+    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, pcie, host_link,
+                       source)) {
       const unsigned line = in.get_file_line();
       GpuSpec g;
       g.id = id;
@@ -73,6 +79,8 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
         throw Error(path + ":" + std::to_string(line) + ": column sm_count: '" + sms + "' is not a whole number of SMs");
       g.sm_count = static_cast<int>(sm);
       if (id.empty()) throw Error(path + ":" + std::to_string(line) + ": column id: empty");
+      g.pcie_gen = static_cast<int>(ParseNumber(pcie, path, line, "pcie_gen"));
+      g.host_link_bytes_per_s = ParseNumber(host_link, path, line, "host_link_GB_per_s") * 1e9;
       g.interconnect = ParseEnum<Interconnect>(interconnect, path + ":" + std::to_string(line) + ": column interconnect");
       catalog.gpus_.push_back(std::move(g));
     }

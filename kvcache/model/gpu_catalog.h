@@ -40,6 +40,8 @@ struct GpuSpec {
   double int8_dense_tops = 0;
   int sm_count = 0;               // streaming multiprocessors (AMD: compute units); 0: unknown
   Interconnect interconnect = Interconnect::kPcie;
+  int pcie_gen = 0;               // 0: unknown, or a host link other than PCIe (GB200's NVLink-C2C)
+  double host_link_bytes_per_s = 0;  // GPU <-> host memory, one direction (datasheet); 0: unknown
 };
 
 // The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
@@ -50,7 +52,8 @@ double DensePeakFlops(const GpuSpec& gpu, NumericFormat format);
 class GpuCatalog {
  public:
   // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,
-  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source;
+  // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source, and optionally
+  // pcie_gen,host_link_GB_per_s;
   // empty cells: not known). Throws kvsim::Error with file, line and column on malformed rows.
   static GpuCatalog Load(const std::string& path);
 

@@ -162,6 +162,10 @@ void ReplayEngine::Preempt(Slot slot) {
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
     l.prefilling = false;
   }
+  if (l.loading) {
+    loading_.erase(std::find(loading_.begin(), loading_.end(), slot));
+    l.loading = false;
+  }
   l.order = -1;
   waiting_.push_front(slot);
   waiting_tokens_ += l.req.prompt_tokens + l.generated;
@@ -170,6 +174,8 @@ void ReplayEngine::Preempt(Slot slot) {
 
 void ReplayEngine::Finish(Slot slot) {
   Live& l = slots_[slot];
+  // Output chunks were stored as they filled; their content is not in the trace, so they only take room.
+  if (tiers_) tiers_->StoreUnkeyed(tiers_->OutputChunks(static_cast<int64_t>(l.keys.size()), l.req.prompt_tokens + l.generated - 1));
   alloc_.Free(l.req.id);
   l.record.finished_ns = now_ns_;
   l.record.output_tokens = l.generated;
@@ -195,6 +201,11 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
   }
   for (const Scheduled& s : scheduled) {
     Live& l = slots_[s.slot];
+    if (tiers_ && l.in_use && l.computed > l.store_from) {
+      // The connector stores the chunks this step completed, after the step.
+      tiers_->StorePrompt(l.keys, l.store_from, l.computed);
+      l.store_from = l.computed;
+    }
     if (!l.in_use || l.order < 0) continue;
     if (l.computed < l.req.prompt_tokens + l.generated) continue;  // prefill continues next step
     if (l.prefilling) {
@@ -276,6 +287,11 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     return true;
   }
   const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
+  if (!work && !loading_.empty()) {
+    --step_;
+    WaitForLoads(horizon_ns);
+    return false;
+  }
   if (!work && running_.empty()) {
     // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
     const Slot slot = waiting_.front();

@@ -43,6 +43,8 @@
 
 #include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
+#include "kvcache/offload/offload_tiers.h"
+#include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
 #include "sim/engine/speculation.h"
@@ -99,6 +101,14 @@ class ReplayEngine {
   int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
   int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
   const KvAllocator& allocator() const { return alloc_; }
+  // KV tiers below the GPU (kvcache/offload/offload_tiers.h): looked up after the GPU prefix cache
+  // at admission, a hit's load on the request's path (it holds its blocks and is skipped until the
+  // load ends, as vLLM's WAITING_FOR_REMOTE_KVS); every step's completed prompt chunks stored.
+  // Null (the default): no tier, and no cost. REQUIRES: a paged allocator, scheduler vllm.
+  void SetOffloadTiers(OffloadTiers* tiers) { tiers_ = tiers; }
+  // A decode instance of a disaggregated deployment: every request's prompt but its last token
+  // arrives from a prefill instance (RemoteKv), reserved at admission and waited for like a load.
+  void SetRemoteKv(RemoteKv* remote) { remote_ = remote; }
   // After the last arrival, once idle: every block held for lazy decoders went to its request.
   bool HeldBlocksSettled() const { return !held_growth_ || lazy_count_ > 0 || held_growth_->HeldBlocks() == 0; }
 
@@ -117,6 +127,9 @@ class ReplayEngine {
     uint64_t version = 0;         // of its pending event; stale events carry older numbers
     bool in_use = false;
     bool prefilling = false;
+    bool loading = false;         // its prompt's KV is being loaded until ready_ns (not scheduled)
+    int64_t ready_ns = 0;
+    int64_t store_from = 0;       // offload: prompt tokens before this are stored or were loaded
     int64_t scheduled_step = 0;   // the last step it was scheduled in
     int64_t accepted = 0;         // speculative: drafts the target accepts in the current step
     RequestRecord record;
@@ -217,6 +230,12 @@ class ReplayEngine {
   bool HoldCrossings(int64_t step, int64_t spare_blocks);
   void MakeCrossingsExplicit();
   int64_t ExplicitBlocksBound() const;
+  // Offload tiers (null: none); requests whose load is in flight, and the step that waits for one.
+  OffloadTiers* tiers_ = nullptr;
+  RemoteKv* remote_ = nullptr;
+  std::vector<Slot> loading_;
+  void ReleaseLoaded();
+  void WaitForLoads(int64_t horizon_ns);
   bool preempted_this_step_ = false;
   EngineCounters counters_;
   bool grows_compose_ = true;

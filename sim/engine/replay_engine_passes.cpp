@@ -13,9 +13,19 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
   while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
     const Slot slot = waiting_.front();
     Live& l = slots_[slot];
-    const AdmitRequest q = AdmissionFor(l);
+    AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
-    const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
+    OffloadTiers::Match match;
+    if (remote_ && l.generated == 0) {
+      // The prompt was computed elsewhere; a preempted request recomputes here.
+      match.tokens = q.prompt_tokens - 1;
+      q.loaded_tokens = match.tokens;
+    } else if (tiers_) {
+      // The connector looks up what the GPU prefix cache lacks; a hit is loaded before anything is computed.
+      match = tiers_->Find(l.keys, alloc_.PlanAdmit(q, budget).cached_tokens, q.prompt_tokens);
+      q.loaded_tokens = match.tokens;
+    }
+    const std::optional<AdmitPlan> plan = alloc_.Admit(q, match.tokens > 0 ? 0 : budget);
     if (!plan) break;
     waiting_.pop_front();
     waiting_tokens_ -= q.prompt_tokens;
@@ -30,11 +40,26 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     } else {
       for (ReplayObserver* o : observers_) o->OnPrefixRelookup(q.prompt_tokens, plan->cached_tokens);
     }
-    l.computed = plan->cached_tokens + plan->new_tokens;
-    budget -= plan->new_tokens;
-    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
+    l.computed = plan->cached_tokens + plan->loaded_tokens + plan->new_tokens;
     ++counters_.events;
     any = true;
+    if (remote_ && match.tokens > 0) {
+      l.ready_ns = remote_->StartTransfer(l.req.id, plan->loaded_tokens, now_ns_);
+      l.loading = true;
+      loading_.push_back(slot);
+      continue;
+    }
+    if (tiers_) {
+      l.ready_ns = tiers_->Commit(l.keys, match, plan->cached_tokens, q.prompt_tokens, now_ns_);
+      l.store_from = plan->loaded_tokens > 0 ? l.computed : 0;  // vLLM stores from the first chunk unless it loaded
+      if (plan->loaded_tokens > 0) {
+        l.loading = true;
+        loading_.push_back(slot);
+        continue;
+      }
+    }
+    budget -= plan->new_tokens;
+    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
   }
   return any;
 }
@@ -78,8 +103,27 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
   return true;
 }
 
+void ReplayEngine::ReleaseLoaded() {
+  size_t kept = 0;
+  for (Slot slot : loading_) {
+    Live& l = slots_[slot];
+    if (l.ready_ns <= now_ns_) l.loading = false;
+    else loading_[kept++] = slot;
+  }
+  loading_.resize(kept);
+}
+
+// Nothing can run but requests wait for loads: the clock moves to the first load's end, or to the
+// next arrival when that comes first.
+void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
+  int64_t first = INT64_MAX;
+  for (Slot slot : loading_) first = std::min(first, slots_[slot].ready_ns);
+  now_ns_ = std::max(now_ns_, std::min(first, horizon_ns));
+}
+
 bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   int64_t budget = o_.max_num_batched_tokens;
+  if (!loading_.empty()) ReleaseLoaded();
   // Lazy requests whose event is due this step are processed explicitly; events pop in
   // (step, order) order, so due_ is sorted by order.
   due_.clear();
@@ -126,6 +170,7 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
   }
   for (Slot slot : work_) {
     if (!slots_[slot].in_use || slots_[slot].order < 0) continue;  // preempted earlier in this step
+    if (slots_[slot].loading) continue;  // waits for its KV to arrive
     if (budget <= 0) break;
     if (!ScheduleExplicit(slot, budget, scheduled)) break;
   }

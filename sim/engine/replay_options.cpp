@@ -20,6 +20,12 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
   if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
   (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
+  if (r.offload.enabled()) {
+    // A lower tier holds prompt chunks named by prefix keys, loaded into paged blocks while vLLM v1's
+    // scheduler holds the request back.
+    if (r.allocator != AllocatorKind::kPaged) throw Error("--kv-offload: needs --allocator paged (tiers hold paged blocks)");
+    if (r.scheduler != SchedulerKind::kVllmV1) throw Error("--kv-offload: needs --scheduler vllm (v1's connector API)");
+  }
 }
 
 double GpuHourlyCost(const ReplayOptions& r, const std::string& gpu_id) {

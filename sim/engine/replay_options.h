@@ -11,6 +11,7 @@
 
 #include "kvcache/base/enum_names.h"
 #include "kvcache/contiguous_allocator.h"
+#include "kvcache/offload/offload_config.h"
 #include "kvcache/region_placer.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_model.h"
@@ -67,6 +68,7 @@ struct ReplayOptions {
   Placement placement = Placement::kFirstFit;       // contiguous
   StepModelOptions timer;
   Stepping stepping = Stepping::kEvent;
+  OffloadConfig offload;         // KV tiers below the GPU (none by default)
   bool exact_quantiles = false;  // latency quantiles from every value instead of the 0.5% sketch
   // --spec-acceptance: one rate, or one per draft position ("0.8,0.6,0.4"); needed with a
   // --speculative-config (speculation.h).

@@ -10,6 +10,7 @@
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
 #include "kvcache/budget/speculative_memory.h"
+#include "sim/run/offload_setup.h"
 #include "sim/run/replay_setup.h"
 #include "sim/stats/load_check.h"
 #include "sim/stats/replay_stats.h"
@@ -23,6 +24,7 @@ struct Replica {
   std::unique_ptr<CheckedAllocator> checked;   // with ReplayHooks::check_invariants
   std::unique_ptr<ReplayStatistics> stats;     // its own figures, for the fleet section
   std::unique_ptr<ReplayEngine> engine;
+  std::unique_ptr<OffloadTiers> tiers;          // KV tiers below the GPU (--kv-offload), or null
 };
 
 FleetSummary::Spread SpreadOf(const std::vector<double>& v) {
@@ -99,6 +101,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     EngineOptions eo = MakeEngineOptions(d, r, cap);
     if (proposer) eo.speculation.proposer = &*proposer;
     rep.engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::move(observers));
+    rep.tiers = MakeOffloadTiers(d, r, cap);
+    if (rep.tiers) rep.engine->SetOffloadTiers(rep.tiers.get());
     LoopReplica l;
     l.engine = rep.engine.get();
     l.block_size = cap.settings.block_size;
@@ -141,6 +145,12 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     fleet->load_interval_s = series->interval_s();
     fleet->load_over_time = series->series();
     s.fleet = fleet;
+  }
+  if (replicas.front().tiers) {
+    std::vector<const OffloadStats*> tier_stats;
+    for (const Replica& rep : replicas) tier_stats.push_back(&rep.tiers->stats());
+    const std::string connector = r.offload.connector.empty() ? "--kv-offload" : r.offload.connector;
+    s.offload = std::make_shared<OffloadSummary>(SummarizeOffload(connector, tier_stats, replicas.front().tiers->chunk_tokens()));
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
   if (d.config.lora.enabled)

@@ -16,6 +16,8 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/kv_allocator.h"
 #include "sim/stats/latency_stats.h"
+#include "sim/disagg/disagg_summary.h"
+#include "sim/stats/offload_summary.h"
 #include "sim/engine/replay_options.h"
 
 namespace kvsim {
@@ -124,6 +126,8 @@ struct ReplaySummary {
   LoadCheck load_check;                          // reported in sweeps, and in JSON with fleet/cost
   std::optional<CostSummary> cost;               // only with --gpu-hourly-cost
   std::shared_ptr<const FleetSummary> fleet;     // only for --replicas > 1
+  std::shared_ptr<const OffloadSummary> offload; // only with KV tiers below the GPU (--kv-offload)
+  std::shared_ptr<const DisaggSummary> disagg;   // only for --prefill-replicas/--decode-replicas
 };
 
 struct FleetSummary {

@@ -117,6 +117,31 @@ template <class Io>
 void Visit(Io& io, ReplaySummary& s);
 
 template <class Io>
+void Visit(Io& io, OffloadSummary& o) {
+  io.Field(o.connector), io.Field(o.chunk_tokens), io.Field(o.queried_tokens), io.Field(o.gpu_hit_tokens);
+  io.Field(o.gpu_hit_rate), io.Field(o.total_hit_rate), io.Field(o.loads), io.Field(o.mean_load_wait_s);
+  io.Field(o.pinned_host_gib);
+  Vector<Io, OffloadSummary::Tier>(io, o.tiers, [](Io& i, OffloadSummary::Tier& t) {
+    TierStats& s = t.stats;
+    i.Field(s.kind), i.Field(s.capacity_chunks), i.Field(s.chunk_tokens), i.Field(s.capacity_bytes), i.Field(s.hit_tokens);
+    i.Field(s.loads), i.Field(s.chunks_stored), i.Field(s.chunks_evicted), i.Field(s.peak_chunks), i.Field(s.bytes_read);
+    i.Field(s.bytes_written), i.Field(s.transfer_ns);
+    i.Field(t.hit_rate), i.Field(t.capacity_gib), i.Field(t.read_gib), i.Field(t.written_gib), i.Field(t.transfer_s);
+    i.Field(t.peak_used_fraction);
+  });
+}
+
+template <class Io>
+void Visit(Io& io, DisaggSummary& d) {
+  for (DisaggSummary::Pool* p : {&d.prefill, &d.decode}) {
+    io.Field(p->replicas), io.Field(p->gpu), io.Field(p->tensor_parallel_size), io.Field(p->max_num_seqs);
+    io.Field(p->kv_blocks);
+  }
+  io.Field(d.link), io.Field(d.link_gb_per_s), io.Field(d.link_latency_s), io.Field(d.transfers);
+  io.Field(d.transfer_gib_per_gpu), io.Field(d.mean_transfer_s), io.Field(d.mean_link_wait_s);
+}
+
+template <class Io>
 void Visit(Io& io, FleetSummary& f) {
   io.Field(f.replicas), io.Field(f.router);
   Vector<Io, ReplaySummary>(io, f.per_replica, [](Io& i, ReplaySummary& r) { Visit(i, r); });
@@ -180,6 +205,14 @@ void Visit(Io& io, ReplaySummary& s) {
   if (s.fleet) fleet = *s.fleet;
   Optional(io, fleet);
   s.fleet = fleet ? std::make_shared<const FleetSummary>(std::move(*fleet)) : nullptr;
+  std::optional<OffloadSummary> offload;
+  if (s.offload) offload = *s.offload;
+  Optional(io, offload);
+  s.offload = offload ? std::make_shared<const OffloadSummary>(std::move(*offload)) : nullptr;
+  std::optional<DisaggSummary> disagg;
+  if (s.disagg) disagg = *s.disagg;
+  Optional(io, disagg);
+  s.disagg = disagg ? std::make_shared<const DisaggSummary>(std::move(*disagg)) : nullptr;
 }
 
 template <class Io>

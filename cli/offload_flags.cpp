@@ -1,0 +1,162 @@
+#include "cli/offload_flags.h"
+
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/json_file.h"
+#include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/units.h"
+
+namespace kvsim {
+namespace po = boost::program_options;
+
+void AddOffloadOptions(po::options_description& desc, OffloadFlags& f) {
+  desc.add_options()
+      ("kv-offload", po::value(&f.tiers),
+       "KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE] (e.g. cpu=64GiB,disk=1TiB; "
+       "GiB = 2^30 B). Prompt chunks are stored as computed, a prefix found there is loaded before the request runs")
+      ("kv-offload-chunk-tokens", po::value(&f.chunk_tokens),
+       "tokens per offloaded chunk, a multiple of --block-size (default: the block size; vLLM's block_size extra config)")
+      ("kv-host-link", po::value(&f.host_link),
+       "GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU table's host_link_GB_per_s, latency 0)")
+      ("kv-disk", po::value(&f.disk),
+       "READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=; e.g. 7.45,6.9,80)")
+      ("kv-offloading-size", po::value(&f.offloading_size),
+       "vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-offload cpu=SIZEGiB)")
+      ("kv-offloading-backend", po::value(&f.offloading_backend),
+       "vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1); with --kv-offloading-size")
+      ("kv-transfer-config", po::value(&f.transfer_config),
+       "vLLM JSON: OffloadingConnector (kv_connector_extra_config: cpu_bytes_to_use or num_cpu_blocks, block_size) or "
+       "LMCacheConnectorV1 (host tier from --kv-offload); other connectors are refused");
+}
+
+namespace {
+
+std::vector<std::string> Split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string item; std::getline(ss, item, sep);) out.push_back(item);
+  return out;
+}
+
+double Positive(const std::string& text, const std::string& what) {
+  const double v = ParseFiniteNumber(text, what);
+  if (!(v > 0)) throw Error(what + ": must be positive (got " + text + ")");
+  return v;
+}
+
+void ParseTiers(const std::string& text, OffloadConfig& c) {
+  for (const std::string& item : Split(text, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw Error("--kv-offload: '" + item + "' is not TIER=SIZE (cpu=64GiB, disk=1TiB)");
+    const std::string name = item.substr(0, eq);
+    TierSpec t;
+    if (name == "cpu") t.kind = TierKind::kHost;
+    else if (name == "disk") t.kind = TierKind::kDisk;
+    else throw Error("--kv-offload: tier '" + name + "' is not cpu or disk");
+    for (const TierSpec& seen : c.tiers)
+      if (seen.kind == t.kind) throw Error("--kv-offload: tier '" + name + "' given twice");
+    const std::string size = item.substr(eq + 1);
+    // TiB is not among ParseByteAmount's units.
+    const bool tib = size.size() > 3 && size.compare(size.size() - 3, 3, "TiB") == 0;
+    t.capacity_bytes = tib ? ParseByteAmount(size.substr(0, size.size() - 3) + "GiB", "--kv-offload " + name) * 1024
+                           : ParseByteAmount(size, "--kv-offload " + name);
+    c.tiers.push_back(t);
+  }
+  // Fastest first: host memory, then disk.
+  if (c.tiers.size() == 2 && c.tiers[0].kind == TierKind::kDisk) std::swap(c.tiers[0], c.tiers[1]);
+}
+
+// --kv-transfer-config: the offloading connectors configure tiers; a P/D connector is not a tier.
+void ParseTransferConfig(const std::string& text, OffloadConfig& c) {
+  std::string why;
+  const std::optional<nlohmann::json> j = ParseJsonText(text, &why);
+  if (!j || !j->is_object()) throw Error("--kv-transfer-config: not a JSON object (" + why + ")");
+  const std::string connector = j->value("kv_connector", "");
+  const nlohmann::json extra = j->value("kv_connector_extra_config", nlohmann::json::object());
+  if (connector == "OffloadingConnector") {
+    c.connector = connector;
+    if (extra.contains("block_size")) c.chunk_tokens = extra.at("block_size").get<int64_t>();
+    if (extra.contains("cpu_bytes_to_use")) {
+      TierSpec t;
+      t.capacity_bytes = extra.at("cpu_bytes_to_use").get<double>();
+      c.tiers = {t};
+    } else if (c.tiers.empty()) {
+      throw Error("--kv-transfer-config: OffloadingConnector without cpu_bytes_to_use; give the host tier's size "
+                  "with --kv-offload cpu=SIZE (num_cpu_blocks counts blocks of a size kvsim does not know here)");
+    }
+    return;
+  }
+  if (connector == "LMCacheConnectorV1") {
+    // LMCache's sizes live in its own config file (max_local_cpu_size, local_disk): taken from --kv-offload.
+    if (c.tiers.empty())
+      throw Error("--kv-transfer-config: LMCacheConnectorV1 keeps its sizes in LMCache's config; give them with "
+                  "--kv-offload cpu=SIZE[,disk=SIZE] (LMCache's max_local_cpu_size, max_local_disk_size)");
+    c.connector = connector;
+    if (c.chunk_tokens == 0) c.chunk_tokens = 256;  // LMCache's chunk_size default (lmcache/v1/config.py)
+    return;
+  }
+  throw Error("--kv-transfer-config: connector '" + connector +
+              "' moves KV between prefill and decode instances: model that with --prefill-replicas/--decode-replicas "
+              "and --kv-link (tiers: OffloadingConnector, LMCacheConnectorV1)");
+}
+
+}  // namespace
+
+OffloadConfig ResolveOffloadFlags(const OffloadFlags& f) {
+  OffloadConfig c;
+  if (!f.tiers.empty()) {
+    ParseTiers(f.tiers, c);
+    c.connector = "--kv-offload";
+  }
+  if (!f.offloading_size.empty()) {
+    if (!c.tiers.empty()) throw Error("--kv-offloading-size: give the host tier once (--kv-offload or --kv-offloading-size)");
+    const double gib = Positive(f.offloading_size, "--kv-offloading-size");
+    TierSpec t;
+    t.capacity_bytes = GiBToBytes(gib);
+    c.tiers = {t};
+    c.connector = "OffloadingConnector";
+  }
+  if (!f.offloading_backend.empty()) {
+    if (f.offloading_size.empty()) throw Error("--kv-offloading-backend: only with --kv-offloading-size (as vLLM)");
+    if (f.offloading_backend == "lmcache") {
+      c.connector = "LMCacheConnectorV1";
+      c.chunk_tokens = 256;  // LMCache's chunk_size default (lmcache/v1/config.py)
+    } else if (f.offloading_backend != "native") {
+      throw Error("--kv-offloading-backend: '" + f.offloading_backend + "' is not native or lmcache");
+    }
+  }
+  if (!f.transfer_config.empty()) ParseTransferConfig(f.transfer_config, c);
+  if (f.chunk_tokens != 0) {
+    if (f.chunk_tokens < 0) throw Error("--kv-offload-chunk-tokens: must be positive");
+    c.chunk_tokens = f.chunk_tokens;
+  }
+  if (!f.host_link.empty()) {
+    const std::vector<std::string> v = Split(f.host_link, ',');
+    if (v.empty() || v.size() > 2) throw Error("--kv-host-link: expected GB/s[,LATENCY_US]");
+    for (TierSpec& t : c.tiers) {
+      if (t.kind != TierKind::kHost) continue;
+      t.read_bytes_per_s = t.write_bytes_per_s = Positive(v[0], "--kv-host-link") * 1e9;
+      if (v.size() == 2) t.latency_ns = static_cast<int64_t>(std::llround(ParseFiniteNumber(v[1], "--kv-host-link latency") * 1e3));
+    }
+  }
+  for (TierSpec& t : c.tiers) {
+    if (t.kind != TierKind::kDisk) continue;
+    const std::vector<std::string> v = Split(f.disk, ',');
+    if (v.size() != 3)
+      throw Error("--kv-disk: the disk tier needs READ_GB/s,WRITE_GB/s,LATENCY_US (e.g. 7.45,6.9,80 for a PCIe 4.0 NVMe "
+                  "drive's datasheet figures); kvsim has no default disk");
+    t.read_bytes_per_s = Positive(v[0], "--kv-disk read") * 1e9;
+    t.write_bytes_per_s = Positive(v[1], "--kv-disk write") * 1e9;
+    const double us = ParseFiniteNumber(v[2], "--kv-disk latency");
+    if (us < 0) throw Error("--kv-disk: latency must not be negative");
+    t.latency_ns = static_cast<int64_t>(std::llround(us * 1e3));
+  }
+  if (c.tiers.empty() && (f.chunk_tokens != 0 || !f.host_link.empty() || !f.disk.empty()))
+    throw Error("--kv-offload-chunk-tokens/--kv-host-link/--kv-disk: only with a tier (--kv-offload)");
+  return c;
+}
+
+}  // namespace kvsim

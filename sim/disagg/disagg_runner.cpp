@@ -1,0 +1,259 @@
+#include "sim/disagg/disagg_runner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <queue>
+#include <unordered_map>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/units.h"
+#include "sim/fleet/event_loop.h"
+#include "sim/run/replay_setup.h"
+#include "sim/stats/load_check.h"
+#include "sim/stats/replay_stats.h"
+#include "sim/timing/step_model.h"
+
+namespace kvsim {
+namespace {
+
+// What the disaggregated loop keeps of a request between its two halves.
+struct InFlight {
+  TraceRequest request;       // as it arrived
+  int64_t prefill_instance = 0;
+};
+
+struct Handoff {
+  int64_t time_ns;
+  uint64_t id;
+  bool operator>(const Handoff& o) const { return time_ns != o.time_ns ? time_ns > o.time_ns : id > o.id; }
+};
+
+// A prefill instance's finished requests become decode arrivals; its rejections are the run's.
+class PrefillDone final : public ReplayObserver {
+ public:
+  PrefillDone(std::priority_queue<Handoff, std::vector<Handoff>, std::greater<Handoff>>& handoffs,
+              std::unordered_map<uint64_t, InFlight>& in_flight, ReplayObserver& run)
+      : handoffs_(handoffs), in_flight_(in_flight), run_(run) {}
+  void OnRequestDone(const RequestRecord& r) override {
+    if (!r.rejected_reason.empty()) {
+      RequestRecord rec = r;
+      rec.output_tokens = in_flight_.at(r.id).request.output_tokens;
+      rec.rejected_reason = "prefill: " + r.rejected_reason;
+      in_flight_.erase(r.id);
+      run_.OnRequestDone(rec);
+      return;
+    }
+    handoffs_.push({r.finished_ns, r.id});
+  }
+
+ private:
+  std::priority_queue<Handoff, std::vector<Handoff>, std::greater<Handoff>>& handoffs_;
+  std::unordered_map<uint64_t, InFlight>& in_flight_;
+  ReplayObserver& run_;
+};
+
+// A decode instance's view: its records carry the arrival at the prefill pool; steps go through.
+class DecodeView final : public ReplayObserver {
+ public:
+  DecodeView(std::vector<ReplayObserver*> to, std::unordered_map<uint64_t, InFlight>& in_flight)
+      : to_(std::move(to)), in_flight_(in_flight) {}
+  void OnStep(const StepSample& s) override {
+    for (ReplayObserver* o : to_) o->OnStep(s);
+  }
+  void OnStepRun(const StepRun& run) override {
+    for (ReplayObserver* o : to_) o->OnStepRun(run);
+  }
+  void OnPrefixLookup(int64_t q, int64_t h) override {
+    for (ReplayObserver* o : to_) o->OnPrefixLookup(q, h);
+  }
+  void OnPrefixRelookup(int64_t q, int64_t h) override {
+    for (ReplayObserver* o : to_) o->OnPrefixRelookup(q, h);
+  }
+  void OnRequestDone(const RequestRecord& r) override {
+    RequestRecord rec = r;
+    auto it = in_flight_.find(r.id);
+    if (it != in_flight_.end()) {
+      rec.arrival_ns = it->second.request.arrival_ns;
+      if (!rec.rejected_reason.empty()) rec.rejected_reason = "decode: " + rec.rejected_reason;
+      in_flight_.erase(it);
+    }
+    for (ReplayObserver* o : to_) o->OnRequestDone(rec);
+  }
+
+ private:
+  std::vector<ReplayObserver*> to_;
+  std::unordered_map<uint64_t, InFlight>& in_flight_;
+};
+
+class DecodeRemote final : public RemoteKv {
+ public:
+  DecodeRemote(KvLinks& links, int64_t instance, const std::unordered_map<uint64_t, InFlight>& in_flight)
+      : links_(links), instance_(instance), in_flight_(in_flight) {}
+  int64_t StartTransfer(RequestId id, int64_t tokens, int64_t now_ns) override {
+    return links_.Transfer(in_flight_.at(id).prefill_instance, instance_, tokens, now_ns);
+  }
+
+ private:
+  KvLinks& links_;
+  int64_t instance_;
+  const std::unordered_map<uint64_t, InFlight>& in_flight_;
+};
+
+struct Pool {
+  CapacityResult cap;
+  std::unique_ptr<StepModel> timer;
+  std::vector<std::unique_ptr<KvAllocator>> allocators;
+  std::vector<std::unique_ptr<ReplayEngine>> engines;
+  std::vector<LoopReplica> loop;
+  std::unique_ptr<Router> router;
+  std::vector<ReplicaLoad> loads;
+  int64_t Pick(const TraceRequest& r) {
+    if (router->NeedsLoads())
+      for (size_t i = 0; i < loop.size(); ++i) loads[i] = loop[i].Load();
+    return router->Pick(r, loads);
+  }
+};
+
+void BuildPool(const Deployment& d, const ReplayOptions& r, int64_t replicas, Pool& p) {
+  p.cap = PlanCapacity(d.model, d.gpu, d.config);
+  if (!p.cap.does_not_fit.empty()) throw Error(p.cap.does_not_fit);
+  p.timer = std::make_unique<StepModel>(d.model, p.cap, d.gpu, TimerOptions(d, r));
+  for (int64_t i = 0; i < replicas; ++i) {
+    p.allocators.push_back(MakeAllocator(d, r, p.cap));
+    LoopReplica l;
+    l.block_size = p.cap.settings.block_size;
+    l.usable_blocks = std::max<int64_t>(1, p.cap.usable_gpu_blocks);
+    p.loop.push_back(l);
+  }
+  p.router = MakeRouter(r.router, static_cast<int>(replicas));
+  p.loads.resize(static_cast<size_t>(replicas));
+}
+
+}  // namespace
+
+ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOptions& r, const ReplayHooks& hooks) {
+  if (dd.prefill_replicas < 1 || dd.decode_replicas < 1)
+    throw Error("--prefill-replicas/--decode-replicas: each pool needs at least one instance");
+  if (r.allocator != AllocatorKind::kPaged || r.scheduler != SchedulerKind::kVllmV1)
+    throw Error("--prefill-replicas: disaggregation needs --allocator paged and --scheduler vllm (v1's connector API)");
+  if (r.offload.enabled()) throw Error("--kv-offload: not combined with --prefill-replicas/--decode-replicas here");
+  if (dd.prefill.model.name != dd.decode.model.name) throw Error("--decode-*: both pools must serve the same model");
+  Pool pre, dec;
+  BuildPool(dd.prefill, r, dd.prefill_replicas, pre);
+  BuildPool(dd.decode, r, dd.decode_replicas, dec);
+  // The busiest GPU moves tokens x the larger of the two pools' per-GPU shares (kv_link.h).
+  const double per_gpu = std::max(pre.cap.stages[pre.cap.bottleneck_stage].layout.bytes_per_token,
+                                   dec.cap.stages[dec.cap.bottleneck_stage].layout.bytes_per_token);
+  KvLinks links(dd.link, dd.prefill_replicas, dd.decode_replicas, per_gpu);
+
+  std::unique_ptr<RequestSource> source = OpenRequestSource(r, hooks.preloaded);
+  ReplayStatistics run_stats(StatsOptions(r, dec.cap, TimerOptions(dd.decode, r)));
+  LoadCheckObserver load_check;
+  std::unordered_map<uint64_t, InFlight> in_flight;
+  std::priority_queue<Handoff, std::vector<Handoff>, std::greater<Handoff>> handoffs;
+  PrefillDone prefill_done(handoffs, in_flight, run_stats);
+  std::vector<ReplayObserver*> decode_to = {&run_stats, &load_check};
+  decode_to.insert(decode_to.end(), hooks.observers.begin(), hooks.observers.end());
+  DecodeView decode_view(decode_to, in_flight);
+  std::vector<std::unique_ptr<DecodeRemote>> remotes;
+  std::vector<ReplayEngine*> engines;
+  for (size_t i = 0; i < pre.allocators.size(); ++i) {
+    pre.engines.push_back(std::make_unique<ReplayEngine>(MakeEngineOptions(dd.prefill, r, pre.cap), *pre.allocators[i],
+                                                         *pre.timer, std::vector<ReplayObserver*>{&prefill_done}));
+    pre.loop[i].engine = pre.engines.back().get();
+    engines.push_back(pre.engines.back().get());
+  }
+  for (size_t i = 0; i < dec.allocators.size(); ++i) {
+    dec.engines.push_back(std::make_unique<ReplayEngine>(MakeEngineOptions(dd.decode, r, dec.cap), *dec.allocators[i],
+                                                         *dec.timer, std::vector<ReplayObserver*>{&decode_view}));
+    remotes.push_back(std::make_unique<DecodeRemote>(links, static_cast<int64_t>(i), in_flight));
+    dec.engines.back()->SetRemoteKv(remotes.back().get());
+    dec.loop[i].engine = dec.engines.back().get();
+    engines.push_back(dec.engines.back().get());
+  }
+
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<TraceRequest> pending = source->Next();
+  int64_t arrivals = 0, steps = 0;
+  bool stopped = false;
+  while (true) {
+    const int64_t t_arrival = pending ? pending->arrival_ns : INT64_MAX;
+    const int64_t t_handoff = handoffs.empty() ? INT64_MAX : handoffs.top().time_ns;
+    size_t next = 0;
+    int64_t t_step = INT64_MAX;
+    for (size_t i = 0; i < engines.size(); ++i)
+      if (!engines[i]->Idle() && engines[i]->now_ns() < t_step) t_step = engines[i]->now_ns(), next = i;
+    if (t_arrival <= t_step && t_arrival <= t_handoff && pending) {
+      const int64_t k = pre.Pick(*pending);
+      InFlight f{*pending, k};
+      TraceRequest first = std::move(*pending);
+      first.output_tokens = 1;  // the proxy asks the prefill instance for one token
+      in_flight.emplace(first.id, std::move(f));
+      pre.engines[static_cast<size_t>(k)]->Deliver(std::move(first));
+      ++arrivals;
+      pending = source->Next();
+      continue;
+    }
+    if (t_handoff <= t_step && t_handoff != INT64_MAX) {
+      const Handoff h = handoffs.top();
+      handoffs.pop();
+      TraceRequest second = in_flight.at(h.id).request;
+      second.arrival_ns = h.time_ns;
+      const int64_t k = dec.Pick(second);
+      dec.engines[static_cast<size_t>(k)]->Deliver(std::move(second));
+      continue;
+    }
+    if (t_step == INT64_MAX) break;
+    if (engines[next]->StepOnce(std::min(t_arrival, t_handoff)) && (++steps & 4095) == 0) {
+      if (hooks.progress) hooks.progress(source->progress(), engines[next]->now_ns());
+      if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
+        stopped = true;
+        break;
+      }
+    }
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (arrivals == 0 && !stopped) throw Error(source->Describe() + ": no requests to replay (the trace, or the window of it, is empty)");
+
+  ReplayResult result;
+  result.capacity = dec.cap;
+  ReplaySummary& s = result.summary;
+  run_stats.FillSummary(s);
+  EngineCounters total;
+  for (ReplayEngine* e : engines) {
+    total.steps += e->counters().steps;
+    total.events += e->counters().events;
+    total.preemptions += e->counters().preemptions;
+  }
+  s.requests.preemptions = total.preemptions;
+  FillRunSections(dec.cap, r, total, wall_s, run_stats.peak_used_blocks(), *dec.timer, s);
+  s.load_check = load_check.Result();
+  s.partial = stopped;
+  auto d = std::make_shared<DisaggSummary>();
+  auto pool = [](const Pool& p, int64_t n) {
+    DisaggSummary::Pool x;
+    x.replicas = n;
+    x.gpu = p.cap.settings.gpu_name;
+    x.tensor_parallel_size = p.cap.settings.tensor_parallel_size;
+    x.max_num_seqs = p.cap.settings.max_num_seqs;
+    x.kv_blocks = p.cap.usable_gpu_blocks;
+    return x;
+  };
+  d->prefill = pool(pre, dd.prefill_replicas);
+  d->decode = pool(dec, dd.decode_replicas);
+  d->link = dd.link.name;
+  d->link_gb_per_s = dd.link.bytes_per_s / 1e9;
+  d->link_latency_s = static_cast<double>(dd.link.latency_ns) * 1e-9;
+  d->transfers = links.transfers();
+  d->transfer_gib_per_gpu = std::round(BytesToGiB(links.bytes()) * 1e4) / 1e4;
+  const double n = static_cast<double>(std::max<int64_t>(1, links.transfers()));
+  d->mean_transfer_s = std::round(static_cast<double>(links.busy_ns()) * 1e-9 / n * 1e6) / 1e6;
+  d->mean_link_wait_s = std::round(static_cast<double>(links.wait_ns()) * 1e-9 / n * 1e6) / 1e6;
+  s.disagg = d;
+  FinishSummary(r, *source, dec.allocators.front()->name(), dd.decode.gpu.id, s);
+  if (s.cost) s.cost.reset();  // the GPU count of two pools: not one deployment's; see compare
+  return result;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,35 @@
+// A disaggregated replay: P prefill instances and D decode instances, each pool with its own
+// deployment, behind a router per pool, as vLLM's P/D setups run them (NixlConnector, with the
+// proxy of examples/online_serving/disaggregated_serving, llm-d, Dynamo):
+//   1. an arrival goes to a prefill instance as a request for one token (the proxy sets
+//      max_tokens=1), which queues and prefills there like any request;
+//   2. when it finishes, the request goes to a decode instance; the decode scheduler admits it,
+//      reserving blocks for the prompt (that memory counts against the decode pool) and starting the
+//      KV transfer over the link (sim/disagg/kv_link.h); the request waits for it;
+//   3. then the decode instance computes the last prompt token, samples the first output token and
+//      decodes the rest.
+// TTFT = prefill queueing + prefill + decode queueing + transfer + the first decode step. The summary's
+// request figures are the end-to-end ones (arrival at the prefill pool); its step and KV figures are
+// the decode pool's.
+#ifndef KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_
+#define KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_
+
+#include "kvcache/budget/deployment.h"
+#include "sim/disagg/kv_link.h"
+#include "sim/run/replay_runner.h"
+
+namespace kvsim {
+
+struct DisaggDeployment {
+  Deployment prefill, decode;
+  int64_t prefill_replicas = 1, decode_replicas = 1;
+  KvLinkSpec link;
+};
+
+// Throws kvsim::Error for bad settings (a pool that does not fit, a model that differs between pools).
+ReplayResult RunDisaggregatedReplay(const DisaggDeployment& deployment, const ReplayOptions& options,
+                                    const ReplayHooks& hooks = {});
+
+}  // namespace kvsim
+
+#endif  // KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_

@@ -1,0 +1,119 @@
+// KV tiers below the GPU and prefill/decode disaggregation through `kvsim replay`: hand-derived
+// single-request cases (the derivations are in the comments), the hit rate and TTFT of a real trace
+// as the host tier grows, and the inputs refused.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+nlohmann::json Replay(std::vector<std::string> args) {
+  std::vector<std::string> all = {"replay", "--quiet", "--omit-wall-time", "--json", "-"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = testing::RunCli(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+// One Mooncake row: `ids` 512-token block ids.
+std::string Row(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids) {
+  std::string h;
+  for (int64_t i = 0; i < ids; ++i) h += (i ? "," : "") + std::to_string(first_id + i);
+  return "{\"timestamp\": " + std::to_string(ms) + ", \"input_length\": " + std::to_string(input) +
+         ", \"output_length\": " + std::to_string(output) + ", \"hash_ids\": [" + h + "]}\n";
+}
+
+// A 32,768-token context seen before, evicted from the GPU by another request, found in host memory.
+// Llama-3.1-8B (32 layers, 8 KV heads of 128, bf16): 2 x 32 x 8 x 128 x 2 B = 131,072 B per token.
+// GPU pool: 2,049 usable blocks of 16 tokens. Request 1 (ids 1..64, 32,768 tokens, one output token)
+// fills 2,048 blocks and stores its 2,048 chunks (16 tokens each) in host memory; request 2 (32,784
+// other tokens) takes all 2,049 blocks, evicting every block of request 1. Request 3 repeats request 1:
+// no GPU hit; the host holds chunks 0..2047, of which a load takes 0..2046 (the last prompt token is
+// computed: (32,768 - 1) / 16 = 2,047 chunks) = 32,752 tokens = 4,292,870,144 B over the H100's host
+// link, 64 GB/s each way (datasheet: PCIe Gen5 128 GB/s both ways) = 67.076096 ms. Then one step (20 ms,
+// fixed) computes the last 16 tokens and samples: TTFT = 87.076096 ms. Without the tier the 32,768
+// tokens are prefilled in 4 steps of 8,192 = 80 ms.
+TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
+  testing::TempDir dir;
+  const std::string trace = dir.Write("t.jsonl", Row(0, 32768, 1, 1, 64) + Row(10000, 32784, 1, 1001, 65) +
+                                                     Row(20000, 32768, 1, 1, 64));
+  const std::vector<std::string> base = {"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
+                                         "--num-gpu-blocks-override", "2050", "--max-model-len", "32800",
+                                         "--max-num-batched-tokens", "8192", "--step-time-ms", "20", "--requests",
+                                         dir.File("r.csv")};
+  std::vector<std::string> with = base;
+  with.insert(with.end(), {"--kv-offload", "cpu=16GiB"});
+  const nlohmann::json j = Replay(with);
+  const auto& o = j.at("offload");
+  EXPECT_EQ(o.at("tiers").at(0).at("hit_tokens").get<int64_t>(), 32752);
+  EXPECT_EQ(o.at("loads").get<int64_t>(), 1);
+  EXPECT_NEAR(o.at("tiers").at(0).at("transfer_s").get<double>(), 0.067076096, 1e-6);
+  const std::string csv = testing::ReadFile(dir.File("r.csv"));
+  // The third request's TTFT (arrival 20 s): its row in the per-request CSV.
+  EXPECT_NE(csv.find("0.087076"), std::string::npos) << csv;
+  const nlohmann::json none = Replay(base);
+  EXPECT_FALSE(none.contains("offload"));
+  EXPECT_NEAR(none.at("latency_s").at("ttft").at("p50").get<double>(), 0.080, 1e-6);  // 80, 100 and 80 ms
+}
+
+// Mooncake's conversation trace (first 3,000 requests, 4x the arrival rate) on Llama-3.1-8B / H100 with
+// a GPU pool kept small (4,000 blocks = 64,000 tokens): a larger host tier serves more of the repeated
+// context and the median TTFT falls.
+TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
+  const std::vector<std::string> base = {"--trace", testing::SharedPath("traces/mooncake/conversation_trace.jsonl"),
+                                         "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
+                                         "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
+                                         "--max-requests", "3000"};
+  double last_ttft = 1e9, last_hit = -1;
+  for (const char* size : {"", "cpu=8GiB", "cpu=64GiB", "cpu=512GiB"}) {
+    std::vector<std::string> args = base;
+    if (*size) args.insert(args.end(), {"--kv-offload", size});
+    const nlohmann::json j = Replay(args);
+    const double ttft = j.at("latency_s").at("ttft").at("p50").get<double>();
+    const double hit = *size ? j.at("offload").at("total_hit_rate").get<double>() : j.at("prefix_cache").at("hit_rate").get<double>();
+    std::printf("host %-10s TTFT p50 %.4f s, hit rate (GPU + host) %.4f\n", *size ? size : "none", ttft, hit);
+    EXPECT_LT(ttft, last_ttft) << size;
+    EXPECT_GT(hit, last_hit) << size;
+    last_ttft = ttft;
+    last_hit = hit;
+  }
+}
+
+// Prefill/decode: an 8,192-token prompt on Llama-3.1-70B, TP4 prefill -> TP4 decode over 400 Gb/s per GPU.
+// Per token: 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; TP4: 81,920 B per GPU. Steps fixed at
+// 20 ms. Prefill: arrival at 0, one 8,192-token step: done at 20 ms. The decode instance admits it at
+// 20 ms, reserves its blocks and pulls 8,191 tokens (it recomputes the last): 8,191 x 81,920 B =
+// 671,006,720 B per GPU over 50 GB/s = 13.4201344 ms. Then one step computes the last prompt token and
+// samples: TTFT = 20 + 13.4201344 + 20 = 53.4201344 ms.
+TEST(DisaggCliTest, TtftIsPrefillPlusTransferPlusOneDecodeStep) {
+  testing::TempDir dir;
+  const std::string trace = dir.Write("t.jsonl", Row(0, 8192, 4, 1, 16));
+  const nlohmann::json j = Replay({"--trace", trace, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100",
+                                   "-tp", "4", "--max-model-len", "16384", "--max-num-batched-tokens", "8192",
+                                   "--step-time-ms", "20", "--prefill-replicas", "1", "--decode-replicas", "1",
+                                   "--kv-link", "ib-400g"});
+  EXPECT_NEAR(j.at("latency_s").at("ttft").at("p50").get<double>(), 0.0534201344, 2e-6);
+  EXPECT_NEAR(j.at("disaggregation").at("mean_transfer_s").get<double>(), 0.0134201344, 2e-6);
+  // Three more output tokens, one 20 ms step each.
+  EXPECT_NEAR(j.at("latency_s").at("e2e").at("p50").get<double>(), 0.0534201344 + 0.060, 2e-6);
+  EXPECT_EQ(j.at("requests").at("finished").get<int64_t>(), 1);
+}
+
+TEST(OffloadCliTest, InputsThatCannotWorkAreRefused) {
+  testing::ExpectOneLineError(testing::RunCli({"replay", "--kv-offload", "gpu=1GiB"}), "--kv-offload");
+  testing::ExpectOneLineError(testing::RunCli({"replay", "--kv-offload", "cpu=8GiB,disk=1TiB"}), "--kv-disk");
+  // The bundled Azure trace has no block ids: nothing could ever be found in a tier.
+  testing::ExpectOneLineError(testing::RunCli({"replay", "--kv-offload", "cpu=8GiB", "--max-requests", "10"}), "prefix keys");
+  testing::ExpectOneLineError(
+      testing::RunCli({"replay", "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"}),
+      "--prefill-replicas");
+  testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1"}), "--decode-replicas");
+  testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "fast"}),
+                              "--kv-link");
+}
+
+}  // namespace
+}  // namespace kvsim
