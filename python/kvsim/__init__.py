@@ -10,6 +10,7 @@ running meanwhile. Memory figures are GiB (2^30 bytes), as in the CLI.
 """
 import os
 import re
+import shlex
 import tempfile
 
 from ._results import (CapacityResult, CatalogResult, CompareResult, Record, ReplayResult, Result, StepResult,
@@ -84,7 +85,10 @@ def _deployment_options(value):
     """A deployment of compare: a dict of flags, or the CLI's option string ("--gpu l4 -tp 2", or a
     whole `vllm serve ...` line)."""
     if isinstance(value, dict):
-        return " ".join(flags_from_kwargs(value))
+        words = []
+        for flag in flags_from_kwargs(value):
+            words += flag.split("=", 1)  # "--gpu h100": compare reads an option string as separate words
+        return shlex.join(words)
     return str(value)
 
 

@@ -26,13 +26,13 @@ def test_capacity_presets_equal_cli(cli, kwargs, args):
 
 
 @pytest.mark.parametrize("config", ["tests/data/models/gemma-2-2b-it.json", "tests/data/models/Qwen-72B.json",
-                                    "data/models/mistralai/Mistral-7B-Instruct-v0.3.json"])
+                                    "data/models/meta-llama/Llama-2-7b-hf.json"])
 def test_capacity_config_files_equal_cli(cli, source_dir, config):
     path = source_dir / config
     if not path.exists():
         pytest.skip("no %s" % config)
-    args = ["--model", str(path), "--gpu", "h100", "--tensor-parallel-size", "2"]
-    assert kvsim.capacity(model=str(path), gpu="h100", tensor_parallel_size=2).to_dict() == cli.json(["capacity"] + args)
+    args = ["--model", str(path), "--gpu", "h100", "--tensor-parallel-size", "4"]
+    assert kvsim.capacity(model=str(path), gpu="h100", tensor_parallel_size=4).to_dict() == cli.json(["capacity"] + args)
 
 
 def test_capacity_from_command_equals_cli(cli):

@@ -12,6 +12,8 @@ import kvsim
     (lambda: kvsim.replay(allocator="buddy", synthetic=10), ["replay", "--allocator=buddy", "--synthetic=10"]),
     (lambda: kvsim.replay(trace="/nonexistent/trace.csv"), ["replay", "--trace=/nonexistent/trace.csv"]),
     (lambda: kvsim.sweep(find="max-num-seqs", synthetic=10), ["sweep", "--find=max-num-seqs", "--synthetic=10"]),
+    (lambda: kvsim.capacity(model="meta-llama/Llama-3.1-70B-Instruct", gpu="l4"),
+     ["capacity", "--model=meta-llama/Llama-3.1-70B-Instruct", "--gpu=l4"]),  # 70B x 2 B of weights > 24 GB
 ])
 def test_bad_input_raises_the_cli_message(cli, call, args):
     expected = cli.fail(args + (["--json=-"] if args[0] == "capacity" else []))
@@ -23,4 +25,4 @@ def test_bad_input_raises_the_cli_message(cli, call, args):
 def test_module_usable_after_an_error():
     with pytest.raises(ValueError):
         kvsim.capacity(gpu="nope")
-    assert kvsim.capacity(gpu="l4").settings.gpu == "l4"
+    assert kvsim.capacity(gpu="l4", max_model_len=4096).settings.gpu == "l4"
