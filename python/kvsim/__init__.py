@@ -112,6 +112,8 @@ def sweep(grid=None, find=None, slo=None, **flags):
     """kvsim sweep: grid={"max_num_seqs": [16, 32, 64], "quantization": ["none", "awq"]} replays every
     combination (the first axis outermost); find="max-num-seqs" | "rate-scale" | "replicas" searches
     instead; slo={"ttft_p99": "2s", "tpot_p99": "100ms"} or the CLI's "ttft-p99=2s,..." string."""
+    if isinstance(grid, (str, os.PathLike)):  # the CLI's --grid JSON file
+        flags["grid"], grid = os.fspath(grid), None
     axes = []
     for option, values in (grid or {}).items():
         if isinstance(values, (str, int, float)):
