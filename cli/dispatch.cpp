@@ -32,11 +32,12 @@ constexpr const char* kUsage =
     "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
     "3 internal error (a bug in kvsim).\n";
 
-int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             const CommandHooks& hooks = {}) {
   if (command == "capacity") return RunCapacityCommand(args, out, err);
   if (command == "step") return RunStepCommand(args, out, err);
   if (command == "calibrate") return RunCalibrateCommand(args, out, err);
-  if (command == "replay") return RunReplayCommand(args, out, err);
+  if (command == "replay") return RunReplayCommand(args, out, err, hooks);
   if (command == "sweep") return RunSweepCommand(args, out, err);
   if (command == "compare") return RunCompareCommand(args, out, err);
   if (command == "train") return RunTrainCommand(args, out, err);
@@ -74,11 +75,12 @@ std::string DidYouMean(const std::string& command, const std::string& option) {
 }
 
 // Runs the command and maps every error to its exit code and one line on `err`.
-int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+              const CommandHooks& hooks) {
   const std::string prefix = "kvsim " + command + ": ";
   try {
     RefuseOptionPlaceholders(args);
-    return Dispatch(command, args, out, err);
+    return Dispatch(command, args, out, err, hooks);
   } catch (const Error& e) {
     err << prefix << "error: " << e.what() << "\n";
   } catch (const boost::program_options::unknown_option& e) {
@@ -108,7 +110,7 @@ int CheckStdoutWritten(const std::string& prefix, std::ostream& out, std::ostrea
 
 }  // namespace
 
-int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err, const CommandHooks& hooks) {
   if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
     (argv.size() < 2 ? err : out) << kUsage;
     return argv.size() < 2 ? kExitBadInput : kExitOk;
@@ -121,7 +123,7 @@ int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   const std::vector<std::string> args(argv.begin() + 2, argv.end());
   const std::string prefix = "kvsim " + command + ": ";
   const SignalScope signals;
-  int code = RunCaught(command, args, out, err);
+  int code = RunCaught(command, args, out, err, hooks);
   if (code == kExitOk || code == kExitThresholdMissed) code = CheckStdoutWritten(prefix, out, err, code);
   if (StopSignal() != 0 && code != kExitBadInput && code != kExitInternalError) {
     err << prefix << StopReason() << "\n";

@@ -25,7 +25,8 @@
 namespace kvsim {
 namespace po = boost::program_options;
 
-int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
+int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err,
+                     const CommandHooks& command_hooks) {
   const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
   DeploymentOptions dep;
   ReplayFlags flags;
@@ -69,7 +70,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (!r.requests_path.empty()) hooks.observers.push_back((requests = std::make_unique<RequestsCsv>(r.requests_path)).get());
   if (!r.report_path.empty()) hooks.observers.push_back(&charts);
   ProgressBar bar(err, !r.quiet && ::isatty(STDERR_FILENO));
-  hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
+  if (command_hooks.progress) hooks.progress = command_hooks.progress;
+  else hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
   hooks.stop = &StopFlag();
   const ReplayResult result = pd ? RunDisaggregatedReplay(*pd, r, hooks) : RunReplay(d, r, hooks);
   bar.Finish();

@@ -15,6 +15,7 @@
 #   engine       sim/<concept>/       base model budget allocators workloads engine
 #   reports      reports/             everything but cli
 #   cli          cli/                 everything
+#   python       python/              everything (the Python module runs the CLI's commands in-process)
 #   tests, bench                      everything but cli (only the kvsim executable links the CLI)
 #   tests/fuzz   (libFuzzer)          everything: the option-parsing targets call the CLI's entry points
 set -euo pipefail
@@ -35,6 +36,7 @@ layer_of() {
     sim/*/*) layer=engine ;;
     reports/*) layer=reports ;;
     cli/*) layer=cli ;;
+    python/*) layer=python ;;
     tests/fuzz/*) layer=fuzz ;;
     tests/*|bench/*) layer=harness ;;
     *) layer=unknown ;;
@@ -51,9 +53,10 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
     allocators) [[ $to =~ ^(base|model|budget|allocators)$ ]] ;;
     workloads) [[ $to =~ ^(base|workloads)$ ]] ;;
     engine) [[ $to =~ ^(base|model|budget|allocators|workloads|engine)$ ]] ;;
-    reports) [[ $to != cli && $to != harness ]] ;;
-    cli) [[ $to != harness ]] ;;
-    harness) [[ $to != cli ]] ;;
+    reports) [[ $to != cli && $to != python && $to != harness ]] ;;
+    cli) [[ $to != harness && $to != python ]] ;;
+    python) [[ $to != harness ]] ;;
+    harness) [[ $to != cli && $to != python ]] ;;
     fuzz) [[ $to != unknown ]] ;;
     *) return 1 ;;
   esac
@@ -62,7 +65,7 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
 violations=0
 edges=$(mktemp)
 trap 'rm -f "$edges"' EXIT
-files=$(find kvcache workloads sim reports cli tests bench \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
+files=$(find kvcache workloads sim reports cli python tests bench \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
 for f in $files; do
   layer_of "$f"
   from=$layer

@@ -5,9 +5,12 @@ set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
 # Open MPI: `mpirun -np N kvsim sweep` across ranks (optional for the build; installed so both commands build with it).
 packages+=(libopenmpi-dev openmpi-bin)
+# `import kvsim` (python/): Python's headers and pybind11 (optional for the build; installed so the README's
+# first command builds the module too).
+packages+=(python3-dev pybind11-dev)
 # --tests: GoogleTest, Google Benchmark, Chromium for the HTML report's browser test, and clang with
-# libclang-rt-dev (libFuzzer and the sanitizer runtimes) for the fuzz stage.
-if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-dev); fi
+# libclang-rt-dev (libFuzzer and the sanitizer runtimes) for the fuzz stage, pytest for the Python module's tests.
+if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-dev python3-pytest); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,1006 @@
+"""Type stubs for kvsim: written by python/make_stubs.py from the commands' --help (do not edit)."""
+from typing import Any, Callable, Iterator, Mapping, Sequence, Union
+import os
+
+_Value = Union[str, int, float, Mapping[str, Any], Sequence[Any]]
+Progress = Callable[[float, float], object]  # (fraction of the trace in [0, 1] or < 0, simulated s)
+
+class KvsimWarning(UserWarning): ...
+
+class Record:
+    def __getattr__(self, name: str) -> Any: ...
+    def __getitem__(self, key: Any) -> Any: ...
+    def __contains__(self, key: str) -> bool: ...
+    def to_dict(self) -> Any: ...
+
+class Result(Record): ...
+class CapacityResult(Result): ...
+class StepResult(Result): ...
+class TrainResult(Result): ...
+class ReplayResult(Result):
+    request_rows: list[dict[str, Any]] | None
+    timeseries_rows: list[dict[str, Any]] | None
+    def to_pandas(self, table: str = 'requests') -> Any: ...
+class SweepResult(Result):
+    def to_pandas(self) -> Any: ...
+class ListResult(Result):
+    def __iter__(self) -> Iterator[Any]: ...
+    def __len__(self) -> int: ...
+    def to_pandas(self) -> Any: ...
+class CompareResult(ListResult): ...
+class CatalogResult(ListResult):
+    def ids(self) -> list[str]: ...
+
+def models() -> CatalogResult:
+    """kvsim models: the model presets."""
+    ...
+
+def gpus() -> CatalogResult:
+    """kvsim gpus: the GPU presets --gpu accepts."""
+    ...
+
+def run_cli(*args: str, progress: Progress | None = None) -> tuple[int, str]:
+    """Any kvsim command line, in-process: (exit code, stdout)."""
+    ...
+
+def capacity(
+    *,
+    trace: _Value | None = None,
+    trace_format: str = 'auto',
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False
+) -> CapacityResult:
+    """kvsim capacity: memory budget, KV cache and max concurrency.
+
+    Args (the flags of `kvsim capacity --help`):
+        trace: a request trace (any format replay reads): also the max concurrency at its mean
+            request length (prompt + output, capped at max-model-len; longer prompts left out)
+        trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+    """
+    ...
+
+def capacity_from_command(
+    command: str,
+    *,
+    trace: _Value | None = None,
+    trace_format: str = 'auto',
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False
+) -> CapacityResult:
+    """kvsim capacity for a pasted `vllm serve MODEL ...` line; keywords apply on top.
+
+    Args (the flags of `kvsim capacity --help`):
+        trace: a request trace (any format replay reads): also the max concurrency at its mean
+            request length (prompt + output, capped at max-model-len; longer prompts left out)
+        trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+    """
+    ...
+
+def step(
+    *,
+    decode_seqs: int = 0,
+    decode_context: int = 0,
+    prefill_seqs: int = 0,
+    prefill_tokens: int = 0,
+    prefill_context: int = 0,
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False,
+    calibration: _Value | None = None,
+    compute_efficiency: _Value | None = None,
+    memory_efficiency: _Value | None = None,
+    step_overhead_ms: _Value | None = None
+) -> StepResult:
+    """kvsim step: one engine step's time, per operator.
+
+    Args (the flags of `kvsim step --help`):
+        decode_seqs: sequences decoding one token each
+        decode_context: tokens already in each decoding sequence's KV cache
+        prefill_seqs: sequences prefilling a chunk
+        prefill_tokens: prompt tokens each prefill computes this step
+        prefill_context: tokens each prefilling sequence already has cached (earlier chunks, prefix-
+            cache hits)
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+        calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
+        compute_efficiency: step model: share of the dense tensor peak a large GEMM sustains, (0, 1]
+            (default 0.75)
+        memory_efficiency: step model: share of HBM bandwidth a weight-streaming GEMM sustains, (0,
+            1] (default 0.8)
+        step_overhead_ms: step model: the server's CPU time per step, ms, [0, 1000] (default 0.3)
+    """
+    ...
+
+def train(
+    *,
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    params: _Value | None = None,
+    micro_batch_size: int = 1,
+    seq_len: int = 2048,
+    precision: str = 'bf16-mixed',
+    optimizer: str = 'adamw',
+    recompute: str = 'none',
+    flash_attention: bool = False,
+    tensor_parallel_size: int = 1,
+    sequence_parallel: bool = False,
+    pipeline_parallel_size: int = 1,
+    data_parallel_size: int = 1,
+    zero: int = 0,
+    offload_optimizer: bool = False,
+    finetune: str = 'full',
+    lora_rank: int = 16,
+    lora_targets: str = 'all-linear',
+    find: _Value | None = None,
+    report: _Value | None = None
+) -> TrainResult:
+    """kvsim train: training memory per GPU.
+
+    Args (the flags of `kvsim train --help`):
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        params: count only: N parameters (e.g. 7.5e9) instead of --model
+        micro_batch_size: sequences per micro-batch (B)
+        seq_len: tokens per sequence (S)
+        precision: fp32 | bf16-mixed | fp16-mixed | bf16
+        optimizer: adamw | adamw-8bit | adafactor | sgd | sgd-momentum
+        recompute: none | selective (the s^2 attention tensors) | full (each layer's input only)
+        flash_attention: FlashAttention: no s^2 score/softmax tensors
+        tensor_parallel_size: tensor-parallel GPUs (T)
+        sequence_parallel: Megatron sequence parallelism (needs T > 1)
+        pipeline_parallel_size: pipeline stages (P), 1F1B schedule
+        data_parallel_size: data-parallel GPUs (D), what ZeRO shards over
+        zero: ZeRO stage 0 | 1 (optimizer) | 2 (+ gradients) | 3 (+ weights)
+        offload_optimizer: optimizer states and step on the CPU
+        finetune: full | lora | qlora
+        lora_rank: LoRA rank r
+        lora_targets: all-linear | attention
+        find: micro-batch-size: the largest B that fits on --gpu
+        report: write an HTML report (FILE.html) and the chart as FILE.svg
+    """
+    ...
+
+def replay(
+    *,
+    trace: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    requests: bool | str | os.PathLike[str] = False,
+    timeseries: bool | str | os.PathLike[str] = False,
+    trace_format: str = 'auto',
+    delimiter: str = 'auto',
+    model_filter: _Value | None = None,
+    skip_bad_rows: bool = False,
+    arrival_column: str = 'arrival',
+    prompt_column: str = 'prompt_tokens',
+    output_column: str = 'output_tokens',
+    time_unit: str = 's',
+    synthetic: _Value | None = None,
+    arrival: str = 'poisson',
+    rate: _Value | None = None,
+    cv: int = 1,
+    prompt_len: _Value | None = None,
+    output_len: _Value | None = None,
+    seed: int = 1,
+    max_requests: _Value | None = None,
+    start: _Value | None = None,
+    duration: _Value | None = None,
+    rate_scale: int = 1,
+    repeat: int = 1,
+    shared_prefix: _Value | None = None,
+    conversations: _Value | None = None,
+    scheduler: str = 'vllm',
+    allocator: str = 'paged',
+    reservation: str = 'max',
+    placement: str = 'first-fit',
+    step_time_ms: _Value | None = None,
+    stepping: str = 'event',
+    exact_quantiles: bool = False,
+    calibration: _Value | None = None,
+    compute_efficiency: _Value | None = None,
+    memory_efficiency: _Value | None = None,
+    step_overhead_ms: _Value | None = None,
+    replicas: int = 1,
+    router: str = 'round-robin',
+    gpu_hourly_cost: _Value | None = None,
+    sample_interval: int = 0,
+    report: _Value | None = None,
+    omit_wall_time: bool = False,
+    quiet: bool = False,
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False
+) -> ReplayResult:
+    """kvsim replay: a trace through the scheduler and KV allocator. requests=True / timeseries=True keep the
+    rows (result.request_rows, result.timeseries_rows, result.to_pandas(table)).
+
+    Args (the flags of `kvsim replay --help`):
+        trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
+        delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
+            ; | |
+        model_filter: burstgpt: keep rows of this Model
+        skip_bad_rows: count malformed rows as warnings instead of failing
+        arrival_column: csv: arrival time column
+        prompt_column: csv: prompt tokens column
+        output_column: csv: output tokens column
+        time_unit: csv: s | ms | us | ns | datetime
+        synthetic: generate N requests instead of reading a trace
+        arrival: synthetic / lengths arrivals: poisson | gamma
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        cv: gamma arrivals: coefficient of variation of the gaps
+        prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
+            empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
+        output_len: synthetic output lengths, same forms (default lognormal:200:0.8)
+        seed: seed for every random choice
+        max_requests: stop after N requests
+        start: skip arrivals before this many seconds
+        duration: keep this many seconds of arrivals
+        rate_scale: divide arrival times by S (S > 1: more load)
+        repeat: tile the trace K times back to back
+        shared_prefix: K:LEN: each request starts with one of K system prompts of LEN tokens
+            (uniform)
+        conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
+            (exponential)
+        scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        allocator: paged | contiguous
+        reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
+        placement: contiguous: first-fit | best-fit | buddy
+        step_time_ms: fixed step time instead of the per-operator model
+        stepping: event (skip identical decode steps) | token (every request every step)
+        exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
+            instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
+        calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
+        compute_efficiency: step model: share of the dense tensor peak a large GEMM sustains, (0, 1]
+            (default 0.75)
+        memory_efficiency: step model: share of HBM bandwidth a weight-streaming GEMM sustains, (0,
+            1] (default 0.8)
+        step_overhead_ms: step model: the server's CPU time per step, ms, [0, 1000] (default 0.3)
+        replicas: independent replicas of the deployment behind a router
+        router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
+        gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
+            million output tokens, tokens/s per GPU
+        sample_interval: time series: one row per S seconds (0: every step)
+        report: write a self-contained HTML report with charts to FILE.html
+        omit_wall_time: write sim.wall_s as 0 so outputs are byte-identical across runs
+        quiet: no console summary or progress
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+    """
+    ...
+
+def compare(
+    a: Mapping[str, Any] | str,
+    b: Mapping[str, Any] | str,
+    *,
+    c: Mapping[str, Any] | str | None = None,
+    d: Mapping[str, Any] | str | None = None,
+    e: Mapping[str, Any] | str | None = None,
+    f: Mapping[str, Any] | str | None = None,
+    g: Mapping[str, Any] | str | None = None,
+    h: Mapping[str, Any] | str | None = None,
+    jobs: int | None = None,
+    report: _Value | None = None,
+    trace: _Value | None = None,
+    trace_format: str = 'auto',
+    delimiter: str = 'auto',
+    model_filter: _Value | None = None,
+    skip_bad_rows: bool = False,
+    arrival_column: str = 'arrival',
+    prompt_column: str = 'prompt_tokens',
+    output_column: str = 'output_tokens',
+    time_unit: str = 's',
+    synthetic: _Value | None = None,
+    arrival: str = 'poisson',
+    rate: _Value | None = None,
+    cv: int = 1,
+    prompt_len: _Value | None = None,
+    output_len: _Value | None = None,
+    seed: int = 1,
+    max_requests: _Value | None = None,
+    start: _Value | None = None,
+    duration: _Value | None = None,
+    rate_scale: int = 1,
+    repeat: int = 1,
+    shared_prefix: _Value | None = None,
+    conversations: _Value | None = None,
+    scheduler: str = 'vllm',
+    allocator: str = 'paged',
+    reservation: str = 'max',
+    placement: str = 'first-fit',
+    step_time_ms: _Value | None = None,
+    stepping: str = 'event',
+    exact_quantiles: bool = False,
+    calibration: _Value | None = None,
+    compute_efficiency: _Value | None = None,
+    memory_efficiency: _Value | None = None,
+    step_overhead_ms: _Value | None = None,
+    replicas: int = 1,
+    router: str = 'round-robin',
+    gpu_hourly_cost: _Value | None = None,
+    timeseries: _Value | None = None,
+    sample_interval: int = 0,
+    requests: _Value | None = None,
+    omit_wall_time: bool = False,
+    quiet: bool = False,
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False
+) -> CompareResult:
+    """kvsim compare: the same trace through deployments a, b, ... (dicts of flags or option strings).
+
+    Args (the flags of `kvsim compare --help`):
+        jobs: replays run in parallel (default: all cores)
+        report: write one HTML page with the charts overlaid
+        trace: trace file (default: bundled Azure conversation trace)
+        trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
+        delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
+            ; | |
+        model_filter: burstgpt: keep rows of this Model
+        skip_bad_rows: count malformed rows as warnings instead of failing
+        arrival_column: csv: arrival time column
+        prompt_column: csv: prompt tokens column
+        output_column: csv: output tokens column
+        time_unit: csv: s | ms | us | ns | datetime
+        synthetic: generate N requests instead of reading a trace
+        arrival: synthetic / lengths arrivals: poisson | gamma
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        cv: gamma arrivals: coefficient of variation of the gaps
+        prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
+            empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
+        output_len: synthetic output lengths, same forms (default lognormal:200:0.8)
+        seed: seed for every random choice
+        max_requests: stop after N requests
+        start: skip arrivals before this many seconds
+        duration: keep this many seconds of arrivals
+        rate_scale: divide arrival times by S (S > 1: more load)
+        repeat: tile the trace K times back to back
+        shared_prefix: K:LEN: each request starts with one of K system prompts of LEN tokens
+            (uniform)
+        conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
+            (exponential)
+        scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        allocator: paged | contiguous
+        reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
+        placement: contiguous: first-fit | best-fit | buddy
+        step_time_ms: fixed step time instead of the per-operator model
+        stepping: event (skip identical decode steps) | token (every request every step)
+        exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
+            instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
+        calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
+        compute_efficiency: step model: share of the dense tensor peak a large GEMM sustains, (0, 1]
+            (default 0.75)
+        memory_efficiency: step model: share of HBM bandwidth a weight-streaming GEMM sustains, (0,
+            1] (default 0.8)
+        step_overhead_ms: step model: the server's CPU time per step, ms, [0, 1000] (default 0.3)
+        replicas: independent replicas of the deployment behind a router
+        router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
+        gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
+            million output tokens, tokens/s per GPU
+        timeseries: write memory/concurrency over time to FILE.csv
+        sample_interval: time series: one row per S seconds (0: every step)
+        requests: write one CSV row per request to FILE.csv
+        omit_wall_time: write sim.wall_s as 0 so outputs are byte-identical across runs
+        quiet: no console summary or progress
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+    """
+    ...
+
+def sweep(
+    *,
+    grid: Mapping[str, Sequence[Any]] | str | os.PathLike[str] | None = None,
+    find: str | None = None,
+    slo: Mapping[str, str] | str | None = None,
+    sweep: _Value | None = None,
+    objective: str = 'throughput',
+    max_preemption_rate: _Value | None = None,
+    find_max: int = 1024,
+    precision: float = 0.01,
+    jobs: int | None = None,
+    broadcast_trace: bool = False,
+    csv: _Value | None = None,
+    trace: _Value | None = None,
+    trace_format: str = 'auto',
+    delimiter: str = 'auto',
+    model_filter: _Value | None = None,
+    skip_bad_rows: bool = False,
+    arrival_column: str = 'arrival',
+    prompt_column: str = 'prompt_tokens',
+    output_column: str = 'output_tokens',
+    time_unit: str = 's',
+    synthetic: _Value | None = None,
+    arrival: str = 'poisson',
+    rate: _Value | None = None,
+    cv: int = 1,
+    prompt_len: _Value | None = None,
+    output_len: _Value | None = None,
+    seed: int = 1,
+    max_requests: _Value | None = None,
+    start: _Value | None = None,
+    duration: _Value | None = None,
+    rate_scale: int = 1,
+    repeat: int = 1,
+    shared_prefix: _Value | None = None,
+    conversations: _Value | None = None,
+    scheduler: str = 'vllm',
+    allocator: str = 'paged',
+    reservation: str = 'max',
+    placement: str = 'first-fit',
+    step_time_ms: _Value | None = None,
+    stepping: str = 'event',
+    exact_quantiles: bool = False,
+    calibration: _Value | None = None,
+    compute_efficiency: _Value | None = None,
+    memory_efficiency: _Value | None = None,
+    step_overhead_ms: _Value | None = None,
+    replicas: int = 1,
+    router: str = 'round-robin',
+    gpu_hourly_cost: _Value | None = None,
+    timeseries: _Value | None = None,
+    sample_interval: int = 0,
+    requests: _Value | None = None,
+    report: _Value | None = None,
+    omit_wall_time: bool = False,
+    quiet: bool = False,
+    model: str = 'meta-llama/Llama-3.1-8B-Instruct',
+    gpu: str = 'a100-80gb',
+    gpu_memory_gib: _Value | None = None,
+    gpu_file: _Value | None = None,
+    gpu_tflops: _Value | None = None,
+    gpu_bandwidth: _Value | None = None,
+    interconnect: str = 'auto',
+    dtype: str = 'auto',
+    quantization: _Value | None = None,
+    kv_cache_dtype: str = 'auto',
+    mamba_cache_dtype: str = 'auto',
+    mamba_ssm_cache_dtype: str = 'auto',
+    tensor_parallel_size: int = 1,
+    pipeline_parallel_size: int = 1,
+    gpu_memory_utilization: _Value | None = None,
+    max_model_len: _Value | None = None,
+    max_num_seqs: _Value | None = None,
+    max_num_batched_tokens: _Value | None = None,
+    block_size: _Value | None = None,
+    kv_cache_memory: _Value | None = None,
+    enable_prefix_caching: bool = True,
+    enforce_eager: bool = False,
+    hf_overrides: _Value | None = None,
+    rope_scaling: _Value | None = None,
+    allow_long_max_model_len: bool = False,
+    disable_hybrid_kv_cache_manager: bool = False,
+    vllm_version: float = 0.19,
+    engine: str = 'vllm',
+    num_gpu_blocks_override: _Value | None = None,
+    cpu_offload_gb: _Value | None = None,
+    data_parallel_size: int = 1,
+    enable_expert_parallel: bool = False,
+    disable_sliding_window: bool = False,
+    speculative_config: _Value | None = None,
+    limit_mm_per_prompt: _Value | None = None,
+    mm_processor_kwargs: _Value | None = None,
+    skip_mm_profiling: bool = False
+) -> SweepResult:
+    """kvsim sweep: grid={option: [values]} replays every combination; find= searches; slo={'ttft_p99': '2s'}.
+
+    Args (the flags of `kvsim sweep --help`):
+        sweep: OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)
+        objective: throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest
+            per output token; needs --gpu-hourly-cost)
+        max_preemption_rate: constraint: preemptions per finished request
+        find_max: --find max-num-seqs: the largest cap considered; --find replicas: the most
+            replicas (at most 256)
+        precision: --find rate-scale: relative precision
+        jobs: replays run in parallel (default: all cores)
+        broadcast_trace: under mpirun: rank 0 reads the trace and sends it to every rank (node-local
+            disks)
+        csv: write one row per point to FILE.csv
+        trace: trace file (default: bundled Azure conversation trace)
+        trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
+        delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
+            ; | |
+        model_filter: burstgpt: keep rows of this Model
+        skip_bad_rows: count malformed rows as warnings instead of failing
+        arrival_column: csv: arrival time column
+        prompt_column: csv: prompt tokens column
+        output_column: csv: output tokens column
+        time_unit: csv: s | ms | us | ns | datetime
+        synthetic: generate N requests instead of reading a trace
+        arrival: synthetic / lengths arrivals: poisson | gamma
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        cv: gamma arrivals: coefficient of variation of the gaps
+        prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
+            empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
+        output_len: synthetic output lengths, same forms (default lognormal:200:0.8)
+        seed: seed for every random choice
+        max_requests: stop after N requests
+        start: skip arrivals before this many seconds
+        duration: keep this many seconds of arrivals
+        rate_scale: divide arrival times by S (S > 1: more load)
+        repeat: tile the trace K times back to back
+        shared_prefix: K:LEN: each request starts with one of K system prompts of LEN tokens
+            (uniform)
+        conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
+            (exponential)
+        scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        allocator: paged | contiguous
+        reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
+        placement: contiguous: first-fit | best-fit | buddy
+        step_time_ms: fixed step time instead of the per-operator model
+        stepping: event (skip identical decode steps) | token (every request every step)
+        exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
+            instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
+        calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
+        compute_efficiency: step model: share of the dense tensor peak a large GEMM sustains, (0, 1]
+            (default 0.75)
+        memory_efficiency: step model: share of HBM bandwidth a weight-streaming GEMM sustains, (0,
+            1] (default 0.8)
+        step_overhead_ms: step model: the server's CPU time per step, ms, [0, 1000] (default 0.3)
+        replicas: independent replicas of the deployment behind a router
+        router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
+        gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
+            million output tokens, tokens/s per GPU
+        timeseries: write memory/concurrency over time to FILE.csv
+        sample_interval: time series: one row per S seconds (0: every step)
+        requests: write one CSV row per request to FILE.csv
+        report: write a self-contained HTML report with charts to FILE.html
+        omit_wall_time: write sim.wall_s as 0 so outputs are byte-identical across runs
+        quiet: no console summary or progress
+        model: config.json path, model directory, or preset id (kvsim models)
+        gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
+        gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
+        gpu_file: CSV of more GPUs, same columns as data/gpus.csv (looked up first)
+        gpu_tflops: override the GPU's dense 16-bit tensor peak, TFLOPS (10^12 FLOP/s)
+        gpu_bandwidth: override the GPU's memory bandwidth, GB/s (10^9 B/s; or e.g. 3.35TB/s)
+        interconnect: auto | nvls | nvlink | pcie | xgmi: how TP GPUs connect (sizes NCCL buffers;
+            auto: the GPU's)
+        dtype: auto | float16 | bfloat16 | float32
+        quantization: awq | gptq | fp8 | bitsandbytes | mxfp4 | compressed-tensors | int8 | int4 |
+            none (default: what the checkpoint's quantization_config declares)
+        kv_cache_dtype: auto | fp16 | bf16 | fp8 | fp8_e4m3 | fp8_e5m2 | int8 | int4 (int8/int4 are
+            what-ifs)
+        mamba_cache_dtype: auto | float32 | float16 | bfloat16: linear-attention / SSM state pages
+            (auto: the model dtype)
+        mamba_ssm_cache_dtype: auto | float32 | float16 | bfloat16: their SSM (temporal) state alone
+            (auto: as --mamba-cache-dtype)
+        tensor_parallel_size: tensor-parallel GPUs (-tp)
+        pipeline_parallel_size: pipeline stages (-pp)
+        gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
+            mem_fraction_static)
+        max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
+            the largest that fits, as vLLM picks it
+        max_num_seqs: max running requests (default by GPU, as vLLM)
+        max_num_batched_tokens: token budget per step (default by GPU, as vLLM)
+        block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
+        kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
+        enable_prefix_caching: prefix caching on (default)
+        enforce_eager: no CUDA graphs: every kernel launched from the CPU
+        hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
+            e.g. a rope_scaling for longer context
+        rope_scaling: JSON: the config's rope_scaling (older vLLM's --rope-scaling)
+        allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
+            warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+        disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
+        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
+            engine)
+        engine: vllm | sglang | trtllm
+        num_gpu_blocks_override: use this many KV blocks instead of the profiled number
+        cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
+        data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        enable_expert_parallel: shard MoE experts over TP x DP ranks
+        disable_sliding_window: sliding-window layers keep the full context
+        speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
+            "num_speculative_tokens": N}
+        limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
+        mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
+        skip_mm_profiling: no encoder profile run (multimodal models)
+    """
+    ...
