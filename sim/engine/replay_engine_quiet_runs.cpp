@@ -160,6 +160,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   int64_t now = now_ns_;
   const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
   const int64_t duration_sum = now - now_ns_;
+  last_step_start_ns_ = now - durations[steps - 1];
   now_ns_ = now;
   // What the observers integrate in closed form: Σ j·dt_j and, under held growth, Σ added_j·dt_j
   // (added_j the blocks taken at steps 1..j). In 64 bits when they cannot overflow (a run under

@@ -58,6 +58,7 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
 StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
   StepModelOptions timer_options = r.timer;
   timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  timer_options.overlap_host = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   return timer_options;
 }
 
@@ -76,6 +77,7 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
   eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
   eo.stepping = r.stepping;
   eo.scheduler = r.scheduler;
+  eo.async_scheduling = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   return eo;
 }
 

@@ -156,7 +156,10 @@ void Visit(Io& io, ReplaySummary& s) {
   io.Field(s.prefix_cache.readmission_queried_tokens), io.Field(s.prefix_cache.readmission_hit_tokens);
   io.Field(s.prefix_cache.readmission_hit_rate);
   auto& l = s.latency_s;
-  for (LatencySummary* d : {&l.queue, &l.ttft, &l.client_ttft, &l.tpot, &l.itl, &l.e2e}) Visit(io, *d);
+  for (LatencySummary* d : {&l.queue, &l.ttft, &l.client_ttft, &l.server_ttft, &l.tpot, &l.itl, &l.e2e}) Visit(io, *d);
+  auto& tc = l.ttft_components;
+  io.Field(tc.api_server), io.Field(tc.tokenization), io.Field(tc.step_in_flight), io.Field(tc.async_scheduling);
+  io.Field(tc.wait), io.Field(tc.prefill);
   auto& t = s.throughput;
   io.Field(t.requests_per_s), io.Field(t.output_tokens_per_s), io.Field(t.simulated_s), io.Field(t.offered_requests_per_s);
   auto& g = s.goodput;
@@ -212,9 +215,9 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(ReplaySummary) == 1424, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(ReplaySummary) == 1520, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1584, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(PointOutcome) == 1680, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif
