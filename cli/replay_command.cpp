@@ -10,6 +10,7 @@
 #include "reports/chart_recorder.h"
 #include "reports/csv_outputs.h"
 #include "reports/html_report.h"
+#include "reports/bench_json.h"
 #include "reports/replay_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
@@ -28,6 +29,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
   DeploymentOptions dep;
   ReplayFlags flags;
+  std::string bench_json_path;
   po::options_description desc(
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
       "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
@@ -35,7 +37,10 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
       "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
   desc.add_options()("help,h", "show this help")
-      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
+      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)")
+      ("bench-json", po::value(&bench_json_path),
+       "write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms, median_ttft_ms, std_ttft_ms, "
+       "p99_ttft_ms, ... in milliseconds; ttft as the client measures it)");
   AddReplayOptions(desc, flags);
   AddDeploymentOptions(desc, dep);
   po::variables_map vm;
@@ -53,7 +58,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
   const Deployment d = ResolveDeployment(dep, data_dir);
   CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
-                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false}},
+                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false},
+                             {"--bench-json", bench_json_path, false}},
                       {r.trace});
 
   // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
@@ -77,6 +83,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (series) series->Commit(partial);
   if (requests) requests->Commit(partial);
   if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
+  if (!bench_json_path.empty())
+    WriteFileAtomically(bench_json_path, ReplaySummaryToBenchJson(summary).dump(2) + "\n");
   if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
   if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
   for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";

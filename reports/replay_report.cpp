@@ -9,7 +9,9 @@ namespace kvsim {
 namespace {
 
 nlohmann::json LatencyJson(const LatencySummary& l) {
-  return {{"count", l.count}, {"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+  nlohmann::json j = {{"count", l.count}, {"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+  if (l.has_std) j["std"] = l.std;
+  return j;
 }
 
 nlohmann::json WasteJson(const WasteShares& shares) {

@@ -75,7 +75,6 @@ void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   const double ttft = l.ttft_s + o_.client_ttft_s + tokenization;
   server_ttft_.Add(l.ttft_s);
   ttft_.Add(ttft);
-  client_ttft_.Add(ttft);
   ReplaySummary::TtftComponents& c = ttft_sums_;
   c.api_server += o_.client_ttft_s, c.tokenization += tokenization, c.step_in_flight += l.step_in_flight_s;
   c.async_scheduling += l.async_scheduling_s, c.wait += l.wait_s, c.prefill += l.prefill_s;
@@ -110,7 +109,8 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
                     R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
                     readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};
   s.sim.exact_quantiles = queue_.exact() && ttft_.exact() && server_ttft_.exact() && tpot_.exact() && e2e_.exact();
-  s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), server_ttft_.Summary(), tpot_.Summary(),
+  const LatencySummary ttft = ttft_.Summary();
+  s.latency_s = {queue_.Summary(), ttft, ttft, server_ttft_.Summary(), tpot_.Summary(),
                  itl_.Summary(), e2e_.Summary(), {}};
   const double n = static_cast<double>(std::max<int64_t>(1, finished_));
   const ReplaySummary::TtftComponents& c = ttft_sums_;

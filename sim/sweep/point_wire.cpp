@@ -81,7 +81,7 @@ void Scalar(Io& io, T& v) { io.Field(v); }
 
 template <class Io>
 void Visit(Io& io, LatencySummary& l) {
-  io.Field(l.count), io.Field(l.mean), io.Field(l.p50), io.Field(l.p90), io.Field(l.p99), io.Field(l.p999);
+  io.Field(l.count), io.Field(l.mean), io.Field(l.p50), io.Field(l.p90), io.Field(l.p99), io.Field(l.p999), io.Field(l.std), io.Field(l.has_std);
 }
 
 template <class Io>
@@ -215,9 +215,9 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(ReplaySummary) == 1520, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(ReplaySummary) == 1632, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1680, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(PointOutcome) == 1792, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif
