@@ -10,6 +10,7 @@
 #include "reports/chart_recorder.h"
 #include "reports/csv_outputs.h"
 #include "reports/html_report.h"
+#include "reports/bench_json.h"
 #include "reports/replay_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
@@ -31,6 +32,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   DeploymentOptions dep;
   ReplayFlags flags;
   DisaggFlags disagg;
+  std::string bench_json_path;
   po::options_description desc(
       "kvsim replay: replay a request trace through a vLLM-style scheduler and KV-cache allocator\n\n"
       "Usage: kvsim replay [--trace FILE] [model/GPU/server flags as kvsim capacity] [options] [-- vllm serve MODEL ...]\n"
@@ -38,7 +40,10 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
       "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
   desc.add_options()("help,h", "show this help")
-      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)");
+      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)")
+      ("bench-json", po::value(&bench_json_path),
+       "write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms, median_ttft_ms, std_ttft_ms, "
+       "p99_ttft_ms, ... in milliseconds; ttft as the client measures it)");
   AddReplayOptions(desc, flags);
   AddDeploymentOptions(desc, dep);
   AddDisaggOptions(desc, disagg);
@@ -58,7 +63,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   const Deployment d = ResolveDeployment(dep, data_dir);
   const std::optional<DisaggDeployment> pd = ResolveDisaggFlags(disagg, dep, r.replicas, data_dir);
   CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
-                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false}},
+                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false},
+                             {"--bench-json", bench_json_path, false}},
                       {r.trace});
 
   // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
@@ -83,6 +89,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (series) series->Commit(partial);
   if (requests) requests->Commit(partial);
   if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
+  if (!bench_json_path.empty())
+    WriteFileAtomically(bench_json_path, ReplaySummaryToBenchJson(summary).dump(2) + "\n");
   if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
   if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
   for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";

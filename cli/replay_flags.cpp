@@ -52,6 +52,9 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
   desc.add_options()
       ("scheduler", po::value(&r.scheduler)->default_value(r.scheduler, NameOf(r.scheduler)),
        (Choices<SchedulerKind>() + " (vllm: the v1 scheduler)").c_str())
+      ("no-async-scheduling", po::bool_switch()->notifier([&r](bool off) { r.async_scheduling = !off; }),
+       "vllm scheduler: schedule each step after the previous one ends (vLLM's --no-async-scheduling; by default "
+       "the pass for step k+1 runs during step k, so a request arriving in step k starts in step k+2)")
       ("allocator", po::value(&r.allocator)->default_value(r.allocator, NameOf(r.allocator)), Choices<AllocatorKind>().c_str())
       ("reservation", po::value(&r.reservation)->default_value(r.reservation, NameOf(r.reservation)),
        ("contiguous: " + Choices<Reservation>()).c_str())

@@ -128,6 +128,14 @@ std::string Latency(const ReplaySummary& s, const ChartRecorder& rec) {
     html += "</tr>\n";
   }
   html += "</table>\n";
+  // The request path's terms of the mean time to first token (README "Time to first token").
+  std::vector<std::pair<std::string, double>> terms;
+  s.latency_s.ttft_components.ForEach([&](const char* name, double v) { terms.emplace_back(name, v * 1e3); });
+  html += SvgShareBar({"Where the mean time to first token goes (ms)",
+                       "client side: API server, tokenization; engine: step in flight, async scheduling, wait, prefill",
+                       ""},
+                      terms, {"#8e6bb0", "#b08ec8", "#e07b39", "#e8a33d", "#c0504d", "#2b6cb0"},
+                      s.latency_s.ttft.mean * 1e3, "ms");
   return html;
 }
 

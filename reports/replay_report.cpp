@@ -11,7 +11,9 @@ namespace kvsim {
 namespace {
 
 nlohmann::json LatencyJson(const LatencySummary& l) {
-  return {{"count", l.count}, {"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+  nlohmann::json j = {{"count", l.count}, {"mean", l.mean}, {"p50", l.p50}, {"p90", l.p90}, {"p99", l.p99}};
+  if (l.has_std) j["std"] = l.std;
+  return j;
 }
 
 nlohmann::json WasteJson(const WasteShares& shares) {
@@ -57,6 +59,8 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
                                          {"hit_rate", s.prefix_cache.readmission_hit_rate}};
   j["latency_s"] = nlohmann::json::object();
   for (const auto& [name, l] : s.latency_s.Named()) j["latency_s"][name] = LatencyJson(*l);
+  j["latency_s"]["ttft_components"] = nlohmann::json::object();
+  s.latency_s.ttft_components.ForEach([&](const char* name, double v) { j["latency_s"]["ttft_components"][name] = v; });
   const auto& th = s.throughput;
   j["throughput"] = {{"requests_per_s", th.requests_per_s}, {"output_tokens_per_s", th.output_tokens_per_s},
                      {"simulated_s", th.simulated_s}, {"offered_requests_per_s", th.offered_requests_per_s}};
@@ -126,6 +130,13 @@ std::string RenderReplayText(const ReplaySummary& s) {
   for (const auto& [name, l] : s.latency_s.Named())
     lat.AddRow({name, Format("%.3f", l->mean), Format("%.3f", l->p50), Format("%.3f", l->p90), Format("%.3f", l->p99)});
   out += lat.Render();
+  // Where the mean time to first token goes (the request path, README "Time to first token").
+  TextTable parts({"ttft terms (mean)", "ms", "share"});
+  const double ttft_mean = s.latency_s.ttft.mean;
+  s.latency_s.ttft_components.ForEach([&](const char* name, double v) {
+    parts.AddRow({name, Format("%.2f", v * 1e3), Format("%.0f%%", ttft_mean > 0 ? 100 * v / ttft_mean : 0.0)});
+  });
+  out += "\n" + parts.Render();
   if (!s.sim.exact_quantiles) out += "(quantiles from a log-bucket sketch, within 0.5%; --exact-quantiles keeps every value)\n";
   out += Format("\nsimulated %lld steps, %lld events in %.2f s wall\n", static_cast<long long>(s.sim.steps),
                 static_cast<long long>(s.sim.events), s.sim.wall_s);

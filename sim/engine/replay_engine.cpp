@@ -59,6 +59,8 @@ void ReplayEngine::Arrive(TraceRequest r) {
     l.keys = KeysFromTraceBlocks(r.block_ids, r.block_id_tokens, r.prompt_tokens, o_.block_size);
   l.record.id = r.id;
   l.record.arrival_ns = r.arrival_ns;
+  l.record.in_flight_end_ns = now_ns_;  // Deliver moved an idle engine's clock to the arrival
+  l.record.eligible_ns = now_ns_;
   l.record.prompt_tokens = r.prompt_tokens;
   l.req = std::move(r);
   l.req.block_ids = {};
@@ -71,6 +73,20 @@ void ReplayEngine::Arrive(TraceRequest r) {
   }
   waiting_.push_back(slot);
   waiting_tokens_ += l.req.prompt_tokens;
+  if (o_.async_scheduling && !running_.empty()) {
+    l.record.eligible_ns = -1;
+    not_yet_eligible_.push_back(slot);
+  }
+}
+
+// The arrivals the pass of the step starting now sees become eligible now; arrivals come in time
+// order, so they leave the front of the queue.
+void ReplayEngine::MarkEligible() {
+  const int64_t cutoff = PassCutoffNs();
+  while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
+    slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
+    not_yet_eligible_.pop_front();
+  }
 }
 
 AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
@@ -276,6 +292,7 @@ void ReplayEngine::Deliver(TraceRequest r) {
 }
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
+  if (!not_yet_eligible_.empty()) MarkEligible();
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
@@ -315,6 +332,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
   if (acceptance_) dt += ProposerNs(scheduled);
   KVSIM_DCHECK(dt > 0);  // time never goes back
+  last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
   const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);

@@ -65,6 +65,11 @@ struct EngineOptions {
   // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
   // steps, so with it on every request is stepped every step (no lazy decode, no quiet runs).
   SpeculationOptions speculation;
+  // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue, batch queue of 2; on by
+  // default since v0.14 with the mp/uni executors, vllm/config/vllm.py): the scheduler pass for step
+  // k + 1 runs while step k executes, so a request that arrives during step k is first scheduled in
+  // step k + 2. The pass for the first step after an idle engine sees everything that arrived.
+  bool async_scheduling = false;
 };
 
 struct EngineCounters {
@@ -149,6 +154,10 @@ class ReplayEngine {
   };
 
   void Arrive(TraceRequest r);
+  // Async scheduling: the newest arrival the scheduler pass of the step starting now could see, and
+  // the eligibility times of the arrivals it could not see yet (in arrival order).
+  int64_t PassCutoffNs() const { return !o_.async_scheduling || running_.empty() ? now_ns_ : last_step_start_ns_; }
+  void MarkEligible();
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
   bool QuietDecodeStep() const;
@@ -182,6 +191,8 @@ class ReplayEngine {
   std::vector<ReplayObserver*> observers_;
 
   int64_t now_ns_ = 0;
+  int64_t last_step_start_ns_ = 0;   // start of the step that ended at now_ns_
+  std::deque<Slot> not_yet_eligible_;  // async scheduling: arrivals no pass has seen yet
   int64_t step_ = 0;                 // index of the step being built / last done
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;

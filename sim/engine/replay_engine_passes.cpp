@@ -13,6 +13,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
   while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
     const Slot slot = waiting_.front();
     Live& l = slots_[slot];
+    if (l.record.eligible_ns < 0) break;  // async scheduling: this step's pass ran before it arrived
     AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
     OffloadTiers::Match match;

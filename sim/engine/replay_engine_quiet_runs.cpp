@@ -64,6 +64,9 @@ bool ReplayEngine::QuietDecodeStep() const {
   if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
+  // Async scheduling: an arrival no pass has seen yet becomes eligible at the next step's start; that
+  // step is taken alone so its eligibility is marked then (it would be swallowed by the run).
+  if (!not_yet_eligible_.empty()) return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
   return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
@@ -160,6 +163,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   int64_t now = now_ns_;
   const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
   const int64_t duration_sum = now - now_ns_;
+  last_step_start_ns_ = now - durations[steps - 1];
   now_ns_ = now;
   // What the observers integrate in closed form: Σ j·dt_j and, under held growth, Σ added_j·dt_j
   // (added_j the blocks taken at steps 1..j). In 64 bits when they cannot overflow (a run under

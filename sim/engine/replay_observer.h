@@ -16,6 +16,8 @@ namespace kvsim {
 struct RequestRecord {
   uint64_t id = 0;
   int64_t arrival_ns = 0;
+  int64_t in_flight_end_ns = -1; // end of the step running when it arrived (its arrival on an idle engine)
+  int64_t eligible_ns = -1;      // start of the first step whose scheduler pass could see it
   int64_t admitted_ns = -1;      // first admission
   int64_t first_token_ns = -1;
   int64_t finished_ns = -1;
@@ -30,6 +32,10 @@ struct RequestRecord {
 struct RequestLatencies {
   double queue_s = 0;  // arrival to first admission
   double ttft_s = 0;   // arrival to first output token
+  // ttft_s in parts (they sum to it): the rest of the step running at arrival, async scheduling's
+  // extra step (EngineOptions::async_scheduling), waiting for budget, seats or memory, and the
+  // request's own prefill steps up to its first sampled token.
+  double step_in_flight_s = 0, async_scheduling_s = 0, wait_s = 0, prefill_s = 0;
   double tpot_s = 0;   // mean time per output token after the first; 0 for one-token outputs
   double e2e_s = 0;    // arrival to last token
   bool has_tpot = false;
@@ -41,6 +47,13 @@ inline RequestLatencies LatenciesOf(const RequestRecord& r) {
   l.queue_s = static_cast<double>(r.admitted_ns - r.arrival_ns) / 1e9;
   l.ttft_s = static_cast<double>(r.first_token_ns - r.arrival_ns) / 1e9;
   l.e2e_s = static_cast<double>(r.finished_ns - r.arrival_ns) / 1e9;
+  // Records made without the engine (tests) leave the two marks unset: no step in flight, no delay.
+  const int64_t in_flight_end = r.in_flight_end_ns >= 0 ? r.in_flight_end_ns : r.arrival_ns;
+  const int64_t eligible = r.eligible_ns >= 0 ? r.eligible_ns : in_flight_end;
+  l.step_in_flight_s = static_cast<double>(in_flight_end - r.arrival_ns) / 1e9;
+  l.async_scheduling_s = static_cast<double>(eligible - in_flight_end) / 1e9;
+  l.wait_s = static_cast<double>(r.admitted_ns - eligible) / 1e9;
+  l.prefill_s = static_cast<double>(r.first_token_ns - r.admitted_ns) / 1e9;
   l.has_tpot = r.output_tokens > 1;
   if (l.has_tpot)
     l.tpot_s = static_cast<double>(r.finished_ns - r.first_token_ns) / 1e9 / static_cast<double>(r.output_tokens - 1);

@@ -63,6 +63,7 @@ struct ReplayOptions {
   std::string shared_prefix, conversations;
 
   SchedulerKind scheduler = SchedulerKind::kVllmV1;
+  bool async_scheduling = true;  // vllm scheduler: EngineOptions::async_scheduling (vLLM's default since v0.14)
   AllocatorKind allocator = AllocatorKind::kPaged;
   Reservation reservation = Reservation::kMax;      // contiguous
   Placement placement = Placement::kFirstFit;       // contiguous

@@ -65,6 +65,7 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
 StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
   StepModelOptions timer_options = r.timer;
   timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  timer_options.overlap_host = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   return timer_options;
 }
 
@@ -105,6 +106,7 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
     eo.speculation.seed = r.seed;
     eo.speculation.proposer_passes = ProposerPasses(sp);
   }
+  eo.async_scheduling = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   return eo;
 }
 

@@ -3,11 +3,21 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/accumulators/accumulators.hpp>
+#include <boost/accumulators/statistics/stats.hpp>
+#include <boost/accumulators/statistics/variance.hpp>
+
 #include "sim/stats/weighted_histogram.h"
 
 namespace kvsim {
 
-LatencyStats::LatencyStats(bool exact) : exact_(exact) {
+// The variance streamed in one pass (Welford-style update, numerically stable over millions of
+// values): the population variance numpy.std squares, which `vllm bench serve` reports.
+struct LatencyMoments {
+  boost::accumulators::accumulator_set<double, boost::accumulators::stats<boost::accumulators::tag::variance>> acc;
+};
+
+LatencyStats::LatencyStats(bool exact) : exact_(exact), moments_(std::make_unique<LatencyMoments>()) {
   if (!exact_) sketch_ = std::make_unique<WeightedHistogram>();
 }
 LatencyStats::~LatencyStats() = default;
@@ -19,6 +29,7 @@ void LatencyStats::Add(double seconds) {
   sum_ += seconds;
   if (exact_ || values_.size() < kExactLimit) values_.push_back(seconds);
   if (sketch_) sketch_->Add(seconds, 1);
+  moments_->acc(seconds);
 }
 
 double LatencyStats::mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
@@ -35,7 +46,9 @@ double LatencyStats::Quantile(double p) const {
 
 LatencySummary LatencyStats::Summary() const {
   auto r = [](double x) { return std::round(x * 1e6) / 1e6; };
-  return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99)), r(Quantile(0.999))};
+  const double variance = count_ > 0 ? boost::accumulators::variance(moments_->acc) : 0.0;
+  return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99)), r(Quantile(0.999)),
+          r(std::sqrt(std::max(0.0, variance))), true};
 }
 
 }  // namespace kvsim

@@ -14,6 +14,7 @@
 namespace kvsim {
 
 class WeightedHistogram;
+struct LatencyMoments;  // Boost.Accumulators' mean and variance (latency_stats.cpp)
 
 class LatencyStats {
  public:
@@ -29,7 +30,7 @@ class LatencyStats {
   // Exact order statistic (nearest rank) while every value is kept; the sketch's beyond.
   double Quantile(double p) const;
   bool exact() const { return exact_ || static_cast<size_t>(count_) <= kExactLimit; }
-  // count, mean, p50, p90, p99 and p99.9, each rounded to 10^-6 s.
+  // count, mean, p50, p90, p99, p99.9 and the standard deviation, each rounded to 10^-6 s.
   LatencySummary Summary() const;
 
   static constexpr size_t kExactLimit = 4096;
@@ -38,6 +39,7 @@ class LatencyStats {
   bool exact_;
   std::vector<double> values_;                    // all of them (exact) or the first kExactLimit
   std::unique_ptr<WeightedHistogram> sketch_;     // sketch mode: every value
+  std::unique_ptr<LatencyMoments> moments_;        // every value, constant memory
   int64_t count_ = 0;
   double sum_ = 0;
 };

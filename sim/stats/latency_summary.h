@@ -12,6 +12,10 @@ struct LatencySummary {
   int64_t count = 0;
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
   double p999 = 0;  // for SLOs (sweeps); not in the replay JSON, whose keys stay as they were
+  // Population standard deviation, as `vllm bench serve` reports it (numpy.std); has_std false where
+  // a distribution is kept only as a weighted sketch (the inter-token latency).
+  double std = 0;
+  bool has_std = false;
 };
 
 }  // namespace kvsim

@@ -71,11 +71,17 @@ void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   output_tokens_ += r.output_tokens;
   const RequestLatencies l = LatenciesOf(r);
   queue_.Add(l.queue_s);
-  ttft_.Add(l.ttft_s);
-  client_ttft_.Add(l.ttft_s + o_.client_ttft_s + o_.tokenize_s_per_token * static_cast<double>(r.prompt_tokens));
+  const double tokenization = o_.tokenize_s_per_token * static_cast<double>(r.prompt_tokens);
+  const double ttft = l.ttft_s + o_.client_ttft_s + tokenization;
+  server_ttft_.Add(l.ttft_s);
+  ttft_.Add(ttft);
+  ReplaySummary::TtftComponents& c = ttft_sums_;
+  c.api_server += o_.client_ttft_s, c.tokenization += tokenization, c.step_in_flight += l.step_in_flight_s;
+  c.async_scheduling += l.async_scheduling_s, c.wait += l.wait_s, c.prefill += l.prefill_s;
   e2e_.Add(l.e2e_s);
   if (l.has_tpot) tpot_.Add(l.tpot_s);
-  if ((o_.slo_ttft_s <= 0 || l.ttft_s <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || l.tpot_s <= o_.slo_tpot_s))
+  // SLOs are set on what clients measure.
+  if ((o_.slo_ttft_s <= 0 || ttft <= o_.slo_ttft_s) && (o_.slo_tpot_s <= 0 || l.tpot_s <= o_.slo_tpot_s))
     ++goodput_requests_;
 }
 
@@ -102,9 +108,14 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
   s.prefix_cache = {prefix_queried_, prefix_hit_,
                     R6(Ratio(static_cast<double>(prefix_hit_), static_cast<double>(prefix_queried_))), readmit_queried_,
                     readmit_hit_, R6(Ratio(static_cast<double>(readmit_hit_), static_cast<double>(readmit_queried_)))};
-  s.sim.exact_quantiles = queue_.exact() && ttft_.exact() && client_ttft_.exact() && tpot_.exact() && e2e_.exact();
-  s.latency_s = {queue_.Summary(), ttft_.Summary(), client_ttft_.Summary(), tpot_.Summary(), itl_.Summary(),
-                 e2e_.Summary()};
+  s.sim.exact_quantiles = queue_.exact() && ttft_.exact() && server_ttft_.exact() && tpot_.exact() && e2e_.exact();
+  const LatencySummary ttft = ttft_.Summary();
+  s.latency_s = {queue_.Summary(), ttft, ttft, server_ttft_.Summary(), tpot_.Summary(),
+                 itl_.Summary(), e2e_.Summary(), {}};
+  const double n = static_cast<double>(std::max<int64_t>(1, finished_));
+  const ReplaySummary::TtftComponents& c = ttft_sums_;
+  s.latency_s.ttft_components = {R6(c.api_server / n), R6(c.tokenization / n), R6(c.step_in_flight / n),
+                                 R6(c.async_scheduling / n), R6(c.wait / n), R6(c.prefill / n)};
   const double span_s = static_cast<double>(end_ns_) / 1e9;
   // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
   // deployment does not keep up and queues grow whatever the scheduler does.

@@ -35,7 +35,7 @@ class ReplayStatistics final : public ReplayObserver {
       : o_(options),
         queue_(options.exact_quantiles),
         ttft_(options.exact_quantiles),
-        client_ttft_(options.exact_quantiles),
+        server_ttft_(options.exact_quantiles),
         tpot_(options.exact_quantiles),
         e2e_(options.exact_quantiles) {}
 
@@ -65,7 +65,8 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t output_tokens_ = 0;
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
   int64_t readmit_queried_ = 0, readmit_hit_ = 0;
-  LatencyStats queue_, ttft_, client_ttft_, tpot_, e2e_;
+  LatencyStats queue_, ttft_, server_ttft_, tpot_, e2e_;  // client_ttft is ttft's summary again
+  ReplaySummary::TtftComponents ttft_sums_;  // Σ over finished requests, seconds
   WeightedHistogram itl_;
   int64_t goodput_requests_ = 0;
 };

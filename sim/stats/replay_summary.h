@@ -77,18 +77,33 @@ struct ReplaySummary {
     int64_t readmission_queried_tokens = 0, readmission_hit_tokens = 0;
     double readmission_hit_rate = 0;
   } prefix_cache;
+  // The mean of each term of the time to first token as a client measures it, in seconds; they sum to
+  // latency_s.ttft.mean. Client side (API server process): api_server (HTTP, JSON, AsyncLLM hand-off,
+  // first SSE chunk) and tokenization. Engine side: step_in_flight, async_scheduling, wait, prefill.
+  struct TtftComponents {
+    double api_server = 0, tokenization = 0, step_in_flight = 0, async_scheduling = 0, wait = 0, prefill = 0;
+    template <typename F>
+    void ForEach(F&& f) const {
+      f("api_server", api_server), f("tokenization", tokenization), f("step_in_flight", step_in_flight);
+      f("async_scheduling", async_scheduling), f("wait", wait), f("prefill", prefill);
+    }
+  };
   struct Latency {
     LatencySummary queue;
-    LatencySummary ttft;         // server side: arrival at the engine to the first token sampled
-    LatencySummary client_ttft;  // as a benchmark client sees it: + API server, tokenization, streaming
+    // Time to first token as a benchmark client measures it (request sent to first streamed token):
+    // the server's ttft plus the API server's work, tokenization and streaming (request_path.h).
+    LatencySummary ttft;
+    LatencySummary client_ttft;  // the same figure under the name earlier summaries gave it
+    LatencySummary server_ttft;  // engine side: the request reaching the engine core to its first token sampled
     LatencySummary tpot;         // per request: (last token - first token) / (output tokens - 1)
     LatencySummary itl;          // per token: the wait between a request's consecutive tokens
     LatencySummary e2e;
     // Every distribution with its report name, in the order reports list them.
-    std::array<std::pair<const char*, const LatencySummary*>, 6> Named() const {
-      return {{{"queue", &queue}, {"ttft", &ttft}, {"client_ttft", &client_ttft}, {"tpot", &tpot}, {"itl", &itl},
-               {"e2e", &e2e}}};
+    std::array<std::pair<const char*, const LatencySummary*>, 7> Named() const {
+      return {{{"queue", &queue}, {"ttft", &ttft}, {"client_ttft", &client_ttft}, {"server_ttft", &server_ttft},
+               {"tpot", &tpot}, {"itl", &itl}, {"e2e", &e2e}}};
     }
+    TtftComponents ttft_components;  // mean seconds per term of ttft
   } latency_s;
   struct Throughput {
     double requests_per_s = 0, output_tokens_per_s = 0, simulated_s = 0;

@@ -81,7 +81,7 @@ void Scalar(Io& io, T& v) { io.Field(v); }
 
 template <class Io>
 void Visit(Io& io, LatencySummary& l) {
-  io.Field(l.count), io.Field(l.mean), io.Field(l.p50), io.Field(l.p90), io.Field(l.p99), io.Field(l.p999);
+  io.Field(l.count), io.Field(l.mean), io.Field(l.p50), io.Field(l.p90), io.Field(l.p99), io.Field(l.p999), io.Field(l.std), io.Field(l.has_std);
 }
 
 template <class Io>
@@ -181,7 +181,10 @@ void Visit(Io& io, ReplaySummary& s) {
   io.Field(s.prefix_cache.readmission_queried_tokens), io.Field(s.prefix_cache.readmission_hit_tokens);
   io.Field(s.prefix_cache.readmission_hit_rate);
   auto& l = s.latency_s;
-  for (LatencySummary* d : {&l.queue, &l.ttft, &l.client_ttft, &l.tpot, &l.itl, &l.e2e}) Visit(io, *d);
+  for (LatencySummary* d : {&l.queue, &l.ttft, &l.client_ttft, &l.server_ttft, &l.tpot, &l.itl, &l.e2e}) Visit(io, *d);
+  auto& tc = l.ttft_components;
+  io.Field(tc.api_server), io.Field(tc.tokenization), io.Field(tc.step_in_flight), io.Field(tc.async_scheduling);
+  io.Field(tc.wait), io.Field(tc.prefill);
   auto& t = s.throughput;
   io.Field(t.requests_per_s), io.Field(t.output_tokens_per_s), io.Field(t.simulated_s), io.Field(t.offered_requests_per_s);
   auto& g = s.goodput;
@@ -246,9 +249,9 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(ReplaySummary) == 1456, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(ReplaySummary) == 1696, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1616, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(PointOutcome) == 1856, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif

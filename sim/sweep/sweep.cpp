@@ -95,7 +95,8 @@ void Judge(PointOutcome& p, const SweepCriteria& c) {
 
 void ApplyGoodputThresholds(ReplayOptions& r, const SweepCriteria& c) {
   for (const SloConstraint& slo : c.slos) {
-    if (slo.metric == SloMetric::kTtft) r.slo_ttft_s = r.slo_ttft_s > 0 ? std::min(r.slo_ttft_s, slo.limit_s) : slo.limit_s;
+    if (slo.metric == SloMetric::kTtft || slo.metric == SloMetric::kClientTtft)
+      r.slo_ttft_s = r.slo_ttft_s > 0 ? std::min(r.slo_ttft_s, slo.limit_s) : slo.limit_s;
     if (slo.metric == SloMetric::kTpot) r.slo_tpot_s = r.slo_tpot_s > 0 ? std::min(r.slo_tpot_s, slo.limit_s) : slo.limit_s;
   }
 }
@@ -138,6 +139,7 @@ double SloValue(const ReplaySummary& s, SloMetric metric, SloQuantile quantile) 
     case SloMetric::kQueue: l = &s.latency_s.queue; break;
     case SloMetric::kTtft: l = &s.latency_s.ttft; break;
     case SloMetric::kClientTtft: l = &s.latency_s.client_ttft; break;
+    case SloMetric::kServerTtft: l = &s.latency_s.server_ttft; break;
     case SloMetric::kTpot: l = &s.latency_s.tpot; break;
     case SloMetric::kItl: l = &s.latency_s.itl; break;
     case SloMetric::kE2e: l = &s.latency_s.e2e; break;

@@ -17,13 +17,15 @@ namespace kvsim {
 
 // kGoodput: the fraction of finished requests within the per-request TTFT/TPOT limits, as
 // "goodput-min=0.95" (at least); every other metric is a latency at most its limit.
-enum class SloMetric { kQueue, kTtft, kClientTtft, kTpot, kItl, kE2e, kGoodput };
+// ttft and client_ttft are the time to first token as a benchmark client measures it; server_ttft
+// the engine's part alone (ReplaySummary::Latency).
+enum class SloMetric { kQueue, kTtft, kClientTtft, kServerTtft, kTpot, kItl, kE2e, kGoodput };
 template <>
 struct EnumNames<SloMetric> {
   static constexpr EnumEntry<SloMetric> kEntries[] = {
       {SloMetric::kTtft, "ttft"}, {SloMetric::kClientTtft, "client_ttft"}, {SloMetric::kTpot, "tpot"},
       {SloMetric::kItl, "itl"},   {SloMetric::kE2e, "e2e"},                  {SloMetric::kQueue, "queue"},
-      {SloMetric::kGoodput, "goodput"}};
+      {SloMetric::kServerTtft, "server_ttft"}, {SloMetric::kGoodput, "goodput"}};
 };
 
 enum class SloQuantile { kMean, kP50, kP90, kP99, kP999, kMin };

@@ -39,7 +39,7 @@ double AllReduceLatencySeconds(Interconnect i) {
 }  // namespace
 
 StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o)
-    : calibration_(o.calibration), eff_(o.efficiency), eager_(o.enforce_eager) {
+    : calibration_(o.calibration), eff_(o.efficiency), eager_(o.enforce_eager), overlap_host_(o.overlap_host) {
   if (o.fixed_step_ms > 0) {
     fixed_ns_ = std::max<int64_t>(1, static_cast<int64_t>(std::llround(o.fixed_step_ms * 1e6)));
     return;
@@ -313,6 +313,11 @@ int64_t StepModel::KernelsPerStep() const {
 // captured graph replay it; mixed batches replay graph pieces with attention launched between them;
 // without graphs every kernel is launched, which costs time only when the CPU falls behind the GPU.
 double StepModel::Overhead(const StepWork& w, double gpu_seconds) const {
+  if (overlap_host_) return std::max(0.0, SequentialOverhead(w, gpu_seconds) - gpu_seconds);
+  return SequentialOverhead(w, gpu_seconds);
+}
+
+double StepModel::SequentialOverhead(const StepWork& w, double gpu_seconds) const {
   const double host = eff_.step_overhead_ms * 1e-3;
   const double launch = eff_.launch_us * 1e-6, graph = eff_.graph_launch_us * 1e-6;
   if (eager_) return host + std::max(0.0, static_cast<double>(KernelsPerStep()) * launch - gpu_seconds);

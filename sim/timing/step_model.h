@@ -46,6 +46,10 @@ struct StepModelOptions {
   std::string calibration;            // where `efficiency` came from: "" = defaults, else the file
   std::string calibration_gpu;        // the GPU the calibration was fitted on (must be the deployment's)
   bool enforce_eager = false;         // no CUDA graphs
+  // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue): the host schedules and
+  // prepares step k + 1 while the GPU runs step k, so the host's work lengthens a step only where it
+  // exceeds the GPU's.
+  bool overlap_host = false;
   double link_bytes_per_s = 0;        // TP all-reduce bandwidth per direction; 0: from the interconnect
 };
 
@@ -203,6 +207,7 @@ class StepModel final : public StepTimer {
   void AddLmHead(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const;
   void AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   double Overhead(const StepWork& w, double gpu_seconds) const;
+  double SequentialOverhead(const StepWork& w, double gpu_seconds) const;  // the host's time, not overlapped
   int64_t KernelsPerStep() const;
   using AddFn = void (StepModel::*)(int64_t, std::vector<OperatorCost>*, double*) const;
   // speed: the table hit is inline (four per step); computing a missing entry is not.
@@ -226,6 +231,7 @@ class StepModel final : public StepTimer {
   bool weight_only_ = false;        // quantized GEMMs stream packed weights and unpack them
   double peak16_ = 0, hbm_ = 0;
   bool eager_ = false;
+  bool overlap_host_ = false;  // StepModelOptions::overlap_host
   int tp_ = 1, pp_ = 1;
   double act_bytes_ = 2;            // activation element size
   double hidden_ = 0, layers_ = 0, kv_layers_ = 0, gated_ = 1, inter_per_gpu_ = 0;

@@ -19,6 +19,13 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
   if (has_attention_) attention_ = m.AttentionTermsFor(sequences, sequences);
+  if (overhead_known_ && m.overlap_host_) {
+    // Overlapped, the host costs nothing once the GPU's step outlasts it; the GPU's time only grows
+    // with the context, so if it does at context 0 it does throughout the run.
+    const double gpu0 = linear_ + Attention(0) + other_ + lm_head_ + communication_;
+    overhead_ = 0;
+    overhead_known_ = m.Overhead(Work(0), gpu0) == 0;
+  }
   if (!overhead_known_) return;  // the overhead depends on the GPU time: Ns per step
   // Ns's terms as exact lines in the context c (2^-48 ns): a layer group's time is
   // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t)·kv + q)/rate.

@@ -108,7 +108,7 @@ TEST(LatencyCliTest, ItlAndClientTtftOfOneRequest) {
   EXPECT_NEAR(l.at("itl").at("p50").get<double>(), 0.020, 0.020 * 0.005);
   EXPECT_NEAR(l.at("itl").at("mean").get<double>(), 0.020, 1e-6);
   EXPECT_NEAR(l.at("tpot").at("p50").get<double>(), 0.020, 1e-6);
-  EXPECT_NEAR(l.at("client_ttft").at("p50").get<double>() - l.at("ttft").at("p50").get<double>(), 0.002 + 10 * 2.2e-6,
+  EXPECT_NEAR(l.at("ttft").at("p50").get<double>() - l.at("server_ttft").at("p50").get<double>(), 0.002 + 10 * 2.2e-6,
               2e-6);
 }
 

@@ -32,14 +32,14 @@ TEST(HtmlReportTest, ChartsHaveGeometryAndNumbersMatchTheJson) {
   EXPECT_EQ(html.find("http://"), html.find("http://www.w3.org/2000/svg"));  // no network references
   for (const char* bad : {"nan", "inf\"", "NaN"}) EXPECT_EQ(html.find(bad), std::string::npos) << bad;
 
-  // Six charts: capacity bar, KV by category, running/waiting, latency CDFs, two waste bars.
+  // Seven charts: capacity bar, KV by category, running/waiting, latency CDFs, TTFT terms, two waste bars.
   // (Plain string scanning: std::regex trips GCC 12's -Wmaybe-uninitialized under ASan.)
   auto count = [&](const std::string& needle) {
     int n = 0;
     for (size_t at = html.find(needle); at != std::string::npos; at = html.find(needle, at + 1)) ++n;
     return n;
   };
-  EXPECT_EQ(count("class=\"chart\""), 6);
+  EXPECT_EQ(count("class=\"chart\""), 7);
   // Every path has coordinates; the stacked chart has six areas, the CDF chart three curves.
   int areas = 0, lines = 0;
   for (const char* kind : {"area", "line"}) {
