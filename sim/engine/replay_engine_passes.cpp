@@ -13,12 +13,14 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
   while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
     const Slot slot = waiting_.front();
     Live& l = slots_[slot];
+    EnsureKeys(l);
     const AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, budget);
     if (!plan) break;
     waiting_.pop_front();
     waiting_tokens_ -= q.prompt_tokens;
+    ReleaseKeys(l);  // the allocator copied them
     l.order = next_order_++;
     running_.Append(l.order, slot);
     l.prefilling = true;
