@@ -61,7 +61,8 @@ void ReplayEngine::Arrive(TraceRequest r) {
   // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
   // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
   // thousands of long prompts would otherwise hold 32 times the memory.
-  if (!o_.prefix_caching) l.req.block_ids = {};
+  if (!o_.prefix_caching) std::vector<uint64_t>().swap(l.req.block_ids);
+  else l.req.block_ids.shrink_to_fit();
   l.in_use = true;
   if (!alloc_.CanEverFit(AdmissionFor(l))) {
     l.in_use = false;
@@ -90,7 +91,7 @@ void ReplayEngine::ReleaseKeys(Live& l) {
     l.keys.clear();
     spare_keys_.push_back(std::move(l.keys));
   }
-  l.keys = {};
+  std::vector<BlockKey>().swap(l.keys);  // (`= {}` would keep the capacity)
 }
 
 AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
@@ -198,7 +199,7 @@ void ReplayEngine::Finish(Slot slot) {
   running_.Erase(l.order);
   l.in_use = false;
   ReleaseKeys(l);
-  l.req.block_ids = {};
+  std::vector<uint64_t>().swap(l.req.block_ids);
   free_slots_.push_back(slot);
   ++counters_.events;
 }
