@@ -85,7 +85,7 @@ int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in
 AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_budget) const {
   AdmitPlan plan;
   int64_t hits_in_queue = 0;
-  const int64_t hits = PrefixHits(request, &hits_in_queue);
+  const int64_t hits = caching_ && !request.prefix_keys.empty() ? PrefixHits(request, &hits_in_queue) : 0;
   plan.cached_tokens = hits * block_size_;
   plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens, token_budget);
   if (plan.new_tokens <= 0) return plan;

@@ -61,8 +61,10 @@ void ReplayEngine::Arrive(TraceRequest r) {
   // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
   // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
   // thousands of long prompts would otherwise hold 32 times the memory.
-  if (!o_.prefix_caching) std::vector<uint64_t>().swap(l.req.block_ids);
-  else l.req.block_ids.shrink_to_fit();
+  if (l.req.block_ids.capacity() != 0) {
+    if (!o_.prefix_caching) std::vector<uint64_t>().swap(l.req.block_ids);
+    else l.req.block_ids.shrink_to_fit();
+  }
   l.in_use = true;
   if (!alloc_.CanEverFit(AdmissionFor(l))) {
     l.in_use = false;
@@ -74,8 +76,7 @@ void ReplayEngine::Arrive(TraceRequest r) {
   waiting_tokens_ += l.req.prompt_tokens;
 }
 
-void ReplayEngine::EnsureKeys(Live& l) {
-  if (l.req.block_ids.empty() || !l.keys.empty()) return;
+void ReplayEngine::ComputeKeys(Live& l) {
   if (!spare_keys_.empty()) {
     l.keys = std::move(spare_keys_.back());
     spare_keys_.pop_back();
@@ -83,10 +84,9 @@ void ReplayEngine::EnsureKeys(Live& l) {
   KeysFromTraceBlocks(l.req.block_ids, l.req.block_id_tokens, l.req.prompt_tokens, o_.block_size, l.keys);
 }
 
-void ReplayEngine::ReleaseKeys(Live& l) {
+void ReplayEngine::ReleaseKeyBuffer(Live& l) {
   // A few buffers are kept for the next admissions; a long prompt's is given back.
   constexpr size_t kSpareBuffers = 16, kSpareKeys = 4096;
-  if (l.keys.capacity() == 0) return;
   if (spare_keys_.size() < kSpareBuffers && l.keys.capacity() <= kSpareKeys) {
     l.keys.clear();
     spare_keys_.push_back(std::move(l.keys));
@@ -199,7 +199,7 @@ void ReplayEngine::Finish(Slot slot) {
   running_.Erase(l.order);
   l.in_use = false;
   ReleaseKeys(l);
-  std::vector<uint64_t>().swap(l.req.block_ids);
+  if (l.req.block_ids.capacity() != 0) std::vector<uint64_t>().swap(l.req.block_ids);
   free_slots_.push_back(slot);
   ++counters_.events;
 }

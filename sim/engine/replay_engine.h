@@ -144,8 +144,15 @@ class ReplayEngine {
   bool ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled);
   void Reject(TraceRequest r, const std::string& reason);
   // Prefix keys from the trace's block ids, computed once, when admission first considers `l`.
-  void EnsureKeys(Live& l);
-  void ReleaseKeys(Live& l);
+  // (Inline guards: a trace without block ids pays one test per admission and completion.)
+  void EnsureKeys(Live& l) {
+    if (!l.req.block_ids.empty() && l.keys.empty()) ComputeKeys(l);
+  }
+  void ReleaseKeys(Live& l) {
+    if (l.keys.capacity() != 0) ReleaseKeyBuffer(l);
+  }
+  void ComputeKeys(Live& l);
+  void ReleaseKeyBuffer(Live& l);
   AdmitRequest AdmissionFor(const Live& l) const;
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
