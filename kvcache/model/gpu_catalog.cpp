@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cctype>
 #include <libfccp/csv.h>
-#include <sstream>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
@@ -57,9 +56,12 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       GpuSpec g;
       g.id = id;
       g.name = name;
-      std::stringstream ss(aliases);
-      for (std::string a; std::getline(ss, a, ';');)
-        if (!a.empty()) g.aliases.push_back(a);
+      // Split on ';' by hand: a stringstream per row cost more than the rest of the row's parsing.
+      for (size_t from = 0; from <= aliases.size();) {
+        const size_t to = std::min(aliases.find(';', from), aliases.size());
+        if (to > from) g.aliases.push_back(aliases.substr(from, to - from));
+        from = to + 1;
+      }
       g.marketed_gb = ParseNumber(marketed, path, line, "marketed_gb");
       g.cuda_total_gib = ParseNumber(total, path, line, "cuda_total_gib");
       if (g.cuda_total_gib <= 0) throw Error(path + ":" + std::to_string(line) + ": column cuda_total_gib: empty");
