@@ -4,6 +4,8 @@
 // replays the 1M-request trace on N replicas behind round-robin routing.
 #include <benchmark/benchmark.h>
 
+#include <string>
+
 #include "kvcache/model/model_catalog.h"
 #include "sim/run/replay_runner.h"
 
@@ -38,6 +40,43 @@ void BM_Fleet(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * requests);
 }
 BENCHMARK(BM_Fleet)->Arg(1)->Arg(16)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+// The Mooncake conversation trace (12,031 requests whose prompts share prefixes: hash_ids, one per
+// 512 tokens) on the replay's defaults (Llama-3.1-8B-Instruct, A100-80GB). BM_Mooncake/1 with
+// prefix caching, /0 without (the same replay: the cost of looking blocks up, registering and
+// evicting them); BM_MooncakeTiled/K tiles the trace K times with prefix caching (K = 10:
+// 120,310 requests), for the replay's growth with the trace.
+ReplayOptions MooncakeReplay(int64_t repeat) {
+  ReplayOptions r;
+  r.trace = std::string(KVSIM_SHARED_DIR) + "/traces/mooncake/conversation_trace.jsonl";
+  r.window.repeat = repeat;
+  ValidateReplayOptions(r, DataDirectory());
+  return r;
+}
+
+Deployment OnA100(bool prefix_caching) {
+  DeploymentOptions o;
+  o.enable_prefix_caching = prefix_caching;
+  return ResolveDeployment(o, DataDirectory());
+}
+
+void BM_Mooncake(benchmark::State& state) {
+  const Deployment d = OnA100(state.range(0) != 0);
+  const ReplayOptions r = MooncakeReplay(1);
+  int64_t requests = 0;
+  for (auto _ : state) requests = RunReplay(d, r).summary.requests.total;
+  state.SetItemsProcessed(state.iterations() * requests);
+}
+BENCHMARK(BM_Mooncake)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(5);
+
+void BM_MooncakeTiled(benchmark::State& state) {
+  const Deployment d = OnA100(true);
+  const ReplayOptions r = MooncakeReplay(state.range(0));
+  int64_t requests = 0;
+  for (auto _ : state) requests = RunReplay(d, r).summary.requests.total;
+  state.SetItemsProcessed(state.iterations() * requests);
+}
+BENCHMARK(BM_MooncakeTiled)->Arg(1)->Arg(10)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 }  // namespace
 }  // namespace kvsim

@@ -6,6 +6,10 @@
 #include "kvcache/base/units.h"
 
 namespace kvsim {
+namespace {
+// Key buffers up to this many keys stay with their request slot for the next admission.
+constexpr size_t kKeptKeyCapacity = 1024;
+}  // namespace
 
 PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
     : block_size_(o.block_size),
@@ -29,6 +33,41 @@ int64_t PagedAllocator::WatermarkBlocks() const {
   return static_cast<int64_t>(watermark_fraction_ * static_cast<double>(pool_.num_blocks()));
 }
 
+bool PagedAllocator::ProbeMatches(const AdmitRequest& request) const {
+  const std::span<const BlockKey> keys = request.prefix_keys;
+  return probe_.valid && probe_.id == request.id && probe_.prompt_tokens == request.prompt_tokens &&
+         probe_.keys == keys.data() && probe_.num_keys == keys.size() && probe_.last_key == keys.back();
+}
+
+void PagedAllocator::DropProbe() const {
+  if (!probe_.valid) return;
+  for (BlockId b : probe_.hits) watched_[static_cast<size_t>(b)] = 0;
+  probe_.hits.clear();
+  probe_.valid = false;
+}
+
+void PagedAllocator::Probe(const AdmitRequest& request, int64_t limit) const {
+  DropProbe();
+  if (watched_.empty()) watched_.assign(static_cast<size_t>(pool_.num_blocks()), 0);
+  probe_.valid = true;
+  probe_.id = request.id;
+  probe_.prompt_tokens = request.prompt_tokens;
+  probe_.keys = request.prefix_keys.data();
+  probe_.num_keys = request.prefix_keys.size();
+  probe_.last_key = request.prefix_keys.back();
+  probe_.hits_in_use = 0;
+  int64_t hits = 0;
+  for (; hits < limit; ++hits) {
+    const BlockId b = pool_.Lookup(request.prefix_keys[static_cast<size_t>(hits)]);
+    if (b == kNoBlock) break;
+    probe_.hits.push_back(b);
+    watched_[static_cast<size_t>(b)] = 1;
+    if (pool_.at(b).ref_count > 0) ++probe_.hits_in_use;
+  }
+  probe_.has_next = hits < limit;
+  probe_.next_key = probe_.has_next ? request.prefix_keys[static_cast<size_t>(hits)] : 0;
+}
+
 int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const {
   *hits_in_free_queue = 0;
   if (!caching_ || request.prefix_keys.empty()) return 0;
@@ -36,20 +75,17 @@ int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in
   // (prompt − 1) / block_size full blocks can come from the cache.
   const int64_t limit = std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
                                           (request.prompt_tokens - 1) / block_size_);
-  int64_t hits = 0;
-  while (hits < limit) {
-    const BlockId b = pool_.Lookup(request.prefix_keys[hits]);
-    if (b == kNoBlock) break;
-    if (pool_.at(b).ref_count == 0) ++*hits_in_free_queue;
-    ++hits;
-  }
+  if (limit <= 0) return 0;
+  if (!ProbeMatches(request)) Probe(request, limit);
+  const int64_t hits = static_cast<int64_t>(probe_.hits.size());
+  *hits_in_free_queue = hits - probe_.hits_in_use;
   return hits;
 }
 
 AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_budget) const {
   AdmitPlan plan;
   int64_t hits_in_queue = 0;
-  const int64_t hits = PrefixHits(request, &hits_in_queue);
+  const int64_t hits = caching_ && !request.prefix_keys.empty() ? PrefixHits(request, &hits_in_queue) : 0;
   plan.cached_tokens = hits * block_size_;
   // Loaded tokens follow the hits; the last prompt token is still computed.
   plan.loaded_tokens = std::clamp<int64_t>(request.loaded_tokens, 0, request.prompt_tokens - 1 - plan.cached_tokens);
@@ -97,8 +133,10 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
                                                           (request.prompt_tokens - 1) / block_size_)
                                      : 0;
   prefix_hit_blocks_ += hits;
+  // PlanAdmit left the probe of this request's hits valid.
+  KVSIM_DCHECK(hits == 0 || (ProbeMatches(request) && static_cast<int64_t>(probe_.hits.size()) == hits));
   for (int64_t i = 0; i < hits; ++i) {
-    const BlockId b = pool_.Lookup(request.prefix_keys[i]);
+    const BlockId b = probe_.hits[static_cast<size_t>(i)];
     if (pool_.at(b).queued) {
       pool_.Remove(b);
       token_slots_ += pool_.at(b).filled_slots;  // cached content is live again
@@ -106,6 +144,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
     AddRef(b);
     r.groups[0].blocks.push_back(b);
   }
+  if (hits > 0) DropProbe();
   r.computed = plan.cached_tokens;
   CommitGrow(r, plan.loaded_tokens + plan.new_tokens);
   return plan;
@@ -219,17 +258,28 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
   // Prompt blocks that are now full become findable (only group 0 exists when caching is on).
   GroupBlocks& gb = r.groups[0];
   const int64_t full = std::min<int64_t>(Index(r.computed), static_cast<int64_t>(r.keys.size()));
-  for (int64_t i = r.keys_registered; i < full; ++i) pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  for (int64_t i = r.keys_registered; i < full; ++i) {
+    if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) DropProbe();  // may extend its hits
+    pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  }
   r.keys_registered = std::max(r.keys_registered, full);
+  if (r.keys_registered == static_cast<int64_t>(r.keys.size()) && r.keys.capacity() > kKeptKeyCapacity) {
+    // Every key is in the map: a long prompt's copy is not kept for the rest of its decode.
+    std::vector<BlockKey>().swap(r.keys);
+    r.keys_registered = 0;
+  }
 }
 
 BlockId PagedAllocator::TakeFreeBlock() {
-  return pool_.PopFront();  // drops a cached key: the evicted prefix is gone
+  // The eviction point: the front block's cached key, if any, is dropped with it.
+  if (probe_.valid && watched_[static_cast<size_t>(pool_.front())]) DropProbe();
+  return pool_.PopFront();
 }
 
 void PagedAllocator::AddRef(BlockId b) {
   Block& blk = pool_.at(b);
   if (blk.ref_count >= 1) shared_saved_ += blk.filled_slots;
+  else if (probe_.valid && watched_[static_cast<size_t>(b)]) ++probe_.hits_in_use;
   ++blk.ref_count;
 }
 
@@ -241,6 +291,7 @@ void PagedAllocator::DropRef(BlockId b) {
     shared_saved_ -= blk.filled_slots;
     return;
   }
+  if (probe_.valid && watched_[static_cast<size_t>(b)]) --probe_.hits_in_use;
   token_slots_ -= blk.filled_slots;
   if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
   pool_.PushBack(b);

@@ -109,6 +109,26 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     std::vector<GroupBlocks> groups;
   };
 
+  // The prefix lookup of the last request planned, kept while it stays valid: the request at the
+  // head of a blocked waiting queue is planned at every step, and its hundreds of key look-ups
+  // would otherwise be repeated although nothing it found changed. The hit blocks are watched:
+  // evicting one (TakeFreeBlock) or registering the key of its first miss (RegisterKeys) drops the
+  // probe; a hit block's reference count crossing zero adjusts hits_in_use.
+  struct PrefixProbe {
+    bool valid = false;
+    RequestId id = 0;
+    int64_t prompt_tokens = 0;
+    const BlockKey* keys = nullptr;
+    size_t num_keys = 0;
+    BlockKey last_key = 0;
+    std::vector<BlockId> hits;      // the blocks of the longest run of leading hits
+    int64_t hits_in_use = 0;        // of them, held by a running request (not in the free queue)
+    bool has_next = false;          // a first miss below the limit exists
+    BlockKey next_key = 0;          // its key
+  };
+  bool ProbeMatches(const AdmitRequest& request) const;
+  void Probe(const AdmitRequest& request, int64_t limit) const;
+  void DropProbe() const;
   int64_t PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const;
   int64_t BlocksToGrow(const RequestState& r, int64_t tokens, int64_t* released) const;
   void CommitGrow(RequestState& r, int64_t tokens);
@@ -163,6 +183,8 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t shared_saved_ = 0;    // Σ (ref − 1) × filled over used blocks
   int64_t prefix_queried_blocks_ = 0;
   int64_t prefix_hit_blocks_ = 0;
+  mutable PrefixProbe probe_;
+  mutable std::vector<uint8_t> watched_;  // per block: 1 while it is one of probe_.hits
 };
 
 }  // namespace kvsim

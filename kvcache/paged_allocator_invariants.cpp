@@ -110,6 +110,17 @@ void PagedAllocator::CheckInvariants() const {
               "counting mode: blocks held disagree with the blocks taken");
   KVSIM_CHECK(t.token + counted.token == token_slots_ && tail_reserved == reserved_slots_ && t.saved == shared_saved_,
               "accounting totals drifted");
+  if (probe_.valid) {  // every kept hit is still cached or in use under its key, and counted right
+    int64_t in_use = 0, watched = 0;
+    for (size_t i = 0; i < probe_.hits.size(); ++i) {
+      const BlockId b = probe_.hits[i];
+      KVSIM_CHECK(pool_.at(b).keyed && watched_[static_cast<size_t>(b)] == 1, "a kept prefix hit lost its key");
+      if (pool_.at(b).ref_count > 0) ++in_use;
+    }
+    for (uint8_t w : watched_) watched += w;
+    KVSIM_CHECK(in_use == probe_.hits_in_use && watched == static_cast<int64_t>(probe_.hits.size()),
+                "the kept prefix probe disagrees with the pool");
+  }
   const KvAccounting a = Accounting();
   KVSIM_CHECK(a.internal_fragmentation_slots >= 0 && a.free_slots >= 0, "negative category");
   KVSIM_CHECK(a.Sum() == a.capacity_slots, "categories do not sum to the pool");

@@ -21,19 +21,29 @@ BlockKey ChainKey(BlockKey parent, uint64_t content) { return Mix(Mix(parent) ^ 
 std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens,
                                           int64_t prompt_tokens, int64_t block_size) {
   std::vector<BlockKey> keys;
+  KeysFromTraceBlocks(trace_ids, trace_block_tokens, prompt_tokens, block_size, keys);
+  return keys;
+}
+
+void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens, int64_t prompt_tokens,
+                         int64_t block_size, std::vector<BlockKey>& keys) {
+  keys.clear();
   const int64_t covered = std::min<int64_t>(prompt_tokens, static_cast<int64_t>(trace_ids.size()) * trace_block_tokens);
   const int64_t full = covered / block_size;
-  keys.reserve(static_cast<size_t>(full));
-  BlockKey parent = kRootKey;
+  keys.resize(static_cast<size_t>(full));
+  // Pool block j covers tokens [j·B, (j+1)·B) and so depends on the trace ids up to the last trace
+  // block it overlaps; that prefix is chained once per trace block (not once per pool block), and
+  // the block's start digests its position. Two pool blocks get equal keys exactly when they start
+  // at the same token and the ids up to their last overlapped trace block agree, as full chaining
+  // over the pool blocks would give, at one mix per pool block.
+  BlockKey chain = kRootKey;
+  int64_t chained = 0;  // trace blocks digested into `chain`
   for (int64_t j = 0; j < full; ++j) {
-    const int64_t begin = j * block_size, end = begin + block_size;  // [begin, end) tokens
-    const int64_t first = begin / trace_block_tokens, last = (end - 1) / trace_block_tokens;
-    uint64_t content = Mix(static_cast<uint64_t>(begin - first * trace_block_tokens));
-    for (int64_t t = first; t <= last; ++t) content = Mix(content ^ trace_ids[static_cast<size_t>(t)]);
-    parent = ChainKey(parent, content);
-    keys.push_back(parent);
+    const int64_t begin = j * block_size;
+    const int64_t last = (begin + block_size - 1) / trace_block_tokens;
+    for (; chained <= last; ++chained) chain = ChainKey(chain, trace_ids[static_cast<size_t>(chained)]);
+    keys[static_cast<size_t>(j)] = Mix(chain ^ (static_cast<uint64_t>(begin) * 0x9e3779b97f4a7c15ULL));
   }
-  return keys;
 }
 
 }  // namespace kvsim

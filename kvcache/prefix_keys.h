@@ -14,10 +14,15 @@ namespace kvsim {
 
 // Keys of the full blocks of a `prompt_tokens`-long prompt whose content a trace describes by
 // block ids of `trace_block_tokens` tokens each (Mooncake `hash_ids`, 512 tokens): pool block j
-// digests the ids of the trace blocks it overlaps and its offset in the first of them, so any pool
-// block size maps onto the trace's. Blocks past the ids the trace gives get no key.
+// digests the chain of ids up to the last trace block it overlaps and its first token's position,
+// so any pool block size maps onto the trace's, and two blocks share a key exactly when their
+// whole prefixes agree. Blocks past the ids the trace gives get no key.
 std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens,
                                           int64_t prompt_tokens, int64_t block_size);
+
+// The same keys written into `out` (replacing its contents, reusing its capacity).
+void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens, int64_t prompt_tokens,
+                         int64_t block_size, std::vector<BlockKey>& out);
 
 // The 64-bit mix (splitmix64 finaliser over the combination).
 BlockKey ChainKey(BlockKey parent, uint64_t content);

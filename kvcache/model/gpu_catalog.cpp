@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cctype>
-#include <libfccp/csv.h>
-#include <sstream>
+#include <iterator>
 
+#include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
 #include "kvcache/base/text_format.h"
 
 namespace kvsim {
@@ -45,47 +46,68 @@ Interconnect GuessInterconnect(const std::string& gpu_name) {
 }
 
 GpuCatalog GpuCatalog::Load(const std::string& path) {
+  // kvsim's own CSV cells (kvcache/base/csv_cells.h) rather than a general CSV library: every
+  // command reads this file, and the library's character-by-character parse of its long `source`
+  // column was a third of `kvsim capacity`'s instructions.
+  static constexpr const char* kColumns[] = {"id", "name", "aliases", "marketed_gb", "cuda_total_gib",
+                                              "mem_bandwidth_TB_per_s", "bf16_dense_tflops", "fp8_dense_tflops",
+                                              "int8_dense_tops", "fp16_dense_tflops", "sm_count", "interconnect"};
+  enum Column : size_t { kId, kName, kAliases, kMarketed, kTotal, kBandwidth, kBf16, kFp8, kInt8, kFp16, kSms, kInterconnect };
+  constexpr size_t kNumColumns = std::size(kColumns);
   GpuCatalog catalog;
-  try {
-    io::CSVReader<15, io::trim_chars<' '>, io::double_quote_escape<',', '"'>> in(path);
-    // The host link columns are optional (a --gpu-file written before they existed).
-    in.read_header(io::ignore_extra_column | io::ignore_missing_column, "id", "name", "aliases", "marketed_gb",
-                   "cuda_total_gib", "mem_bandwidth_TB_per_s", "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops",
-                   "fp16_dense_tflops", "sm_count", "interconnect", "pcie_gen", "host_link_GB_per_s", "source");
-    for (const char* required : {"id", "name", "aliases", "marketed_gb", "cuda_total_gib", "mem_bandwidth_TB_per_s",
-                                 "bf16_dense_tflops", "fp8_dense_tflops", "int8_dense_tops", "fp16_dense_tflops", "sm_count",
-                                 "interconnect", "source"})
-      if (!in.has_column(required)) throw Error(path + ": column " + required + " is missing");
-    std::string id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, pcie, host_link, source;
-    while (in.read_row(id, name, aliases, marketed, total, bw, bf16, fp8, int8, fp16, sms, interconnect, pcie, host_link,
-                       source)) {
-      const unsigned line = in.get_file_line();
-      GpuSpec g;
-      g.id = id;
-      g.name = name;
-      std::stringstream ss(aliases);
-      for (std::string a; std::getline(ss, a, ';');)
-        if (!a.empty()) g.aliases.push_back(a);
-      g.marketed_gb = ParseNumber(marketed, path, line, "marketed_gb");
-      g.cuda_total_gib = ParseNumber(total, path, line, "cuda_total_gib");
-      if (g.cuda_total_gib <= 0) throw Error(path + ":" + std::to_string(line) + ": column cuda_total_gib: empty");
-      g.mem_bandwidth_bytes_per_s = ParseNumber(bw, path, line, "mem_bandwidth_TB_per_s") * 1e12;
-      g.bf16_dense_tflops = ParseNumber(bf16, path, line, "bf16_dense_tflops");
-      g.fp8_dense_tflops = ParseNumber(fp8, path, line, "fp8_dense_tflops");
-      g.int8_dense_tops = ParseNumber(int8, path, line, "int8_dense_tops");
-      g.fp16_dense_tflops = ParseNumber(fp16, path, line, "fp16_dense_tflops");
-      const double sm = ParseNumber(sms, path, line, "sm_count");
-      if (sm != static_cast<double>(static_cast<int>(sm)) || sm > 100000)
-        throw Error(path + ":" + std::to_string(line) + ": column sm_count: '" + sms + "' is not a whole number of SMs");
-      g.sm_count = static_cast<int>(sm);
-      if (id.empty()) throw Error(path + ":" + std::to_string(line) + ": column id: empty");
-      g.pcie_gen = static_cast<int>(ParseNumber(pcie, path, line, "pcie_gen"));
-      g.host_link_bytes_per_s = ParseNumber(host_link, path, line, "host_link_GB_per_s") * 1e9;
-      g.interconnect = ParseEnum<Interconnect>(interconnect, path + ":" + std::to_string(line) + ": column interconnect");
-      catalog.gpus_.push_back(std::move(g));
+  LineReader in(path, "GPU catalog CSV");
+  std::string line;
+  std::vector<std::string> header, cells;
+  if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
+  if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
+  size_t index[kNumColumns];
+  for (size_t i = 0; i < kNumColumns; ++i) {
+    const auto it = std::find(header.begin(), header.end(), kColumns[i]);
+    if (it == header.end()) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
+    index[i] = static_cast<size_t>(it - header.begin());
+  }
+  // The host link columns are optional (a --gpu-file written before they existed).
+  auto optional_column = [&](const char* name) {
+    const auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? header.size() : static_cast<size_t>(it - header.begin());
+  };
+  const size_t pcie_column = optional_column("pcie_gen"), host_link_column = optional_column("host_link_GB_per_s");
+  while (in.Next(line)) {
+    if (IsBlankLine(line)) continue;
+    const unsigned row = static_cast<unsigned>(in.line_number());
+    const std::string where = path + ":" + std::to_string(row);
+    if (!SplitCsvLine(line, cells)) throw Error(where + ": unterminated quote");
+    if (cells.size() != header.size())
+      throw Error(where + ": " + std::to_string(cells.size()) + " cells, the header has " + std::to_string(header.size()));
+    auto cell = [&](Column c) -> const std::string& { return cells[index[c]]; };
+    GpuSpec g;
+    g.id = cell(kId);
+    g.name = cell(kName);
+    const std::string& aliases = cell(kAliases);
+    for (size_t from = 0; from <= aliases.size();) {
+      const size_t to = std::min(aliases.find(';', from), aliases.size());
+      if (to > from) g.aliases.push_back(aliases.substr(from, to - from));
+      from = to + 1;
     }
-  } catch (const io::error::base& e) {
-    throw Error(path + ": " + e.what());
+    g.marketed_gb = ParseNumber(cell(kMarketed), path, row, "marketed_gb");
+    g.cuda_total_gib = ParseNumber(cell(kTotal), path, row, "cuda_total_gib");
+    if (g.cuda_total_gib <= 0) throw Error(where + ": column cuda_total_gib: empty");
+    g.mem_bandwidth_bytes_per_s = ParseNumber(cell(kBandwidth), path, row, "mem_bandwidth_TB_per_s") * 1e12;
+    g.bf16_dense_tflops = ParseNumber(cell(kBf16), path, row, "bf16_dense_tflops");
+    g.fp8_dense_tflops = ParseNumber(cell(kFp8), path, row, "fp8_dense_tflops");
+    g.int8_dense_tops = ParseNumber(cell(kInt8), path, row, "int8_dense_tops");
+    g.fp16_dense_tflops = ParseNumber(cell(kFp16), path, row, "fp16_dense_tflops");
+    const std::string& sms = cell(kSms);
+    const double sm = ParseNumber(sms, path, row, "sm_count");
+    if (sm != static_cast<double>(static_cast<int>(sm)) || sm > 100000)
+      throw Error(where + ": column sm_count: '" + sms + "' is not a whole number of SMs");
+    g.sm_count = static_cast<int>(sm);
+    if (g.id.empty()) throw Error(where + ": column id: empty");
+    g.interconnect = ParseEnum<Interconnect>(cell(kInterconnect), where + ": column interconnect");
+    if (pcie_column < cells.size()) g.pcie_gen = static_cast<int>(ParseNumber(cells[pcie_column], path, row, "pcie_gen"));
+    if (host_link_column < cells.size())
+      g.host_link_bytes_per_s = ParseNumber(cells[host_link_column], path, row, "host_link_GB_per_s") * 1e9;
+    catalog.gpus_.push_back(std::move(g));
   }
   return catalog;
 }

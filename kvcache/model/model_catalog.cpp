@@ -31,7 +31,9 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir) {
   std::error_code ec;
   for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     if (!it->is_regular_file() || it->path().extension() != ".json") continue;
-    fs::path rel = fs::relative(it->path(), root);
+    // The iterator's paths start with `root`, so the relative id is a lexical suffix; fs::relative
+    // would resolve both paths on disk for every file (most of `kvsim capacity`'s model look-up).
+    fs::path rel = it->path().lexically_relative(root);
     rel.replace_extension();
     ids.push_back(rel.generic_string());
   }
@@ -44,6 +46,17 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
   std::error_code ec;
   const fs::path as_path(name_or_path);
   if (fs::exists(as_path, ec)) return LoadModelConfigFile(name_or_path, overrides);
+  // A preset named exactly as its file is read without listing every preset.
+  const fs::path exact = fs::path(data_dir) / "models" / (name_or_path + ".json");
+  const bool plain_id = !name_or_path.empty() && !as_path.is_absolute() &&
+                        std::none_of(as_path.begin(), as_path.end(), [](const fs::path& part) {
+                          return part == "." || part == "..";
+                        });
+  if (plain_id && fs::is_regular_file(exact, ec)) {
+    ModelSpec spec = LoadModelConfigFile(exact.string(), overrides);
+    spec.name = name_or_path;
+    return spec;
+  }
   const auto presets = ListModelPresets(data_dir);
   for (const auto& id : presets) {
     if (Lower(id) == Lower(name_or_path)) {

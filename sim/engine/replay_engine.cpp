@@ -55,15 +55,19 @@ void ReplayEngine::Arrive(TraceRequest r) {
   l = Live{};
   // vLLM's default max_tokens leaves room for the prompt within max_model_len.
   l.target = std::min(r.output_tokens, o_.max_model_len - r.prompt_tokens);
-  if (o_.prefix_caching && !r.block_ids.empty())
-    l.keys = KeysFromTraceBlocks(r.block_ids, r.block_id_tokens, r.prompt_tokens, o_.block_size);
   l.record.id = r.id;
   l.record.arrival_ns = r.arrival_ns;
   l.record.in_flight_end_ns = now_ns_;  // Deliver moved an idle engine's clock to the arrival
   l.record.eligible_ns = now_ns_;
   l.record.prompt_tokens = r.prompt_tokens;
   l.req = std::move(r);
-  l.req.block_ids = {};
+  // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
+  // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
+  // thousands of long prompts would otherwise hold 32 times the memory.
+  if (l.req.block_ids.capacity() != 0) {
+    if (!o_.prefix_caching) std::vector<uint64_t>().swap(l.req.block_ids);
+    else l.req.block_ids.shrink_to_fit();
+  }
   l.in_use = true;
   if (!alloc_.CanEverFit(AdmissionFor(l))) {
     l.in_use = false;
@@ -87,6 +91,24 @@ void ReplayEngine::MarkEligible() {
     slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
     not_yet_eligible_.pop_front();
   }
+}
+
+void ReplayEngine::ComputeKeys(Live& l) {
+  if (!spare_keys_.empty()) {
+    l.keys = std::move(spare_keys_.back());
+    spare_keys_.pop_back();
+  }
+  KeysFromTraceBlocks(l.req.block_ids, l.req.block_id_tokens, l.req.prompt_tokens, o_.block_size, l.keys);
+}
+
+void ReplayEngine::ReleaseKeyBuffer(Live& l) {
+  // A few buffers are kept for the next admissions; a long prompt's is given back.
+  constexpr size_t kSpareBuffers = 16, kSpareKeys = 4096;
+  if (spare_keys_.size() < kSpareBuffers && l.keys.capacity() <= kSpareKeys) {
+    l.keys.clear();
+    spare_keys_.push_back(std::move(l.keys));
+  }
+  std::vector<BlockKey>().swap(l.keys);  // (`= {}` would keep the capacity)
 }
 
 AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
@@ -168,6 +190,7 @@ void ReplayEngine::Preempt(Slot slot) {
   Live& l = slots_[slot];
   if (l.lazy) MakeExplicit(l);
   alloc_.Free(l.req.id);
+  ReleaseKeys(l);  // a preempted request may wait long: its keys are computed again at readmission
   l.computed = 0;
   l.unsynced = 0;
   ++l.record.preemptions;
@@ -198,7 +221,8 @@ void ReplayEngine::Finish(Slot slot) {
   Done(l.record);
   running_.Erase(l.order);
   l.in_use = false;
-  l.keys = {};
+  ReleaseKeys(l);
+  if (l.req.block_ids.capacity() != 0) std::vector<uint64_t>().swap(l.req.block_ids);
   free_slots_.push_back(slot);
   ++counters_.events;
 }

@@ -118,6 +118,7 @@ class ReplayEngine {
   bool HeldBlocksSettled() const { return !held_growth_ || lazy_count_ > 0 || held_growth_->HeldBlocks() == 0; }
 
  private:
+  std::vector<std::vector<BlockKey>> spare_keys_;  // emptied key buffers, reused by EnsureKeys
   struct Live {
     TraceRequest req;
     std::vector<BlockKey> keys;
@@ -173,6 +174,16 @@ class ReplayEngine {
   Slot NewSlot();
   bool ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Scheduled>& scheduled);
   void Reject(TraceRequest r, const std::string& reason);
+  // Prefix keys from the trace's block ids, computed once, when admission first considers `l`.
+  // (Inline guards: a trace without block ids pays one test per admission and completion.)
+  void EnsureKeys(Live& l) {
+    if (!l.req.block_ids.empty() && l.keys.empty()) ComputeKeys(l);
+  }
+  void ReleaseKeys(Live& l) {
+    if (l.keys.capacity() != 0) ReleaseKeyBuffer(l);
+  }
+  void ComputeKeys(Live& l);
+  void ReleaseKeyBuffer(Live& l);
   AdmitRequest AdmissionFor(const Live& l) const;
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;

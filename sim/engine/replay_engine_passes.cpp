@@ -14,6 +14,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     const Slot slot = waiting_.front();
     Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) break;  // async scheduling: this step's pass ran before it arrived
+    EnsureKeys(l);
     AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
     OffloadTiers::Match match;
@@ -30,6 +31,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     if (!plan) break;
     waiting_.pop_front();
     waiting_tokens_ -= q.prompt_tokens;
+    ReleaseKeys(l);  // the allocator copied them
     l.order = next_order_++;
     running_.Append(l.order, slot);
     l.prefilling = true;

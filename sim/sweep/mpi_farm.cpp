@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #if KVSIM_WITH_MPI
-#include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +16,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/interrupt.h"
+#include "sim/sweep/mpi_library.h"
 #include "sim/sweep/point_wire.h"
 #endif
 
@@ -51,24 +51,24 @@ struct TaskHeader {
   double value = 0;
 };
 
-void SendBytes(const std::string& bytes, int dest, int tag) {
-  Check(MPI_Send(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, dest, tag, MPI_COMM_WORLD), "MPI_Send");
+void SendBytes(const MpiLibrary& mpi, const std::string& bytes, int dest, int tag) {
+  Check(mpi.send(bytes.data(), static_cast<int>(bytes.size()), mpi.byte_type, dest, tag, mpi.comm_world), "MPI_Send");
 }
 
-std::string RecvBytes(const MPI_Status& probed) {
+std::string RecvBytes(const MpiLibrary& mpi, const MPI_Status& probed) {
   int n = 0;
-  Check(MPI_Get_count(&probed, MPI_BYTE, &n), "MPI_Get_count");
+  Check(mpi.get_count(&probed, mpi.byte_type, &n), "MPI_Get_count");
   std::string bytes(static_cast<size_t>(n), '\0');
-  Check(MPI_Recv(bytes.data(), n, MPI_BYTE, probed.MPI_SOURCE, probed.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+  Check(mpi.recv(bytes.data(), n, mpi.byte_type, probed.MPI_SOURCE, probed.MPI_TAG, mpi.comm_world, MPI_STATUS_IGNORE),
         "MPI_Recv");
   return bytes;
 }
 
 // The first message waiting from `source` (MPI_ANY_SOURCE for all), if any.
-std::optional<MPI_Status> Poll(int source) {
+std::optional<MPI_Status> Poll(const MpiLibrary& mpi, int source) {
   int flag = 0;
   MPI_Status st;
-  Check(MPI_Iprobe(source, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+  Check(mpi.iprobe(source, MPI_ANY_TAG, mpi.comm_world, &flag, &st), "MPI_Iprobe");
   return flag ? std::optional<MPI_Status>(st) : std::nullopt;
 }
 
@@ -109,11 +109,11 @@ class TaskQueue {
 
 class MpiFarm final : public RankFarm {
  public:
-  MpiFarm(int rank, int size, int jobs) : rank_(rank), size_(size), jobs_(jobs) {}
+  MpiFarm(MpiLibrary mpi, int rank, int size, int jobs) : mpi_(mpi), rank_(rank), size_(size), jobs_(jobs) {}
   // After a signal the job is being torn down and a rank may be dead: MPI_Finalize would wait
   // for it until mpirun's SIGKILL, so the leader leaves without it.
   ~MpiFarm() override {
-    if (!Signalled()) MPI_Finalize();
+    if (!Signalled()) mpi_.finalize();
   }
 
   int rank() const override { return rank_; }
@@ -134,13 +134,13 @@ class MpiFarm final : public RankFarm {
       }
       header[0] = bytes.size();
     }
-    Check(MPI_Bcast(header, 2, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    Check(mpi_.bcast(header, 2, mpi_.uint64_type, 0, mpi_.comm_world), "MPI_Bcast");
     const uint64_t n = header[0];
     bytes.resize(n);
     // MPI counts are ints: send in pieces of at most 1 GiB.
     for (uint64_t at = 0; at < n; at += (1ull << 30)) {
       const int piece = static_cast<int>(std::min<uint64_t>(n - at, 1ull << 30));
-      Check(MPI_Bcast(bytes.data() + at, piece, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+      Check(mpi_.bcast(bytes.data() + at, piece, mpi_.byte_type, 0, mpi_.comm_world), "MPI_Bcast");
     }
     // Every rank fails alike (and finalizes), rather than the workers waiting for a trace forever.
     if (header[1] == 1) throw Error(bytes);
@@ -152,11 +152,12 @@ class MpiFarm final : public RankFarm {
                 const TaskEvaluator& evaluate) override;
   void Finish() override {
     if (Signalled()) return;  // see ~MpiFarm
-    for (int w = 1; w < size_; ++w) Check(MPI_Send(nullptr, 0, MPI_BYTE, w, kTagStop, MPI_COMM_WORLD), "MPI_Send");
+    for (int w = 1; w < size_; ++w) Check(mpi_.send(nullptr, 0, mpi_.byte_type, w, kTagStop, mpi_.comm_world), "MPI_Send");
   }
   void Serve(const TaskEvaluator& evaluate) override;
 
  private:
+  MpiLibrary mpi_;
   int rank_, size_, jobs_;
   uint64_t round_ = 0;
 };
@@ -173,8 +174,9 @@ std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
 // worker holds, and the outcomes as they arrive.
 class LeaderRound {
  public:
-  LeaderRound(uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost, int ranks)
-      : round_(round), in_flight_(static_cast<size_t>(ranks)) {
+  LeaderRound(const MpiLibrary& mpi, uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost,
+              int ranks)
+      : mpi_(mpi), round_(round), in_flight_(static_cast<size_t>(ranks)) {
     out_.outcomes.resize(tasks.size());
     for (size_t i : LongestFirst(cost)) queue_.Push({round, i, tasks[i]});
     queue_.Close(/*drain=*/true);
@@ -215,7 +217,7 @@ class LeaderRound {
       if (!t) return;
       std::string bytes(sizeof(TaskHeader), '\0');
       std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
-      SendBytes(bytes, w, kTagTask);
+      SendBytes(mpi_, bytes, w, kTagTask);
       held.push_back(t->index);
     }
   }
@@ -224,12 +226,12 @@ class LeaderRound {
   void CollectRemote(int jobs) {
     while (!Signalled() &&
            std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
-      const auto st = Poll(MPI_ANY_SOURCE);
+      const auto st = Poll(mpi_, MPI_ANY_SOURCE);
       if (!st) {
         std::this_thread::sleep_for(kPoll);
         continue;
       }
-      const std::string bytes = RecvBytes(*st);
+      const std::string bytes = RecvBytes(mpi_, *st);
       uint64_t header[2];
       if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
       std::memcpy(header, bytes.data(), sizeof(header));
@@ -281,6 +283,7 @@ class LeaderRound {
     else local_running_.erase(std::find(local_running_.begin(), local_running_.end(), index));
   }
 
+  const MpiLibrary& mpi_;
   const uint64_t round_;
   TaskQueue queue_;
   std::mutex mu_;  // guards out_.outcomes and local_running_
@@ -294,7 +297,7 @@ class LeaderRound {
 FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                        const TaskEvaluator& evaluate) {
   if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
-  LeaderRound round(++round_, tasks, expected_cost, size_);
+  LeaderRound round(mpi_, ++round_, tasks, expected_cost, size_);
   round.StartLocal(jobs_, evaluate);
   for (int w = 1; w < size_; ++w) round.Fill(w, jobs_, /*ahead=*/false);  // then refilled after each result
   round.CollectRemote(jobs_);
@@ -325,9 +328,9 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
   for (int j = 0; j < jobs_; ++j) threads.emplace_back(slot);
   for (bool stopped = false; !stopped;) {
     bool busy = false;
-    if (const auto st = Poll(0)) {
+    if (const auto st = Poll(mpi_, 0)) {
       busy = true;
-      const std::string bytes = RecvBytes(*st);
+      const std::string bytes = RecvBytes(mpi_, *st);
       if (st->MPI_TAG == kTagStop) {
         stopped = true;
       } else if (st->MPI_TAG == kTagTask && bytes.size() == sizeof(TaskHeader)) {
@@ -351,7 +354,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
         outbox.pop_front();
       }
       busy = true;
-      SendBytes(next, 0, kTagResult);
+      SendBytes(mpi_, next, 0, kTagResult);
     }
     if (!busy) {
       std::unique_lock lock(outbox_mu);
@@ -372,17 +375,18 @@ bool LaunchedByMpi() {
 
 std::unique_ptr<RankFarm> JoinMpiJob(int jobs) {
   if (!LaunchedByMpi()) return nullptr;
+  const MpiLibrary mpi = LoadMpiLibrary();
   int provided = 0;
-  Check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  Check(mpi.init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
   int rank = 0, size = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  mpi.comm_rank(mpi.comm_world, &rank);
+  mpi.comm_size(mpi.comm_world, &size);
   if (size < 2) {
-    MPI_Finalize();
+    mpi.finalize();
     return nullptr;
   }
   if (provided < MPI_THREAD_FUNNELED) throw InternalError("MPI: the library does not support MPI_THREAD_FUNNELED");
-  return std::make_unique<MpiFarm>(rank, size, jobs);
+  return std::make_unique<MpiFarm>(mpi, rank, size, jobs);
 }
 
 #endif

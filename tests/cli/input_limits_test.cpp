@@ -104,6 +104,28 @@ TEST(InputLimitsTest, FifoTraceIsReadOnce) {
   EXPECT_EQ(j["requests"]["finished"].get<int64_t>(), 3) << r.out;
 }
 
+// A FIFO can be read only once, so a 64-point sweep over a trace fed through one completes only
+// when the trace is parsed once and every point replays the parsed copy.
+TEST(InputLimitsTest, SweepParsesItsTraceOnceForEveryPoint) {
+  const testing::TempDir dir;
+  const std::string fifo = dir.File("trace.fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string mooncake =
+      "{\"timestamp\": 0, \"input_length\": 1200, \"output_length\": 8, \"hash_ids\": [1, 2, 3]}\n"
+      "{\"timestamp\": 50, \"input_length\": 1100, \"output_length\": 4, \"hash_ids\": [1, 2, 4]}\n"
+      "{\"timestamp\": 90, \"input_length\": 700, \"output_length\": 6, \"hash_ids\": [5, 6]}\n";
+  std::thread writer(FeedFifo, fifo, mooncake);
+  const std::string json = dir.File("sweep.json");
+  const auto r = RunCli({"sweep", "--trace", fifo, "--trace-format", "mooncake", "--gpu", "h100", "--json", json,
+                         "--sweep", "max-num-seqs=1,2,3,4,5,6,7,8",
+                         "--sweep", "max-num-batched-tokens=512,1024,2048,4096,8192,16384,32768,65536"});
+  writer.join();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(testing::ReadFile(json));
+  ASSERT_EQ(j["points"].size(), 64u);
+  for (const auto& p : j["points"]) EXPECT_EQ(p["summary"]["requests"]["finished"].get<int64_t>(), 3) << p;
+}
+
 TEST(InputLimitsTest, FifoWithoutFormatOrWithRepeatIsAClearError) {
   const testing::TempDir dir;
   const std::string fifo = dir.File("trace.fifo");
