@@ -68,6 +68,7 @@ def capacity(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -81,9 +82,21 @@ def capacity(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
-    skip_mm_profiling: bool = False
+    skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None
 ) -> CapacityResult:
     """kvsim capacity: memory budget, KV cache and max concurrency.
 
@@ -119,6 +132,7 @@ def capacity(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -136,9 +150,26 @@ def capacity(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
     """
     ...
 
@@ -168,6 +199,7 @@ def capacity_from_command(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -181,9 +213,21 @@ def capacity_from_command(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
-    skip_mm_profiling: bool = False
+    skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None
 ) -> CapacityResult:
     """kvsim capacity for a pasted `vllm serve MODEL ...` line; keywords apply on top.
 
@@ -219,6 +263,7 @@ def capacity_from_command(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -236,9 +281,26 @@ def capacity_from_command(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
     """
     ...
 
@@ -270,6 +332,7 @@ def step(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -283,9 +346,21 @@ def step(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None,
     calibration: _Value | None = None,
     compute_efficiency: _Value | None = None,
     memory_efficiency: _Value | None = None,
@@ -328,6 +403,7 @@ def step(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -345,9 +421,26 @@ def step(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
         calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
         compute_efficiency: step model: share of the dense tensor peak a large GEMM sustains, (0, 1]
             (default 0.75)
@@ -416,6 +509,7 @@ def replay(
     progress: Progress | None = None,
     requests: bool | str | os.PathLike[str] = False,
     timeseries: bool | str | os.PathLike[str] = False,
+    bench_json: _Value | None = None,
     trace_format: str = 'auto',
     delimiter: str = 'auto',
     model_filter: _Value | None = None,
@@ -443,6 +537,7 @@ def replay(
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
+    spec_acceptance: _Value | None = None,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -452,6 +547,13 @@ def replay(
     replicas: int = 1,
     router: str = 'round-robin',
     gpu_hourly_cost: _Value | None = None,
+    kv_offload: _Value | None = None,
+    kv_offload_chunk_tokens: _Value | None = None,
+    kv_host_link: _Value | None = None,
+    kv_disk: _Value | None = None,
+    kv_offloading_size: _Value | None = None,
+    kv_offloading_backend: _Value | None = None,
+    kv_transfer_config: _Value | None = None,
     sample_interval: int = 0,
     report: _Value | None = None,
     omit_wall_time: bool = False,
@@ -477,6 +579,7 @@ def replay(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -490,14 +593,36 @@ def replay(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
-    skip_mm_profiling: bool = False
+    skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None,
+    prefill_replicas: _Value | None = None,
+    decode_replicas: _Value | None = None,
+    decode_gpu: _Value | None = None,
+    decode_tp: _Value | None = None,
+    decode_max_num_seqs: _Value | None = None,
+    decode_max_num_batched_tokens: _Value | None = None,
+    kv_link: str = 'ib-400g'
 ) -> ReplayResult:
     """kvsim replay: a trace through the scheduler and KV allocator. requests=True / timeseries=True keep the
     rows (result.request_rows, result.timeseries_rows, result.to_pandas(table)).
 
     Args (the flags of `kvsim replay --help`):
+        bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
+            median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
+            measures it)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
             ; | |
@@ -529,6 +654,9 @@ def replay(
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
+        spec_acceptance: with --speculative-config: the probability each draft position is accepted,
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
+            step from --seed
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -542,6 +670,22 @@ def replay(
         router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
         gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
             million output tokens, tokens/s per GPU
+        kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
+            (e.g. cpu=64GiB,disk=1TiB; GiB = 2^30 B). Prompt chunks are stored as computed, a prefix
+            found there is loaded before the request runs
+        kv_offload_chunk_tokens: tokens per offloaded chunk, a multiple of --block-size (default:
+            the block size; vLLM's block_size extra config)
+        kv_host_link: GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU
+            table's host_link_GB_per_s, latency 0)
+        kv_disk: READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=;
+            e.g. 7.45,6.9,80)
+        kv_offloading_size: vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-
+            offload cpu=SIZEGiB)
+        kv_offloading_backend: vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1);
+            with --kv-offloading-size
+        kv_transfer_config: vLLM JSON: OffloadingConnector (kv_connector_extra_config:
+            cpu_bytes_to_use or num_cpu_blocks, block_size) or LMCacheConnectorV1 (host tier from
+            --kv-offload); other connectors are refused
         sample_interval: time series: one row per S seconds (0: every step)
         report: write a self-contained HTML report with charts to FILE.html
         omit_wall_time: write sim.wall_s as 0 so outputs are byte-identical across runs
@@ -574,6 +718,7 @@ def replay(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -591,9 +736,36 @@ def replay(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
+        prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
+            above), with --decode-replicas
+        decode_replicas: D decode instances (the deployment flags with --decode-* applied)
+        decode_gpu: the decode pool's GPU (default: --gpu)
+        decode_tp: the decode pool's tensor parallel size (default: --tensor-parallel-size)
+        decode_max_num_seqs: the decode pool's max-num-seqs (default: --max-num-seqs)
+        decode_max_num_batched_tokens: the decode pool's max-num-batched-tokens (default: --max-num-
+            batched-tokens)
+        kv_link: prefill -> decode KV link, per GPU: nvlink (450 GB/s each way) | ib-400g (50 GB/s)
+            | roce-200g (25 GB/s) | GB/s,LATENCY_US (GB/s = 10^9 B/s)
     """
     ...
 
@@ -609,6 +781,7 @@ def compare(
     h: Mapping[str, Any] | str | None = None,
     jobs: int | None = None,
     report: _Value | None = None,
+    bench_json: _Value | None = None,
     trace: _Value | None = None,
     trace_format: str = 'auto',
     delimiter: str = 'auto',
@@ -637,6 +810,7 @@ def compare(
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
+    spec_acceptance: _Value | None = None,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -646,6 +820,13 @@ def compare(
     replicas: int = 1,
     router: str = 'round-robin',
     gpu_hourly_cost: _Value | None = None,
+    kv_offload: _Value | None = None,
+    kv_offload_chunk_tokens: _Value | None = None,
+    kv_host_link: _Value | None = None,
+    kv_disk: _Value | None = None,
+    kv_offloading_size: _Value | None = None,
+    kv_offloading_backend: _Value | None = None,
+    kv_transfer_config: _Value | None = None,
     timeseries: _Value | None = None,
     sample_interval: int = 0,
     requests: _Value | None = None,
@@ -672,6 +853,7 @@ def compare(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -685,15 +867,37 @@ def compare(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
-    skip_mm_profiling: bool = False
+    skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None,
+    prefill_replicas: _Value | None = None,
+    decode_replicas: _Value | None = None,
+    decode_gpu: _Value | None = None,
+    decode_tp: _Value | None = None,
+    decode_max_num_seqs: _Value | None = None,
+    decode_max_num_batched_tokens: _Value | None = None,
+    kv_link: str = 'ib-400g'
 ) -> CompareResult:
     """kvsim compare: the same trace through deployments a, b, ... (dicts of flags or option strings).
 
     Args (the flags of `kvsim compare --help`):
         jobs: replays run in parallel (default: all cores)
         report: write one HTML page with the charts overlaid
+        bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
+            median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
+            measures it)
         trace: trace file (default: bundled Azure conversation trace)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
@@ -726,6 +930,9 @@ def compare(
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
+        spec_acceptance: with --speculative-config: the probability each draft position is accepted,
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
+            step from --seed
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -739,6 +946,22 @@ def compare(
         router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
         gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
             million output tokens, tokens/s per GPU
+        kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
+            (e.g. cpu=64GiB,disk=1TiB; GiB = 2^30 B). Prompt chunks are stored as computed, a prefix
+            found there is loaded before the request runs
+        kv_offload_chunk_tokens: tokens per offloaded chunk, a multiple of --block-size (default:
+            the block size; vLLM's block_size extra config)
+        kv_host_link: GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU
+            table's host_link_GB_per_s, latency 0)
+        kv_disk: READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=;
+            e.g. 7.45,6.9,80)
+        kv_offloading_size: vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-
+            offload cpu=SIZEGiB)
+        kv_offloading_backend: vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1);
+            with --kv-offloading-size
+        kv_transfer_config: vLLM JSON: OffloadingConnector (kv_connector_extra_config:
+            cpu_bytes_to_use or num_cpu_blocks, block_size) or LMCacheConnectorV1 (host tier from
+            --kv-offload); other connectors are refused
         timeseries: write memory/concurrency over time to FILE.csv
         sample_interval: time series: one row per S seconds (0: every step)
         requests: write one CSV row per request to FILE.csv
@@ -772,6 +995,7 @@ def compare(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -789,9 +1013,36 @@ def compare(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
+        prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
+            above), with --decode-replicas
+        decode_replicas: D decode instances (the deployment flags with --decode-* applied)
+        decode_gpu: the decode pool's GPU (default: --gpu)
+        decode_tp: the decode pool's tensor parallel size (default: --tensor-parallel-size)
+        decode_max_num_seqs: the decode pool's max-num-seqs (default: --max-num-seqs)
+        decode_max_num_batched_tokens: the decode pool's max-num-batched-tokens (default: --max-num-
+            batched-tokens)
+        kv_link: prefill -> decode KV link, per GPU: nvlink (450 GB/s each way) | ib-400g (50 GB/s)
+            | roce-200g (25 GB/s) | GB/s,LATENCY_US (GB/s = 10^9 B/s)
     """
     ...
 
@@ -808,6 +1059,7 @@ def sweep(
     jobs: int | None = None,
     broadcast_trace: bool = False,
     csv: _Value | None = None,
+    bench_json: _Value | None = None,
     trace: _Value | None = None,
     trace_format: str = 'auto',
     delimiter: str = 'auto',
@@ -836,6 +1088,7 @@ def sweep(
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
+    spec_acceptance: _Value | None = None,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -845,6 +1098,13 @@ def sweep(
     replicas: int = 1,
     router: str = 'round-robin',
     gpu_hourly_cost: _Value | None = None,
+    kv_offload: _Value | None = None,
+    kv_offload_chunk_tokens: _Value | None = None,
+    kv_host_link: _Value | None = None,
+    kv_disk: _Value | None = None,
+    kv_offloading_size: _Value | None = None,
+    kv_offloading_backend: _Value | None = None,
+    kv_transfer_config: _Value | None = None,
     timeseries: _Value | None = None,
     sample_interval: int = 0,
     requests: _Value | None = None,
@@ -872,6 +1132,7 @@ def sweep(
     block_size: _Value | None = None,
     kv_cache_memory: _Value | None = None,
     enable_prefix_caching: bool = True,
+    enable_chunked_prefill: bool = False,
     enforce_eager: bool = False,
     hf_overrides: _Value | None = None,
     rope_scaling: _Value | None = None,
@@ -885,9 +1146,28 @@ def sweep(
     enable_expert_parallel: bool = False,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
+    enable_lora: bool = False,
+    max_loras: _Value | None = None,
+    max_lora_rank: _Value | None = None,
+    max_cpu_loras: _Value | None = None,
+    lora_dtype: str = 'auto',
+    fully_sharded_loras: bool = False,
+    lora_extra_vocab_size: _Value | None = None,
     limit_mm_per_prompt: _Value | None = None,
     mm_processor_kwargs: _Value | None = None,
-    skip_mm_profiling: bool = False
+    skip_mm_profiling: bool = False,
+    compilation_config: _Value | None = None,
+    cudagraph_capture_sizes: _Value | None = None,
+    max_cudagraph_capture_size: _Value | None = None,
+    cuda_graph_estimate: str = 'auto',
+    cuda_graph_memory: _Value | None = None,
+    prefill_replicas: _Value | None = None,
+    decode_replicas: _Value | None = None,
+    decode_gpu: _Value | None = None,
+    decode_tp: _Value | None = None,
+    decode_max_num_seqs: _Value | None = None,
+    decode_max_num_batched_tokens: _Value | None = None,
+    kv_link: str = 'ib-400g'
 ) -> SweepResult:
     """kvsim sweep: grid={option: [values]} replays every combination; find= searches; slo={'ttft_p99': '2s'}.
 
@@ -903,6 +1183,9 @@ def sweep(
         broadcast_trace: under mpirun: rank 0 reads the trace and sends it to every rank (node-local
             disks)
         csv: write one row per point to FILE.csv
+        bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
+            median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
+            measures it)
         trace: trace file (default: bundled Azure conversation trace)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
@@ -935,6 +1218,9 @@ def sweep(
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
+        spec_acceptance: with --speculative-config: the probability each draft position is accepted,
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
+            step from --seed
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -948,6 +1234,22 @@ def sweep(
         router: --replicas > 1: round-robin | least-requests | least-kv | prefix-affinity | session
         gpu_hourly_cost: USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per
             million output tokens, tokens/s per GPU
+        kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
+            (e.g. cpu=64GiB,disk=1TiB; GiB = 2^30 B). Prompt chunks are stored as computed, a prefix
+            found there is loaded before the request runs
+        kv_offload_chunk_tokens: tokens per offloaded chunk, a multiple of --block-size (default:
+            the block size; vLLM's block_size extra config)
+        kv_host_link: GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU
+            table's host_link_GB_per_s, latency 0)
+        kv_disk: READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=;
+            e.g. 7.45,6.9,80)
+        kv_offloading_size: vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-
+            offload cpu=SIZEGiB)
+        kv_offloading_backend: vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1);
+            with --kv-offloading-size
+        kv_transfer_config: vLLM JSON: OffloadingConnector (kv_connector_extra_config:
+            cpu_bytes_to_use or num_cpu_blocks, block_size) or LMCacheConnectorV1 (host tier from
+            --kv-offload); other connectors are refused
         timeseries: write memory/concurrency over time to FILE.csv
         sample_interval: time series: one row per S seconds (0: every step)
         requests: write one CSV row per request to FILE.csv
@@ -982,6 +1284,7 @@ def sweep(
         block_size: tokens per KV block (vLLM 16, TRT-LLM 32, SGLang 1)
         kv_cache_memory: fixed KV cache size in bytes (e.g. 20GiB); skips profiling
         enable_prefix_caching: prefix caching on (default)
+        enable_chunked_prefill: chunked prefill on (vLLM V1's default)
         enforce_eager: no CUDA graphs: every kernel launched from the CPU
         hf_overrides: JSON merged into the model config before it is read (vLLM's --hf-overrides),
             e.g. a rope_scaling for longer context
@@ -999,8 +1302,35 @@ def sweep(
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
+        enable_lora: LoRA adapters: stacked A/B buffers for --max-loras slots before the KV cache
+        max_loras: LoRA slots on the GPU (adapters in one batch; vLLM default 1)
+        max_lora_rank: rank every slot is allocated at: 1, 8, 16, 32, 64, 128, 256, 320, 512
+            (default 16)
+        max_cpu_loras: adapters kept in host memory (LRU; default --max-loras)
+        lora_dtype: auto | float16 | bfloat16: the adapter buffers (auto: model dtype)
+        fully_sharded_loras: shard the LoRA A of column-parallel and B of row-parallel layers over
+            TP too
+        lora_extra_vocab_size: 256 | 512: tokens an adapter may add (vLLM 0.11; default 256)
         limit_mm_per_prompt: JSON, as vLLM: {"image": 1, "video": 0}
         mm_processor_kwargs: JSON, as vLLM: {"max_pixels": N}
         skip_mm_profiling: no encoder profile run (multimodal models)
+        compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
+            max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
+        max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
+        cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
+            out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
+            instead of kvsim's estimate
+        prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
+            above), with --decode-replicas
+        decode_replicas: D decode instances (the deployment flags with --decode-* applied)
+        decode_gpu: the decode pool's GPU (default: --gpu)
+        decode_tp: the decode pool's tensor parallel size (default: --tensor-parallel-size)
+        decode_max_num_seqs: the decode pool's max-num-seqs (default: --max-num-seqs)
+        decode_max_num_batched_tokens: the decode pool's max-num-batched-tokens (default: --max-num-
+            batched-tokens)
+        kv_link: prefill -> decode KV link, per GPU: nvlink (450 GB/s each way) | ib-400g (50 GB/s)
+            | roce-200g (25 GB/s) | GB/s,LATENCY_US (GB/s = 10^9 B/s)
     """
     ...

@@ -31,7 +31,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     if (!plan) break;
     waiting_.pop_front();
     waiting_tokens_ -= q.prompt_tokens;
-    ReleaseKeys(l);  // the allocator copied them
+    if (!tiers_) ReleaseKeys(l);  // the allocator copied them; offload tiers store from them after each step
     l.order = next_order_++;
     running_.Append(l.order, slot);
     l.prefilling = true;

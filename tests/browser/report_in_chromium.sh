@@ -25,4 +25,4 @@ paths=$(grep -oE '<path class="(area|line)" d="M[0-9]' "$out/dom.html" | wc -l)
 empty=$(grep -c 'd=""' "$out/dom.html" || true)
 size=$(stat -c %s "$out/report.png")
 echo "rendered: $charts charts, $paths non-empty paths, $empty empty paths, screenshot $size bytes"
-[[ $charts -eq 6 && $paths -ge 11 && $empty -eq 0 && $size -gt 20000 ]]
+[[ $charts -eq 7 && $paths -ge 11 && $empty -eq 0 && $size -gt 20000 ]]

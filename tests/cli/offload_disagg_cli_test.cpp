@@ -56,7 +56,7 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
   EXPECT_NE(csv.find("0.087076"), std::string::npos) << csv;
   const nlohmann::json none = Replay(base);
   EXPECT_FALSE(none.contains("offload"));
-  EXPECT_NEAR(none.at("latency_s").at("ttft").at("p50").get<double>(), 0.080, 1e-6);  // 80, 100 and 80 ms
+  EXPECT_NEAR(none.at("latency_s").at("server_ttft").at("p50").get<double>(), 0.080, 1e-6);  // 80, 100 and 80 ms
 }
 
 // Mooncake's conversation trace (first 3,000 requests, 4x the arrival rate) on Llama-3.1-8B / H100 with
@@ -95,7 +95,7 @@ TEST(DisaggCliTest, TtftIsPrefillPlusTransferPlusOneDecodeStep) {
                                    "-tp", "4", "--max-model-len", "16384", "--max-num-batched-tokens", "8192",
                                    "--step-time-ms", "20", "--prefill-replicas", "1", "--decode-replicas", "1",
                                    "--kv-link", "ib-400g"});
-  EXPECT_NEAR(j.at("latency_s").at("ttft").at("p50").get<double>(), 0.0534201344, 2e-6);
+  EXPECT_NEAR(j.at("latency_s").at("server_ttft").at("p50").get<double>(), 0.0534201344, 2e-6);
   EXPECT_NEAR(j.at("disaggregation").at("mean_transfer_s").get<double>(), 0.0134201344, 2e-6);
   // Three more output tokens, one 20 ms step each.
   EXPECT_NEAR(j.at("latency_s").at("e2e").at("p50").get<double>(), 0.0534201344 + 0.060, 2e-6);
