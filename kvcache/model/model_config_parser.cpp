@@ -242,7 +242,11 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   ReadDtypes(r, text, source, prefix, spec);
   if (auto vc = root.find("vision_config"); vc != root.end() && vc->is_object()) {
     spec.vision_params = EstimateVisionParams(*vc, spec.hidden_size, source);
-    spec.vision = ReadVisionSpec(root, *vc, outer_type, spec.hidden_size);
+    try {
+      spec.vision = ReadVisionSpec(root, *vc, outer_type, spec.hidden_size);
+    } catch (const Error& e) {
+      throw Error(source + ": " + e.what());
+    }
     spec.notes.push_back("vision encoder weights estimated from vision_config (" +
                          std::to_string(spec.vision_params / 1000000) + "M params)");
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kvcache/base/error.h"
 #include "kvcache/model/config_field_reader.h"
 
 namespace kvsim {
@@ -19,9 +20,13 @@ VisionSpec ReadVisionSpec(const nlohmann::json& root, const nlohmann::json& vc, 
   v.depth = r.Optional({"depth", "num_hidden_layers", "layers"}, 0);
   v.intermediate_size = r.Optional({"intermediate_size", "mlp_dim"}, 4 * v.hidden_size);
   v.patch_size = r.Optional({"patch_size"}, 14);
+  // Image and video token counts divide by the patch (and merge) size.
+  if (v.patch_size < 1) throw Error("vision_config.patch_size: " + std::to_string(v.patch_size) + " must be at least 1");
   v.out_hidden_size = r.Optional({"out_hidden_size"}, text_hidden);
   if (StartsWith(model_type, "qwen2_vl") || StartsWith(model_type, "qwen2_5_vl") || StartsWith(model_type, "qwen3_vl")) {
     v.merge_size = r.Optional({"spatial_merge_size"}, 2);
+    if (v.merge_size < 1)
+      throw Error("vision_config.spatial_merge_size: " + std::to_string(v.merge_size) + " must be at least 1");
     const bool qwen3 = StartsWith(model_type, "qwen3_vl");
     const int64_t cell = v.patch_size * v.merge_size;
     const int64_t max_pixels = qwen3 ? 16777216 : 12845056;
