@@ -345,49 +345,6 @@ void PagedAllocator::Free(RequestId id) {
   requests_.erase(id);
 }
 
-// Counting mode: every held block is full but the last, which holds Offset(computed) tokens, so a
-// grow takes BlocksFor(target) − held blocks per group and fills exactly `tokens` slots in each.
-void PagedAllocator::CommitGrowCounted(RequestState& r, int64_t tokens, bool from_held) {
-  ClearTail(r);
-  const int64_t target = r.computed + tokens;
-  const int64_t per_group = BlocksFor(target);
-  for (GroupBlocks& gb : r.groups) {
-    const int64_t take = std::max<int64_t>(0, per_group - gb.held());
-    gb.counted += take;
-    if (from_held) {
-      held_ -= take;  // already counted in counted_taken_
-    } else {
-      counted_taken_ += take;
-    }
-  }
-  KVSIM_CHECK(held_ >= 0, "GrowFromHeld took more blocks than were held");
-  token_slots_ += tokens * static_cast<int64_t>(r.groups.size());
-  r.computed = target;
-  SetTail(r);
-}
-
-bool PagedAllocator::HoldBlocks(int64_t blocks) {
-  KVSIM_DCHECK(counting_ && blocks >= 0);
-  if (blocks > QueuedBlocks()) return false;
-  held_ += blocks;
-  counted_taken_ += blocks;
-  return true;
-}
-
-void PagedAllocator::GrowFromHeld(RequestId id, int64_t tokens) {
-  KVSIM_DCHECK(counting_);
-  CommitGrowCounted(requests_.at(id), tokens, /*from_held=*/true);
-}
-
-void PagedAllocator::FreeCounted(RequestState& r) {
-  ClearTail(r);
-  for (GroupBlocks& gb : r.groups) {
-    counted_taken_ -= gb.counted;
-    gb.counted = 0;
-  }
-  token_slots_ -= r.computed * static_cast<int64_t>(r.groups.size());
-}
-
 int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at(id).computed; }
 
 KvAccounting PagedAllocator::Accounting() const {
