@@ -377,6 +377,11 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   if (layout.padding_layers > 0)
     r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
                       " padding layer(s) added to equalise groups, as vLLM does");
+  const CudaGraphSettings& g = c.cuda_graphs;
+  if (c.engine != Engine::kVllm && (g.mode || !g.capture_sizes.empty() || g.max_capture_size || g.estimate_in_budget ||
+                                    g.total_bytes || !c.enable_chunked_prefill))
+    r.notes.push_back("the CUDA-graph and chunked-prefill settings are vLLM's; the " + std::string(NameOf(c.engine)) +
+                      " budget does not use them (not modelled)");
   if (!c.enable_chunked_prefill && c.engine == Engine::kVllm)
     r.notes.push_back("chunked prefill off: the token budget is " + std::to_string(r.settings.max_num_batched_tokens) +
                       " tokens (a whole max-model-len prompt) and the profile run covers it; kvsim's replay scheduler "

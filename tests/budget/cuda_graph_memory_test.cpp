@@ -145,5 +145,17 @@ TEST(CudaGraphMemoryTest, PastedLineCarriesTheEstimateSwitch) {
   EXPECT_EQ(nlohmann::json::parse(sizes.out).value("cuda_graphs_captured", 0), 4);
 }
 
+// The graph settings are vLLM's: another engine's budget says it does not use them.
+TEST(CudaGraphMemoryTest, OtherEnginesSayTheSettingsAreNotModelled) {
+  DeploymentOptions o = Llama8bH100("0.21");
+  o.engine = "sglang";
+  o.cuda_graph_estimate = "on";
+  const CapacityResult r = Plan(o);
+  EXPECT_DOUBLE_EQ(r.cuda_graph_bytes, 0.0);
+  bool noted = false;
+  for (const std::string& n : r.notes) noted = noted || n.find("not modelled") != std::string::npos;
+  EXPECT_TRUE(noted);
+}
+
 }  // namespace
 }  // namespace kvsim
