@@ -7,6 +7,7 @@
 #include "reports/calibration_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
 #include "cli/output.h"
 #include "sim/timing/profile_fit.h"
@@ -38,6 +39,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n"
         << "  kvsim calibrate --gpu a100-80gb --profile meta-llama__Llama-2-7b-hf.mlp.csv -o a100.json\n"

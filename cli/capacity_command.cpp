@@ -11,6 +11,7 @@
 #include "reports/capacity_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
 #include "cli/output.h"
 #include "cli/vllm_command_line.h"
@@ -64,6 +65,7 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim capacity --model meta-llama/Llama-3.1-8B-Instruct --gpu h100 --max-model-len 32768\n";
     return kExitOk;

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "kvcache/base/interrupt.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/output.h"
 #include "cli/shared_flags.h"
 #include "cli/variant_parser.h"
@@ -58,6 +59,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << own << "\nExample:\n  kvsim compare --gpu l4 --a \"--quantization none\" --b \"--quantization awq\"\n";
     return kExitOk;

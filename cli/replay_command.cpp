@@ -14,6 +14,7 @@
 #include "reports/replay_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
 #include "cli/disagg_flags.h"
 #include "kvcache/base/interrupt.h"
@@ -53,6 +54,7 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc << "\nExample:\n  kvsim replay --gpu a100-40gb --rate-scale 4 --json out.json --report out.html\n";
     return kExitOk;

@@ -98,9 +98,6 @@ void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
 
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {
   ReplayOptions r = std::move(flags.options);
-  // One workload: a generated one and a trace file cannot both be replayed.
-  if (r.synthetic > 0 && !r.trace.empty())
-    throw Error("--synthetic and --trace: give one workload (a generated one, or the trace file)");
   // A trace states each request's arrival and lengths: flags that would set them are refused, not ignored.
   const bool trace = r.synthetic == 0;
   for (const auto& [flag, given] : {std::pair<const char*, const std::string&>{"--prompt-len", flags.prompt_len},

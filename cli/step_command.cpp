@@ -8,6 +8,7 @@
 #include "reports/step_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
 #include "cli/output.h"
 #include "cli/step_model_flags.h"
@@ -70,6 +71,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc << "\nExamples:\n"
         << "  kvsim step --model meta-llama/Llama-3.1-8B-Instruct --gpu a100-80gb --decode-seqs 64 --decode-context 2048\n"

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "kvcache/base/interrupt.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/output.h"
 #include "cli/shared_flags.h"
 #include "cli/variant_parser.h"
@@ -180,6 +181,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << own << "\nExamples:\n  kvsim sweep --sweep max-num-seqs=16,32,64,128,256 --sweep quantization=none,awq --gpu l4 --slo tpot-p99=300ms\n"
         << "  kvsim sweep --find max-num-seqs --gpu a100-80gb --slo tpot-p99=100ms\n"

@@ -15,6 +15,7 @@
 #include "cli/deployment_flags.h"
 #include "cli/enum_option.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/output.h"
 
 namespace kvsim {
@@ -83,6 +84,7 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc << "\nExamples:\n"
         << "  kvsim train --model Qwen/Qwen2.5-7B --micro-batch-size 4 --seq-len 2048 --flash-attention --gpu h100\n"

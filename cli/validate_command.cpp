@@ -10,6 +10,7 @@
 #include "reports/validation_report.h"
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -34,6 +35,7 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   if (vm.count("help")) {
     out << desc;
     return kExitOk;

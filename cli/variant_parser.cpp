@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "cli/deployment_flags.h"
 #include "cli/numeric_options.h"
+#include "cli/option_rules.h"
 #include "cli/replay_flags.h"
 #include "cli/vllm_command_line.h"
 #include "cli/shared_flags.h"
@@ -42,6 +43,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
+  CheckOptionRules(vm);
   ApplyDeploymentSwitches(vm, dep);
   v.replay = ResolveReplayFlags(std::move(replay), data_dir);
   v.deployment = ResolveDeployment(dep, data_dir, cache);

@@ -4,10 +4,12 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/base/text_format.h"
+#include "cli/option_rules.h"
 #include "cli/option_words.h"
 #include "cli/serve_flags.h"
 
@@ -143,6 +145,7 @@ class Translator {
   void Emit(const std::string& kvsim, const std::string& value) {
     for (size_t i = 0; i + 1 < result_.kvsim_args.size(); ++i)
       if (result_.kvsim_args[i] == kvsim && kvsim != "--model") {
+        if (result_.kvsim_args[i + 1] != value) Note(result_.replaced_by_later, kvsim);
         result_.kvsim_args[i + 1] = value;
         return;
       }
@@ -243,6 +246,33 @@ size_t ServerArgsStart(const std::vector<std::string>& t, bool& sglang) {
               "`python -m sglang.launch_server` (got '" + Join(std::vector<std::string>(t.begin(), t.begin() + std::min<size_t>(3, t.size())), " ") + "')");
 }
 
+// vLLM's argparse keeps the last of a repeated flag, and of --X and --no-X the one given last: so does
+// the translation, naming each flag it dropped.
+void KeepLastOfEachSetting(ServeCommandLine& cmd) {
+  struct Item {
+    std::string flag;
+    std::optional<std::string> value;
+  };
+  std::vector<Item> items;
+  const std::vector<std::string>& a = cmd.kvsim_args;
+  for (size_t i = 0; i < a.size(); ++i) {
+    Item item{a[i], std::nullopt};
+    if (i + 1 < a.size() && !StartsWith(a[i + 1], "--")) item.value = a[++i];
+    items.push_back(std::move(item));
+  }
+  std::vector<Item> kept;
+  std::set<std::string> seen;
+  for (auto it = items.rbegin(); it != items.rend(); ++it) {
+    if (seen.insert(SettingOfFlag(it->flag)).second) kept.push_back(*it);
+    else Note(cmd.replaced_by_later, it->flag);
+  }
+  cmd.kvsim_args.clear();
+  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+    cmd.kvsim_args.push_back(it->flag);
+    if (it->value) cmd.kvsim_args.push_back(*it->value);
+  }
+}
+
 }  // namespace
 
 ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens) {
@@ -256,6 +286,7 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens) {
   // The VAR=value assignments before the command: what they do to the server, or that kvsim does not model them.
   for (size_t i = 0; i < clean.size() && clean[i].find('=') != std::string::npos && clean[i][0] != '-'; ++i)
     ReadServerEnvironment(clean[i], cmd);
+  KeepLastOfEachSetting(cmd);
   return cmd;
 }
 
@@ -336,7 +367,10 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   if (cmd.sglang && std::find(own.begin(), own.end(), "--engine") == own.end()) own.insert(own.end(), {"--engine", "sglang"});
   // A setting given both before `--` and in the pasted line: kvsim's own flag wins, and says so.
   auto own_has = [&](const std::string& flag) {
-    return std::any_of(own.begin(), own.end(), [&](const std::string& a) { return a == flag || StartsWith(a, flag + "="); });
+    return std::any_of(own.begin(), own.end(), [&](const std::string& a) {
+      const std::string setting = SettingOfFlag(a.substr(0, a.find('=')));
+      return setting == SettingOfFlag(flag);
+    });
   };
   std::vector<std::string> overridden;
   for (size_t i = 0; i < cmd.kvsim_args.size(); ++i) {
@@ -352,6 +386,9 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   }
   if (!overridden.empty())
     err << "kvsim " << command << ": given before `--`, these replace the pasted line's: " << Join(overridden, ", ") << "\n";
+  if (!cmd.replaced_by_later.empty())
+    err << "kvsim " << command << ": given again later in the pasted line, so vLLM uses the later value: "
+        << Join(cmd.replaced_by_later, ", ") << "\n";
   if (!cmd.accepted_no_effect.empty())
     err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
   if (!cmd.not_modelled.empty())

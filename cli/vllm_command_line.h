@@ -21,6 +21,7 @@ struct ServeCommandLine {
   std::vector<std::string> kvsim_args;          // kvsim deployment flags, in order
   std::vector<std::string> accepted_no_effect;  // flags and environment variables with no effect on memory
   std::vector<std::string> not_modelled;        // flags and environment variables kvsim does not model
+  std::vector<std::string> replaced_by_later;   // flags given again (or negated) later in the line
   bool sglang = false;                          // an SGLang launch_server command line
 };
 

@@ -59,6 +59,9 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
     throw Error("--rate: the lengths file " + r.trace + " has no arrival times; give a rate (requests/s)");
   if (!needs_arrivals && r.rate > 0)
     throw Error("--rate: the trace " + r.trace + " has its own arrival times; --rate-scale S divides them by S");
+  if (!needs_arrivals && r.arrival != ArrivalKind::kPoisson)
+    throw Error("--arrival: the trace " + r.trace + " has its own arrival times; arrivals are generated only for "
+                "--synthetic requests and a lengths file");
   const bool read_once = IsStreamInput(reader.path);
   // Said before reading: a small window's later copies replay from memory and would never reopen.
   if (read_once && r.window.repeat > 1)

@@ -55,7 +55,7 @@ TEST(InputRefusalsTest, RateAndLengthsOnATimestampedTraceAreRefusedNotIgnored) {
 TEST(InputRefusalsTest, ASyntheticWorkloadAndATraceTogetherAreRefused) {
   ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--trace",
                              std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/traces/AzureLLMInferenceTrace_conv.csv", "--quiet"}),
-                     "--synthetic and --trace: give one workload");
+                     "--synthetic and --trace cannot be given together: give one workload");
 }
 
 TEST(InputRefusalsTest, TrainAdapterFlagsWithoutAdaptersAreRefused) {
