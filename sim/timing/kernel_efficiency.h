@@ -16,7 +16,15 @@ struct KernelEfficiency {
   double gemm_floor_us = 5.0;        // one GEMM kernel's fixed cost (launch-to-finish of one small wave)
   // Attention: FlashAttention prefill is compute bound, paged decode reads the KV cache.
   double attention_compute = 0.55;   // share of the 16-bit tensor peak (FlashAttention-2 forward: 50-70% on A100)
-  double attention_memory = 0.75;    // share of HBM bandwidth while streaming K/V
+  // Paged decode reads each sequence's K/V at up to 93% of HBM bandwidth, less for short contexts: a
+  // fixed cost per sequence, layer and KV head, written as the tokens whose reads would take as long.
+  // FlashInfer's batch-decode measurements on H100 SXM (batch 64; flashinfer.ai/2024/02/02/
+  // introduce-flashinfer.html, Figures 6 and 9) follow util = 0.93·L/(L + L0): L0 ≈ 57 tokens with one
+  // query head per KV head (41% at 32 tokens, 64% at 128, 83% at 512, 88% at 1k) and ≈ 550 with a
+  // group of query heads per KV head, decoded on tensor cores (47% at 512, 60% at 1k, 82% at 4k).
+  double attention_memory = 0.93;             // share of HBM bandwidth while streaming long K/V
+  double attention_seq_tokens = 57;           // L0, one query head per KV head
+  double attention_seq_tokens_grouped = 550;  // L0, grouped-query (and MLA's shared latent) decode
   // Norms, RoPE, activation, residual adds, embedding, sampling: memory-bound elementwise kernels.
   double elementwise_memory = 0.60;
   double kernel_floor_us = 3.0;      // a non-GEMM kernel's fixed cost
@@ -37,6 +45,8 @@ void ForEachEfficiency(E& e, F&& f) {
   f("gemm_floor_us", e.gemm_floor_us);
   f("attention_compute", e.attention_compute);
   f("attention_memory", e.attention_memory);
+  f("attention_seq_tokens", e.attention_seq_tokens);
+  f("attention_seq_tokens_grouped", e.attention_seq_tokens_grouped);
   f("elementwise_memory", e.elementwise_memory);
   f("kernel_floor_us", e.kernel_floor_us);
   f("launch_us", e.launch_us);

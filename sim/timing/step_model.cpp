@@ -230,6 +230,9 @@ StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64
   a.flops_per_pair = 2.0 * (absorbed_width_ > 0 && decode_only ? absorbed_width_ : q_width_ + v_width_);
   a.compute_rate = peak16_ * eff_.attention_compute;
   a.memory_rate = hbm_ * eff_.attention_memory;
+  const bool grouped = q_width_ > kv_width_ || absorbed_width_ > 0;
+  a.seq_tokens = static_cast<double>(sequences) *
+                 (grouped ? eff_.attention_seq_tokens_grouped : eff_.attention_seq_tokens);
   a.floor_s = eff_.kernel_floor_us * 1e-6;
   a.full_layers = kv_layers_ - window_layers_;
   a.window_layers = window_layers_;

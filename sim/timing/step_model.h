@@ -86,13 +86,16 @@ class StepModel final : public StepTimer {
   // runs share, so both compute a layer's time with the same operations in the same order.
   struct AttentionTerms {
     double t = 0, per_layer_kv = 0, query_bytes = 0, flops_per_pair = 0, compute_rate = 0, memory_rate = 0,
-           floor_s = 0, full_layers = 0, window_layers = 0, window_attended = 0, window_context = 0;
+           floor_s = 0, full_layers = 0, window_layers = 0, window_attended = 0, window_context = 0,
+           seq_tokens = 0;  // the batch's fixed cost per layer, in tokens of K/V reads (KernelEfficiency)
     // `count` layers attending `attended` (query, key) pairs over `context` cached tokens: the slower
-    // of compute and KV reads, plus a kernel floor; their FLOPs and bytes per layer.
+    // of compute and KV reads (with the per-sequence cost), plus a kernel floor; their FLOPs and the
+    // bytes they move per layer.
     double LayerSeconds(double attended, double context, double count, double* flops, double* bytes) const {
       *flops = flops_per_pair * attended;
       *bytes = (context + t) * per_layer_kv + query_bytes;
-      return (std::max(*flops / compute_rate, *bytes / memory_rate) + floor_s) * count;
+      const double reads = (context + t + seq_tokens) * per_layer_kv + query_bytes;
+      return (std::max(*flops / compute_rate, reads / memory_rate) + floor_s) * count;
     }
   };
   AttentionTerms AttentionTermsFor(int64_t new_tokens, int64_t sequences) const;

@@ -28,7 +28,7 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
   }
   if (!overhead_known_) return;  // the overhead depends on the GPU time: Ns per step
   // Ns's terms as exact lines in the context c (2^-48 ns): a layer group's time is
-  // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t)·kv + q)/rate.
+  // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t + L0)·kv + q)/rate.
   auto fixed = [](double seconds) { return static_cast<Int128>(std::ldexp(seconds * 1e9, 48)); };
   // A slope per context token in 64 bits (speed: a 64 x 64-bit product per piece): below 2^63
   // units, 32 µs per token; slower attention times its steps the float way.
@@ -51,12 +51,12 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
     c.s = slope(count * a.flops_per_pair / a.compute_rate);
     c.a = fixed(count * a.flops_per_pair * a.t / a.compute_rate);
     r.s = slope(count * a.per_layer_kv / a.memory_rate);
-    r.a = fixed(count * (a.t * a.per_layer_kv + a.query_bytes) / a.memory_rate);
+    r.a = fixed(count * ((a.t + a.seq_tokens) * a.per_layer_kv + a.query_bytes) / a.memory_rate);
     if (cap_attended < 9e18) {  // a window: attended = c + t capped at W·t, context at W·sequences
       c.cap_at = static_cast<int64_t>(std::ceil(cap_attended)) - static_cast<int64_t>(a.t);
       c.capped = fixed(count * a.flops_per_pair * cap_attended / a.compute_rate);
       r.cap_at = static_cast<int64_t>(std::ceil(cap_context));
-      r.capped = fixed(count * ((cap_context + a.t) * a.per_layer_kv + a.query_bytes) / a.memory_rate);
+      r.capped = fixed(count * ((cap_context + a.t + a.seq_tokens) * a.per_layer_kv + a.query_bytes) / a.memory_rate);
     }
     ++pairs_;
   };

@@ -96,9 +96,17 @@ TEST(CalibrateCliTest, BenchmarkFitReproducesTheMedians) {
   const nlohmann::json c = nlohmann::json::parse(testing::ReadFile(cal));
   // TPOT is fitted exactly. This hand-made file's median TTFT (58 ms) is below what vLLM's async
   // scheduling alone gives the server (a request arriving mid-step waits for the next pass), and the
-  // client's fixed cost cannot be negative, so the TTFT fit stops at that floor (ratio 1.10).
-  for (const auto& f : c.at("fit"))
-    EXPECT_NEAR(f.at("median_ratio").get<double>(), 1.0, f.dump().find("ttft") != std::string::npos ? 0.12 : 0.02) << f.dump();
+  // client's fixed cost cannot be negative, so the TTFT fit stops at that floor, above the file's
+  // median (ratio 1.12 with the per-sequence decode-attention cost in the fitted step).
+  for (const auto& f : c.at("fit")) {
+    const double ratio = f.at("median_ratio").get<double>();
+    if (f.dump().find("ttft") != std::string::npos) {
+      EXPECT_GE(ratio, 1.0) << f.dump();
+      EXPECT_LE(ratio, 1.15) << f.dump();
+    } else {
+      EXPECT_NEAR(ratio, 1.0, 0.02) << f.dump();
+    }
+  }
   EXPECT_GT(c.at("efficiency").at("step_overhead_ms").get<double>(), 0.0);
 }
 

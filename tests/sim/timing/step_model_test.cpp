@@ -115,8 +115,16 @@ TEST(StepModelTest, GqaDecodeAttentionReadsTheKvCache) {
   const double q_and_out = 2.0 * seqs * (4096 + 4096) * 32;
   EXPECT_DOUBLE_EQ(ops.at("attention").bytes, kv_bytes + q_and_out);
   EXPECT_DOUBLE_EQ(ops.at("attention").flops, 4.0 * 4096 * seqs * (context + 1) * 32);
-  // Memory bound: the time is the bytes at 75% of HBM bandwidth plus a 3 µs kernel floor per layer.
-  EXPECT_NEAR(ops.at("attention").seconds, (kv_bytes + q_and_out) / (kA100Bandwidth * 0.75) + 32 * 3e-6, 1e-12);
+  // Memory bound: the bytes plus each sequence's fixed cost (550 tokens of K/V reads per layer for a
+  // grouped-query decode: FlashInfer's H100 batch-64 curve, 60% of 93% at 1,000 tokens) at 93% of HBM
+  // bandwidth, plus a 3 µs kernel floor per layer.
+  const double fixed_cost_bytes = 4096.0 * seqs * 550 * 32;
+  EXPECT_NEAR(ops.at("attention").seconds,
+              (kv_bytes + fixed_cost_bytes + q_and_out) / (kA100Bandwidth * 0.93) + 32 * 3e-6, 1e-12);
+  // Long contexts approach 93%, short ones pay the fixed cost: at 1,000 tokens the reads run at
+  // 0.93 × 1000 / 1550 of the bandwidth, FlashInfer's measured 60%.
+  const double read_s = ops.at("attention").seconds - 32 * 3e-6;
+  EXPECT_NEAR(kv_bytes / read_s / kA100Bandwidth, 0.93 * 1001.0 / 1551.0, 0.01);
 }
 
 // Mixtral-8x7B: 8 experts, top 2, expert FFN 14,336, 32 MoE layers. One token touches exactly 2
