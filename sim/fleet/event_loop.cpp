@@ -97,8 +97,10 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
       while (queued[next].empty() && pending) route_ahead();
     const int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
     ReplayEngine& engine = *replicas[next].engine;
-    // A replica running ahead steps on up to its next arrival: nothing another replica does can
-    // reach it before then (speed: one reschedule per stretch, not per step).
+    // A replica steps on up to the next arrival it can receive (its own, or the next one the router
+    // places): nothing another replica does can reach it before then, and a router reading loads
+    // sees every replica after the steps that start before the arrival, as it would step by step
+    // (speed: one reschedule per stretch, not per step).
     do {
       const bool stepped = engine.StepOnce(horizon);
       if (!stepped) continue;
@@ -108,7 +110,7 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
         result.stopped = true;
         return result;
       }
-    } while (ahead && !engine.Idle() && engine.now_ns() < horizon);
+    } while (!engine.Idle() && engine.now_ns() < horizon);
     update(next, engine.now_ns());
   }
 #ifndef NDEBUG
