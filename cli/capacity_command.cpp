@@ -13,6 +13,8 @@
 #include "cli/numeric_options.h"
 #include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
+#include "cli/offload_flags.h"
+#include "kvcache/offload/offload_capacity.h"
 #include "cli/output.h"
 #include "cli/vllm_command_line.h"
 
@@ -59,6 +61,8 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
        "(prompt + output, capped at max-model-len; longer prompts left out)")
       ("trace-format", po::value(&trace_format)->default_value(trace_format), ("auto | " + Choices<TraceFormat>()).c_str());
   AddDeploymentOptions(desc, opts);
+  OffloadFlags offload;
+  AddOffloadOptions(desc, offload);
   po::variables_map vm;
   const po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   RejectPositionalArguments(parsed);
@@ -75,6 +79,7 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);
+  AddOffloadTiers(ResolveOffloadFlags(offload), result);
   if (!trace_path.empty()) AddTraceMeanRow(trace_path, trace_format, result);
   WriteAnswer(json_path, RenderCapacityText(result), [&] { return CapacityToJson(result); }, out);
   return kExitOk;

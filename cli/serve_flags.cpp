@@ -87,13 +87,13 @@ const ServeFlag kVllmFlags[] = {
     {"--cudagraph-capture-sizes", "", L, M, "--cudagraph-capture-sizes"},
     {"--cuda-graph-sizes", "", L, M, "--cudagraph-capture-sizes"},
     {"--max-cudagraph-capture-size", "", V, M, "--max-cudagraph-capture-size"},
-    {"--speculative-config", "", V, M, "--speculative-config"}, {"--kv-transfer-config", "", V, X},
+    {"--speculative-config", "", V, M, "--speculative-config"}, {"--kv-transfer-config", "", V, M, "--kv-transfer-config"},
     {"--kv-events-config", "", V, N}, {"--compilation-config", "-O", V, M, "--compilation-config"}, {"--additional-config", "", V, N},
     // Later releases (v0.12-v0.19): -cc became --compilation-config's alias and -O --optimization-level's.
     {"-cc", "", V, M, "--compilation-config"}, {"--optimization-level", "", V, N}, {"--attention-config", "-ac", V, X},
     {"--attention-backend", "", V, X}, {"--moe-backend", "", V, X}, {"--enable-elastic-ep", "", S, X},
-    {"--language-model-only", "", S, X}, {"--reasoning-parser-plugin", "", V, N}, {"--kv-offloading-size", "", V, X},
-    {"--kv-offloading-backend", "", V, X},
+    {"--language-model-only", "", S, X}, {"--reasoning-parser-plugin", "", V, N}, {"--kv-offloading-size", "", V, M, "--kv-offloading-size"},
+    {"--kv-offloading-backend", "", V, M, "--kv-offloading-backend"},
     {"--structured-outputs-config", "", V, N}, {"--disable-log-stats", "", S, N}, {"--aggregate-engine-logging", "", S, N},
     {"--enable-log-requests", "", S, N}, {"--disable-log-requests", "", S, N},
     // make_arg_parser and FrontendArgs (the OpenAI-compatible server)

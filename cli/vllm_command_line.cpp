@@ -35,7 +35,10 @@ class Translator {
 
   ServeCommandLine Run(const std::vector<std::string>& args) {
     for (size_t i = 0; i < args.size(); ++i) i = Consume(args, i);
-    for (const auto& [flag, value] : json_) Emit(flag, value.dump());
+    for (const auto& [flag, value] : json_) {
+      if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
+      else Emit(flag, value.dump());
+    }
     return result_;
   }
 
@@ -87,6 +90,12 @@ class Translator {
     return i;
   }
 
+  static bool IsOffloadingConnector(const nlohmann::json& config) {
+    if (!config.is_object() || !config.contains("kv_connector") || !config["kv_connector"].is_string()) return false;
+    const std::string c = config["kv_connector"].get<std::string>();
+    return c == "OffloadingConnector" || c == "LMCacheConnectorV1";
+  }
+
   static bool IsNumber(const std::string& s) {
     return s.size() > 1 && s[0] == '-' && (std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == '.');
   }
@@ -110,6 +119,13 @@ class Translator {
       return;
     }
     if (canonical == "--model" || canonical == "--model-path") return SetModel(values[0]);
+    // The offloading connectors are KV tiers kvsim models; a connector between prefill and decode
+    // instances is modelled by --prefill-replicas/--decode-replicas, not by one server's flags.
+    if (canonical == "--kv-transfer-config") {
+      std::string why;
+      const std::optional<nlohmann::json> j = ParseJsonText(values[0], &why);
+      if (!j || !IsOffloadingConnector(*j)) return Note(result_.not_modelled, canonical);
+    }
     if (f.takes == Takes::kList) return Emit(f.kvsim, Join(values, ","));
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));

@@ -110,6 +110,15 @@ std::string RenderCapacityText(const CapacityResult& r) {
                  Thousands(stage.num_blocks)});
     out += st.Render();
   }
+  if (!r.offload_tiers.empty()) {
+    out += "\n";
+    TextTable t({"KV tier below the GPU (" + r.offload_connector + ")", "GiB per replica", "GiB per GPU", "tokens"});
+    for (const auto& tier : r.offload_tiers)
+      t.AddRow({tier.tier == "cpu" ? "host memory (pinned at start-up)" : "disk", G(tier.bytes_per_replica),
+                G(tier.bytes_per_gpu), Thousands(tier.tokens)});
+    t.AddRow({"GPU staging buffer, outside the KV pool", "", G(r.offload_gpu_staging_bytes), ""});
+    out += t.Render();
+  }
   for (const auto& note : r.notes) out += "note: " + note + "\n";
   return out;
 }
@@ -194,6 +203,14 @@ nlohmann::json CapacityToJson(const CapacityResult& r) {
                            {"non_torch_gib", Round(BytesToGiB(st.overhead.non_torch_bytes), 4)},
                            {"kv_cache_gib", Round(BytesToGiB(st.kv_cache_bytes), 4)},
                            {"num_blocks", st.num_blocks}});
+  }
+  if (!r.offload_tiers.empty()) {
+    nlohmann::json tiers = nlohmann::json::array();
+    for (const auto& tier : r.offload_tiers)
+      tiers.push_back({{"tier", tier.tier}, {"gib_per_replica", Round(BytesToGiB(tier.bytes_per_replica), 4)},
+                       {"gib_per_gpu", Round(BytesToGiB(tier.bytes_per_gpu), 4)}, {"tokens", tier.tokens}});
+    j["kv_offload"] = {{"connector", r.offload_connector}, {"tiers", tiers},
+                       {"gpu_staging_gib", Round(BytesToGiB(r.offload_gpu_staging_bytes), 4)}};
   }
   j["notes"] = r.notes;
   return j;

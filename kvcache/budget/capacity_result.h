@@ -112,6 +112,18 @@ struct CapacityResult {
   double modelled_one_request_bytes = 0; // weights + activation + non-torch + KV of one max_model_len request
   double reserved_bytes = 0;             // what the engine claims: total × utilization
 
+  // KV tiers below the GPU (--kv-offload, vLLM's --kv-offloading-size, an offloading connector in
+  // --kv-transfer-config): the memory the deployment needs beside its GPUs. Empty without offloading.
+  struct OffloadTier {
+    std::string tier;              // "cpu" or "disk"
+    double bytes_per_replica = 0;  // summed over the replica's GPUs, as vLLM's --kv-offloading-size
+    double bytes_per_gpu = 0;
+    int64_t tokens = 0;            // of KV it holds: bytes over the replica's KV bytes per token
+  };
+  std::vector<OffloadTier> offload_tiers;
+  std::string offload_connector;
+  double offload_gpu_staging_bytes = 0;  // per GPU, outside the KV pool (LMCache's one-chunk buffer)
+
   std::vector<std::string> notes;
 
   // Empty when the deployment starts; otherwise why it cannot (the server would refuse to start),

@@ -115,5 +115,43 @@ TEST(OffloadCliTest, InputsThatCannotWorkAreRefused) {
                               "--kv-link");
 }
 
+// Llama-3.1-8B holds 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 131,072 B of KV per token, 65,536 B
+// per GPU at TP 2. A 64 GiB host tier (vLLM's --kv-offloading-size, summed over the TP ranks) is 32 GiB
+// per GPU and holds 64 x 2^30 / 131,072 = 524,288 tokens. The native connector copies blocks with
+// swap_blocks (no GPU buffer); LMCache stages one 256-token chunk: 256 x 131,072 B = 32 MiB at TP 1.
+TEST(OffloadCliTest, CapacityListsHostMemoryAndStagingBuffers) {
+  const auto r = testing::RunCli({"capacity", "--gpu", "h100", "-tp", "2", "--kv-offloading-size", "64", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json o = nlohmann::json::parse(r.out).at("kv_offload");
+  EXPECT_EQ(o.at("connector"), "OffloadingConnector");
+  EXPECT_DOUBLE_EQ(o.at("tiers").at(0).at("gib_per_replica").get<double>(), 64.0);
+  EXPECT_DOUBLE_EQ(o.at("tiers").at(0).at("gib_per_gpu").get<double>(), 32.0);
+  EXPECT_EQ(o.at("tiers").at(0).at("tokens").get<int64_t>(), 524288);
+  EXPECT_DOUBLE_EQ(o.at("gpu_staging_gib").get<double>(), 0.0);
+  const auto lm = testing::RunCli({"capacity", "--gpu", "h100", "--kv-offloading-size", "64", "--kv-offloading-backend",
+                                   "lmcache", "--json", "-"});
+  ASSERT_EQ(lm.exit_code, 0) << lm.err;
+  EXPECT_NEAR(nlohmann::json::parse(lm.out).at("kv_offload").at("gpu_staging_gib").get<double>(), 0.03125, 1e-4);
+}
+
+// Pasted, vLLM's offloading flags configure the tiers (no longer "not modelled"); a connector between
+// prefill and decode instances stays a warning on one server's capacity, never silently dropped.
+TEST(OffloadCliTest, PastedOffloadingFlagsAreModelled) {
+  const auto r = testing::RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "vllm", "serve",
+                                  "meta-llama/Llama-3.1-8B-Instruct", "--kv-transfer-config",
+                                  R"({"kv_connector":"OffloadingConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":10737418240}})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_DOUBLE_EQ(nlohmann::json::parse(r.out).at("kv_offload").at("tiers").at(0).at("gib_per_replica").get<double>(), 10.0);
+  EXPECT_EQ(r.err.find("not modelled"), std::string::npos) << r.err;
+  const auto size = testing::RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "vllm", "serve",
+                                     "meta-llama/Llama-3.1-8B-Instruct", "--kv-offloading-size", "16"});
+  ASSERT_EQ(size.exit_code, 0) << size.err;
+  EXPECT_EQ(nlohmann::json::parse(size.out).at("kv_offload").at("tiers").at(0).at("tokens").get<int64_t>(), 131072);
+  const auto nixl = testing::RunCli({"capacity", "--gpu", "h100", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                                     "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"});
+  ASSERT_EQ(nixl.exit_code, 0) << nixl.err;
+  EXPECT_NE(nixl.err.find("not modelled (they change memory): --kv-transfer-config"), std::string::npos) << nixl.err;
+}
+
 }  // namespace
 }  // namespace kvsim
