@@ -5,6 +5,7 @@
 
 #include "kvcache/base/error.h"
 #include "cli/deployment_flags.h"
+#include "cli/disagg_flags.h"
 #include "cli/numeric_options.h"
 #include "cli/option_rules.h"
 #include "cli/replay_flags.h"
@@ -20,9 +21,11 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   v.label = label;
   DeploymentOptions dep;
   ReplayFlags replay;
+  DisaggFlags disagg;
   po::options_description desc;
   AddReplayOptions(desc, replay);
   AddDeploymentOptions(desc, dep);
+  AddDisaggOptions(desc, disagg);
   std::vector<std::string> args = base_args;
   // A deployment may be a pasted server command line ("vllm serve MODEL -tp 2 ...").
   RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
@@ -32,12 +35,13 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   args.insert(args.end(), own.begin(), own.end());
   po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   RejectPositionalArguments(parsed);
-  // Last occurrence wins: keep only each option's final value.
+  // Last occurrence wins: keep only each setting's final value (--X and --no-X are one setting).
+  auto setting = [](const po::option& o) { return SettingOfFlag("--" + o.string_key); };
   std::map<std::string, size_t> last;
-  for (size_t i = 0; i < parsed.options.size(); ++i) last[parsed.options[i].string_key] = i;
+  for (size_t i = 0; i < parsed.options.size(); ++i) last[setting(parsed.options[i])] = i;
   std::vector<po::option> kept;
   for (size_t i = 0; i < parsed.options.size(); ++i)
-    if (last[parsed.options[i].string_key] == i) kept.push_back(parsed.options[i]);
+    if (last[setting(parsed.options[i])] == i) kept.push_back(parsed.options[i]);
   parsed.options = kept;
   po::variables_map vm;
   po::store(parsed, vm);
@@ -47,6 +51,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   ApplyDeploymentSwitches(vm, dep);
   v.replay = ResolveReplayFlags(std::move(replay), data_dir);
   v.deployment = ResolveDeployment(dep, data_dir, cache);
+  v.disagg = ResolveDisaggFlags(disagg, dep, v.replay.replicas, data_dir);
   return v;
 }
 

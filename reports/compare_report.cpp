@@ -34,6 +34,9 @@ const std::vector<Metric>& Metrics() {
       {"GPUs", "%.0f",
        [](const S& s) {
          const EffectiveSettings& e = s.config.settings;
+         if (s.disagg)  // both pools: prefill replicas x their TP, decode replicas x theirs
+           return D((s.disagg->prefill.replicas * s.disagg->prefill.tensor_parallel_size +
+                     s.disagg->decode.replicas * s.disagg->decode.tensor_parallel_size) * e.pipeline_parallel_size);
          return D(e.tensor_parallel_size * e.pipeline_parallel_size * e.data_parallel_size * (s.fleet ? s.fleet->replicas : 1));
        }},
       {"KV blocks (per GPU)", "%.0f", [](const S& s) { return D(s.kv.num_blocks); }},

@@ -10,6 +10,7 @@
 #include "kvcache/base/units.h"
 #include "sim/fleet/event_loop.h"
 #include "sim/run/replay_setup.h"
+#include "sim/stats/cost.h"
 #include "sim/stats/load_check.h"
 #include "sim/stats/replay_stats.h"
 #include "sim/timing/step_model.h"
@@ -252,7 +253,15 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   d->mean_link_wait_s = std::round(static_cast<double>(links.wait_ns()) * 1e-9 / n * 1e6) / 1e6;
   s.disagg = d;
   FinishSummary(r, *source, dec.allocators.front()->name(), dd.decode.gpu.id, s);
-  if (s.cost) s.cost.reset();  // the GPU count of two pools: not one deployment's; see compare
+  // Both pools are paid for the whole span, each GPU at its own price.
+  const double prefill_usd = GpuHourlyCost(r, dd.prefill.gpu.id), decode_usd = GpuHourlyCost(r, dd.decode.gpu.id);
+  s.cost.reset();
+  if (prefill_usd > 0 && decode_usd > 0) {
+    auto gpus = [](const Pool& p, int64_t replicas) {
+      return replicas * p.cap.settings.tensor_parallel_size * p.cap.settings.pipeline_parallel_size;
+    };
+    s.cost = ComputeCostOfPools(s, {{gpus(pre, dd.prefill_replicas), prefill_usd}, {gpus(dec, dd.decode_replicas), decode_usd}});
+  }
   return result;
 }
 

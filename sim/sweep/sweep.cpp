@@ -110,7 +110,7 @@ VariantRun RunOneVariant(Variant& v, ReplayHooks hooks) {
     return run;
   }
   try {
-    run.result = RunReplay(v.deployment, v.replay, hooks);
+    run.result = v.disagg ? RunDisaggregatedReplay(*v.disagg, v.replay, hooks) : RunReplay(v.deployment, v.replay, hooks);
     run.interrupted = run.result->summary.partial;
   } catch (const Error& e) {
     run.error = e.what();

@@ -3,9 +3,11 @@
 #ifndef KVSIM_SIM_VARIANT_H_
 #define KVSIM_SIM_VARIANT_H_
 
+#include <optional>
 #include <string>
 
 #include "kvcache/budget/deployment.h"
+#include "sim/disagg/disagg_runner.h"
 #include "sim/engine/replay_options.h"
 
 namespace kvsim {
@@ -14,6 +16,8 @@ struct Variant {
   std::string label;
   Deployment deployment;
   ReplayOptions replay;
+  // Set: prefill and decode pools (--prefill-replicas/--decode-replicas), `deployment` being the prefill one.
+  std::optional<DisaggDeployment> disagg;
 };
 
 }  // namespace kvsim

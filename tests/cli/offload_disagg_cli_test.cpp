@@ -153,5 +153,40 @@ TEST(OffloadCliTest, PastedOffloadingFlagsAreModelled) {
   EXPECT_NE(nixl.err.find("not modelled (they change memory): --kv-transfer-config"), std::string::npos) << nixl.err;
 }
 
+// A disaggregated deployment pays for both pools over the whole span: one prefill GPU and two decode
+// replicas at TP 2 are 1 + 2 x 2 = 5 GPUs, so at 2.5 USD per GPU-hour the run costs
+// 5 x 2.5 x simulated_s / 3600 USD.
+TEST(DisaggCliTest, CostCountsBothPools) {
+  const auto r = testing::RunCli({"replay", "--gpu", "h100", "--gpu-hourly-cost", "2.5", "--synthetic", "50", "--rate", "5",
+                                  "--prompt-len", "fixed:2000", "--output-len", "fixed:50", "--prefill-replicas", "1",
+                                  "--decode-replicas", "2", "--decode-tp", "2", "--kv-link", "nvlink", "--quiet", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("cost").at("gpus").get<int64_t>(), 5);
+  const double simulated_s = j.at("throughput").at("simulated_s").get<double>();
+  EXPECT_NEAR(j.at("cost").at("usd").get<double>(), 5 * 2.5 * simulated_s / 3600, 1e-6);
+}
+
+// compare takes a disaggregated deployment beside an aggregated one on the same GPUs: two replicas
+// against one prefill and one decode instance, each counted as two GPUs.
+TEST(DisaggCliTest, CompareAggregatedWithDisaggregatedOnTheSameGpus) {
+  const testing::TempDir dir;
+  const auto r = testing::RunCli({"compare", "--gpu", "h100", "--synthetic", "60", "--rate", "4", "--prompt-len", "fixed:3000",
+                                  "--output-len", "fixed:40", "--a", "--replicas 2", "--b",
+                                  "--prefill-replicas 1 --decode-replicas 1 --kv-link nvlink", "--json", dir.File("c.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("GPUs"), std::string::npos);
+  const nlohmann::json j = nlohmann::json::parse(testing::ReadFile(dir.File("c.json")));
+  const std::string text = j.dump();
+  EXPECT_NE(text.find("\"disaggregation\""), std::string::npos);  // deployment b ran as two pools
+  for (const std::string& line : {std::string("GPUs")}) {
+    const size_t at = r.out.find(line);
+    ASSERT_NE(at, std::string::npos);
+    const std::string row = r.out.substr(at, r.out.find('\n', at) - at);
+    EXPECT_NE(row.find("2"), std::string::npos) << row;
+    EXPECT_EQ(row.find("1 "), std::string::npos) << row;
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
