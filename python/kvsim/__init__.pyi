@@ -96,7 +96,14 @@ def capacity(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
-    cuda_graph_memory: _Value | None = None
+    cuda_graph_memory: _Value | None = None,
+    kv_offload: _Value | None = None,
+    kv_offload_chunk_tokens: _Value | None = None,
+    kv_host_link: _Value | None = None,
+    kv_disk: _Value | None = None,
+    kv_offloading_size: _Value | None = None,
+    kv_offloading_backend: _Value | None = None,
+    kv_transfer_config: _Value | None = None
 ) -> CapacityResult:
     """kvsim capacity: memory budget, KV cache and max concurrency.
 
@@ -170,6 +177,22 @@ def capacity(
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
+        kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
+            (e.g. cpu=64GiB,disk=1TiB; GiB = 2^30 B). Prompt chunks are stored as computed, a prefix
+            found there is loaded before the request runs
+        kv_offload_chunk_tokens: tokens per offloaded chunk, a multiple of --block-size (default:
+            the block size; vLLM's block_size extra config)
+        kv_host_link: GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU
+            table's host_link_GB_per_s, latency 0)
+        kv_disk: READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=;
+            e.g. 7.45,6.9,80)
+        kv_offloading_size: vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-
+            offload cpu=SIZEGiB)
+        kv_offloading_backend: vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1);
+            with --kv-offloading-size
+        kv_transfer_config: vLLM JSON: OffloadingConnector (kv_connector_extra_config:
+            cpu_bytes_to_use or num_cpu_blocks, block_size) or LMCacheConnectorV1 (host tier from
+            --kv-offload); other connectors are refused
     """
     ...
 
@@ -227,7 +250,14 @@ def capacity_from_command(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
-    cuda_graph_memory: _Value | None = None
+    cuda_graph_memory: _Value | None = None,
+    kv_offload: _Value | None = None,
+    kv_offload_chunk_tokens: _Value | None = None,
+    kv_host_link: _Value | None = None,
+    kv_disk: _Value | None = None,
+    kv_offloading_size: _Value | None = None,
+    kv_offloading_backend: _Value | None = None,
+    kv_transfer_config: _Value | None = None
 ) -> CapacityResult:
     """kvsim capacity for a pasted `vllm serve MODEL ...` line; keywords apply on top.
 
@@ -301,6 +331,22 @@ def capacity_from_command(
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
+        kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
+            (e.g. cpu=64GiB,disk=1TiB; GiB = 2^30 B). Prompt chunks are stored as computed, a prefix
+            found there is loaded before the request runs
+        kv_offload_chunk_tokens: tokens per offloaded chunk, a multiple of --block-size (default:
+            the block size; vLLM's block_size extra config)
+        kv_host_link: GB/s[,LATENCY_US]: one GPU's host link, each direction (default: the GPU
+            table's host_link_GB_per_s, latency 0)
+        kv_disk: READ_GB/s,WRITE_GB/s,LATENCY_US of the disk tier, per GPU (required with disk=;
+            e.g. 7.45,6.9,80)
+        kv_offloading_size: vLLM: host KV buffer in GiB (2^30 B), summed over the TP ranks (= --kv-
+            offload cpu=SIZEGiB)
+        kv_offloading_backend: vLLM: native (OffloadingConnector) | lmcache (LMCacheConnectorV1);
+            with --kv-offloading-size
+        kv_transfer_config: vLLM JSON: OffloadingConnector (kv_connector_extra_config:
+            cpu_bytes_to_use or num_cpu_blocks, block_size) or LMCacheConnectorV1 (host tier from
+            --kv-offload); other connectors are refused
     """
     ...
 
