@@ -44,8 +44,10 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
       ("objective", po::value(&f.objective)->default_value(f.objective), "throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest per output token; needs --gpu-hourly-cost)")
       ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99.9=100ms (p50|p90|p99|p99.9|mean); goodput-min=0.95: at least that fraction of requests within the TTFT/TPOT limits")
       ("max-preemption-rate", po::value(&f.max_preemption_rate), "constraint: preemptions per finished request")
-      ("find", po::value(&f.find), "max-num-seqs | rate-scale | replicas (the smallest fleet): search instead of a grid")
-      ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered; --find replicas: the most replicas (at most 256)")
+      ("find", po::value(&f.find), "max-num-seqs | rate-scale | replicas (the smallest fleet): search instead of a grid; pd-ratio: every "
+       "prefill:decode split of --find-max instances")
+      ("find-max", po::value(&f.find_max)->default_value(f.find_max), "--find max-num-seqs: the largest cap considered; --find replicas: the most replicas (at most 256); "
+       "--find pd-ratio: the instances to split")
       ("precision", po::value(&f.precision)->default_value(f.precision, Format("%g", f.precision)), "--find rate-scale: relative precision");
   AddJobsOption(own, f.jobs);
   own.add_options()("broadcast-trace", po::bool_switch(&f.broadcast_trace),
@@ -92,7 +94,7 @@ SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std
     };
     make_probe = [&](double v) { return make_replicas(static_cast<int64_t>(v)); };
   } else {
-    throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale or replicas");
+    throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale, replicas or pd-ratio");
   }
   SearchResult r;
   if (farm) {  // MPI: probes in rounds across the ranks, same answer and probes as the serial search
@@ -140,6 +142,9 @@ SweepRun RunGridOnRanks(RankFarm& farm, const SweepFlags& f, const SweepCriteria
   return {GridToJson(results, criteria, f.slo, unfinished), grid->partial ? 128 + (grid->signal ? grid->signal : SIGTERM) : kExitOk};
 }
 
+SweepRun EvaluateVariants(const SweepFlags& f, const SweepCriteria& criteria, std::vector<Variant> variants, RankFarm* farm,
+                          std::ostream& out, std::ostream& err);
+
 // A grid: every point replayed, the best picked.
 SweepRun RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base, RankFarm* farm,
                  std::ostream& out, std::ostream& err) {
@@ -151,6 +156,30 @@ SweepRun RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const std::
   ResolveCache cache;
   std::vector<Variant> variants;
   for (const GridPoint& p : ExpandGrid(axes)) variants.push_back(ParseVariant(p.label, base, p.overrides, data_dir, &cache));
+  return EvaluateVariants(f, criteria, std::move(variants), farm, out, err);
+}
+
+// --find pd-ratio: every split of --find-max instances into a prefill and a decode pool (P + D = N,
+// each at least 1) replayed, the best under the SLOs and the objective picked. A split is a grid,
+// not a search: the SLOs need not be monotone in P (too few prefill instances queue the prompts,
+// too few decode instances stretch the steps).
+SweepRun RunPdRatio(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base, RankFarm* farm,
+                    std::ostream& out, std::ostream& err) {
+  if (f.find_max < 2 || f.find_max > 256)
+    throw Error("--find pd-ratio: --find-max N is the instances to split (prefill + decode), in [2, 256]");
+  const std::string data_dir = DataDirectory();
+  ResolveCache cache;
+  std::vector<Variant> variants;
+  for (int64_t p = 1; p < f.find_max; ++p) {
+    const std::string d = std::to_string(f.find_max - p);
+    variants.push_back(ParseVariant("prefill:decode=" + std::to_string(p) + ":" + d, base,
+                                    {"--prefill-replicas", std::to_string(p), "--decode-replicas", d}, data_dir, &cache));
+  }
+  return EvaluateVariants(f, criteria, std::move(variants), farm, out, err);
+}
+
+SweepRun EvaluateVariants(const SweepFlags& f, const SweepCriteria& criteria, std::vector<Variant> variants, RankFarm* farm,
+                          std::ostream& out, std::ostream& err) {
   if (farm) return RunGridOnRanks(*farm, f, criteria, std::move(variants), out, err);
   if (variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << f.jobs << " threads\n";
   GridOutcome grid = EvaluateGrid(std::move(variants), criteria, f.jobs, &StopFlag());
@@ -194,8 +223,9 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   // Under mpirun/srun (two ranks or more) the points run across the ranks; otherwise null.
   const std::unique_ptr<RankFarm> farm = JoinMpiJob(f.jobs);
-  const SweepRun run = f.find.empty() ? RunGrid(f, criteria, base, farm.get(), out, err)
-                                      : RunSearch(f, criteria, base, farm.get(), out, err);
+  const SweepRun run = f.find.empty()          ? RunGrid(f, criteria, base, farm.get(), out, err)
+                       : f.find == "pd-ratio" ? RunPdRatio(f, criteria, base, farm.get(), out, err)
+                                              : RunSearch(f, criteria, base, farm.get(), out, err);
   if (run.report && !f.json_path.empty()) WriteOutput(f.json_path, run.report->dump(2) + "\n", out);
   return run.exit_code;
 }

@@ -188,5 +188,28 @@ TEST(DisaggCliTest, CompareAggregatedWithDisaggregatedOnTheSameGpus) {
   }
 }
 
+// sweep --find pd-ratio replays every split of N instances into the two pools (P + D = N, each at
+// least 1): N = 3 gives 1:2 and 2:1, each a disaggregated replay, and the best is one of them.
+TEST(DisaggCliTest, SweepFindsThePrefillDecodeSplit) {
+  const testing::TempDir dir;
+  const auto r = testing::RunCli({"sweep", "--gpu", "h100", "--synthetic", "60", "--rate", "4", "--prompt-len", "fixed:3000",
+                                  "--output-len", "fixed:30", "--kv-link", "nvlink", "--find", "pd-ratio", "--find-max", "3",
+                                  "--slo", "ttft-p99=5s", "--json", dir.File("pd.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(testing::ReadFile(dir.File("pd.json")));
+  ASSERT_EQ(j.at("points").size(), 2u);
+  EXPECT_EQ(j.at("points").at(0).at("point"), "prefill:decode=1:2");
+  EXPECT_EQ(j.at("points").at(1).at("point"), "prefill:decode=2:1");
+  for (const auto& p : j.at("points")) {
+    const auto& pools = p.at("summary").at("disaggregation");
+    EXPECT_EQ(pools.at("prefill").at("replicas").get<int64_t>() + pools.at("decode").at("replicas").get<int64_t>(), 3);
+  }
+  const std::string best = j.at("best").get<std::string>();
+  EXPECT_TRUE(best == "prefill:decode=1:2" || best == "prefill:decode=2:1") << best;
+  testing::ExpectOneLineError(testing::RunCli({"sweep", "--synthetic", "10", "--rate", "1", "--find", "pd-ratio",
+                                               "--find-max", "1", "--slo", "ttft-p99=5s"}),
+                              "--find-max N is the instances to split");
+}
+
 }  // namespace
 }  // namespace kvsim
