@@ -40,6 +40,8 @@ void ChartRecorder::HalveResolution() {
     m.running_max = std::max(m.running_max, p.running_max);
     m.waiting_max = std::max(m.waiting_max, p.waiting_max);
     m.preemptions = std::max(m.preemptions, p.preemptions);
+    m.offload_tiers = std::max(m.offload_tiers, p.offload_tiers);
+    for (int i = 0; i < p.offload_tiers; ++i) m.offload_used_max[i] = std::max(m.offload_used_max[i], p.offload_used_max[i]);
   }
   chart_ = std::move(merged);
 }
@@ -67,6 +69,8 @@ void ChartRecorder::OnStep(const StepSample& s) {
   p.running_max = std::max(p.running_max, s.running);
   p.waiting_max = std::max(p.waiting_max, s.waiting);
   p.preemptions = s.preemptions_total;
+  p.offload_tiers = s.offload_tiers;
+  for (int i = 0; i < s.offload_tiers; ++i) p.offload_used_max[i] = std::max(p.offload_used_max[i], s.offload_used_fraction[i]);
 }
 
 void ChartRecorder::OnRequestDone(const RequestRecord& r) {

@@ -23,6 +23,8 @@ struct ChartPoint {
   int64_t running_max = 0;
   int64_t waiting_max = 0;
   int64_t preemptions = 0;                     // cumulative at the bucket's end
+  int offload_tiers = 0;                       // KV tiers below the GPU (--kv-offload)
+  double offload_used_max[StepSample::kMaxOffloadTiers] = {};  // each tier's share in use, bucket maxima
 };
 
 // Latency distribution in log-spaced buckets from 0.1 ms to 10^5 s (2% wide): constant memory.

@@ -105,6 +105,23 @@ std::string OverTime(const ChartRecorder& rec) {
   return html;
 }
 
+// KV tiers below the GPU: each tier's occupancy over time (a tier that fills evicts its least
+// recently used chunks from then on).
+std::string TierOccupancy(const ReplaySummary& s, const ChartRecorder& rec) {
+  if (!s.offload || s.offload->tiers.empty()) return "";
+  static const char* kTierColors[] = {"#2b6cb0", "#c05621", "#2f855a", "#6b46c1"};
+  std::vector<double> t;
+  std::vector<Series> tiers;
+  for (size_t i = 0; i < s.offload->tiers.size() && i < StepSample::kMaxOffloadTiers; ++i)
+    tiers.push_back({NameOf(s.offload->tiers[i].stats.kind), kTierColors[i], {}, {}});
+  for (const ChartPoint& p : rec.chart()) {
+    t.push_back(p.t_s);
+    for (size_t i = 0; i < tiers.size(); ++i) tiers[i].y.push_back(p.offload_used_max[i]);
+  }
+  return "<h2>KV tiers below the GPU over time</h2>\n" +
+         SvgLines({"Share of each tier in use (bucket maxima)", "simulated time (s)", "share of the tier"}, t, tiers);
+}
+
 // Latency CDFs with p50/p90/p99 marked, and the table of quantiles.
 std::string Latency(const ReplaySummary& s, const ChartRecorder& rec) {
   std::string html;
@@ -182,7 +199,7 @@ std::string FleetLoad(const ReplaySummary& s) {
 }
 
 std::string RenderHtmlReport(const ReplaySummary& s, const ChartRecorder& rec) {
-  return Header(s) + Configuration(s) + Capacity(s) + OverTime(rec) + FleetLoad(s) + Latency(s, rec) + Waste(s) +
+  return Header(s) + Configuration(s) + Capacity(s) + OverTime(rec) + TierOccupancy(s, rec) + FleetLoad(s) + Latency(s, rec) + Waste(s) +
          "<p class=\"note\">kvsim " + Escape(KVSIM_VERSION) + "; " + std::to_string(s.sim.steps) + " steps, " +
          std::to_string(s.sim.events) + " events.</p>\n</body></html>\n";
 }

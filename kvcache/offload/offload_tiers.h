@@ -84,6 +84,11 @@ class OffloadTiers {
 
   int64_t chunk_tokens() const { return chunk_tokens_; }
   const OffloadStats& stats() const { return stats_; }
+  size_t tiers() const { return lru_.size(); }
+  // The share of tier `i`'s chunks in use (0 for a tier of no chunks).
+  double UsedFraction(size_t i) const {
+    return lru_[i].capacity() > 0 ? static_cast<double>(lru_[i].size()) / static_cast<double>(lru_[i].capacity()) : 0.0;
+  }
 
  private:
   void StoreChunk(BlockKey key);

@@ -1223,7 +1223,7 @@ def sweep(
             per output token; needs --gpu-hourly-cost)
         max_preemption_rate: constraint: preemptions per finished request
         find_max: --find max-num-seqs: the largest cap considered; --find replicas: the most
-            replicas (at most 256)
+            replicas (at most 256); --find pd-ratio: the instances to split
         precision: --find rate-scale: relative precision
         jobs: replays run in parallel (default: all cores)
         broadcast_trace: under mpirun: rank 0 reads the trace and sends it to every rank (node-local

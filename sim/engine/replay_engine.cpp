@@ -280,6 +280,12 @@ KvAccounting ReplayEngine::AccountingWithLazyTokens(int64_t step) const {
   return a;
 }
 
+void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
+  static_assert(OffloadTiers::kMaxTiers <= StepSample::kMaxOffloadTiers, "every tier fits a step sample");
+  s.offload_tiers = static_cast<int>(tiers_->tiers());
+  for (size_t i = 0; i < tiers_->tiers(); ++i) s.offload_used_fraction[i] = tiers_->UsedFraction(i);
+}
+
 void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
   StepSample sample;
   sample.start_ns = start_ns;
@@ -290,6 +296,7 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.kv = AccountingWithLazyTokens(step_);
   sample.used_blocks = alloc_.UsedBlocks();
   sample.preemptions_total = counters_.preemptions;
+  if (tiers_) SampleOffloadTiers(sample);
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);
 }

@@ -189,6 +189,7 @@ class ReplayEngine {
   int64_t LazyContextBeforeStep() const;
   KvAccounting AccountingWithLazyTokens(int64_t step) const;
   void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
+  void SampleOffloadTiers(StepSample& s) const;
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);
   }

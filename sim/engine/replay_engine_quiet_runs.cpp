@@ -131,6 +131,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.kv = AccountingWithLazyTokens(step_);
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
+  if (tiers_) SampleOffloadTiers(s);  // no chunk is stored or evicted while only decodes run
   KVSIM_DCHECK(s.kv.Sum() == s.kv.capacity_slots);
   const DecodeRunTimer& decode = DecodeRunFor(lazy_count_);
   const int64_t lazy = lazy_count_;

@@ -69,6 +69,10 @@ struct StepSample {
   int64_t used_blocks = 0;       // KvAllocator::UsedBlocks()
   KvAccounting kv;               // after the step
   int64_t preemptions_total = 0;
+  // KV tiers below the GPU (--kv-offload), fastest first: the share of each tier's chunks in use.
+  static constexpr int kMaxOffloadTiers = 4;
+  int offload_tiers = 0;
+  double offload_used_fraction[kMaxOffloadTiers] = {};
 };
 
 // A run of quiet decode steps (ReplayEngine): consecutive steps in which nothing changes but the

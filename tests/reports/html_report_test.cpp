@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/chart_recorder.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
@@ -67,6 +68,53 @@ TEST(HtmlReportTest, ChartsHaveGeometryAndNumbersMatchTheJson) {
   std::printf("report: %zu bytes; finished %lld, preemptions %lld, e2e p99 %.3f s\n", html.size(),
               static_cast<long long>(rq["finished"].get<int64_t>()), static_cast<long long>(rq["preemptions"].get<int64_t>()),
               j["latency_s"]["e2e"]["p99"].get<double>());
+}
+
+}  // namespace
+}  // namespace kvsim
+
+namespace kvsim {
+namespace {
+
+// A host tier small enough to fill: the report gains the tier chart (eight charts), and a replay
+// without tiers keeps its seven.
+TEST(HtmlReportTest, KvTiersGetAnOccupancyChart) {
+  const testing::TempDir dir;
+  const std::string html_path = dir.File("tiers.html");
+  const auto r = testing::RunCli({"replay", "--trace", testing::SharedPath("traces/mooncake/conversation_trace.jsonl"),
+                                  "--gpu", "h100", "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
+                                  "--max-requests", "300", "--kv-offload", "cpu=2GiB", "--quiet", "--report", html_path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string html = ReadFile(html_path);
+  EXPECT_NE(html.find("KV tiers below the GPU over time"), std::string::npos);
+  EXPECT_NE(html.find("share of the tier"), std::string::npos);
+  int charts = 0;
+  for (size_t at = html.find("class=\"chart\""); at != std::string::npos; at = html.find("class=\"chart\"", at + 1)) ++charts;
+  EXPECT_EQ(charts, 8);
+}
+
+// Each bucket keeps the largest share of every tier seen in its steps: 0.2, 0.5 and 0.3 in one
+// 100 ms bucket chart as 0.5; a later bucket starts afresh.
+TEST(ChartRecorderTest, TierOccupancyKeepsTheBucketMaximum) {
+  ChartRecorder rec;
+  auto step = [&](int64_t start_ns, double host, double disk) {
+    StepSample s;
+    s.start_ns = start_ns;
+    s.kv.capacity_slots = 16;
+    s.kv.free_slots = 16;
+    s.offload_tiers = 2;
+    s.offload_used_fraction[0] = host;
+    s.offload_used_fraction[1] = disk;
+    rec.OnStep(s);
+  };
+  step(0, 0.2, 0.1);
+  step(40000000, 0.5, 0.05);
+  step(80000000, 0.3, 0.2);
+  step(150000000, 0.1, 0.0);
+  ASSERT_EQ(rec.chart().size(), 2u);
+  EXPECT_DOUBLE_EQ(rec.chart()[0].offload_used_max[0], 0.5);
+  EXPECT_DOUBLE_EQ(rec.chart()[0].offload_used_max[1], 0.2);
+  EXPECT_DOUBLE_EQ(rec.chart()[1].offload_used_max[0], 0.1);
 }
 
 }  // namespace
