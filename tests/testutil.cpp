@@ -70,4 +70,19 @@ CommandResult RunCli(const std::vector<std::string>& args) {
   return {code, ReadFile(out_path), ReadFile(err_path)};
 }
 
+nlohmann::json ReplayJson(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"replay", "--quiet", "--omit-wall-time", "--json", "-"};
+  all.insert(all.end(), args.begin(), args.end());
+  const CommandResult r = RunCli(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
+}
+
+std::string MooncakeRow(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids) {
+  std::string h;
+  for (int64_t i = 0; i < ids; ++i) h += (i ? "," : "") + std::to_string(first_id + i);
+  return "{\"timestamp\": " + std::to_string(ms) + ", \"input_length\": " + std::to_string(input) +
+         ", \"output_length\": " + std::to_string(output) + ", \"hash_ids\": [" + h + "]}\n";
+}
+
 }  // namespace kvsim::testing

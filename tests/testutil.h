@@ -67,6 +67,13 @@ inline void ExpectOneLineError(const CommandResult& r, const std::string& must_c
   EXPECT_NE(r.err.find(must_contain), std::string::npos) << r.err;
 }
 
+// `kvsim replay --quiet --omit-wall-time --json - ARGS`, parsed (an empty object, and a test
+// failure, when it exits non-zero).
+nlohmann::json ReplayJson(const std::vector<std::string>& args);
+
+// One Mooncake JSONL row: `ids` consecutive 512-token block ids from `first_id`.
+std::string MooncakeRow(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids);
+
 }  // namespace kvsim::testing
 
 #endif  // KVSIM_TESTS_TESTUTIL_H_

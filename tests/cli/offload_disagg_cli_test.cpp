@@ -10,22 +10,6 @@
 namespace kvsim {
 namespace {
 
-nlohmann::json Replay(std::vector<std::string> args) {
-  std::vector<std::string> all = {"replay", "--quiet", "--omit-wall-time", "--json", "-"};
-  all.insert(all.end(), args.begin(), args.end());
-  const auto r = testing::RunCli(all);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
-}
-
-// One Mooncake row: `ids` 512-token block ids.
-std::string Row(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids) {
-  std::string h;
-  for (int64_t i = 0; i < ids; ++i) h += (i ? "," : "") + std::to_string(first_id + i);
-  return "{\"timestamp\": " + std::to_string(ms) + ", \"input_length\": " + std::to_string(input) +
-         ", \"output_length\": " + std::to_string(output) + ", \"hash_ids\": [" + h + "]}\n";
-}
-
 // A 32,768-token context seen before, evicted from the GPU by another request, found in host memory.
 // Llama-3.1-8B (32 layers, 8 KV heads of 128, bf16): 2 x 32 x 8 x 128 x 2 B = 131,072 B per token.
 // GPU pool: 2,049 usable blocks of 16 tokens. Request 1 (ids 1..64, 32,768 tokens, one output token)
@@ -38,15 +22,15 @@ std::string Row(int64_t ms, int64_t input, int64_t output, int64_t first_id, int
 // tokens are prefilled in 4 steps of 8,192 = 80 ms.
 TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
   testing::TempDir dir;
-  const std::string trace = dir.Write("t.jsonl", Row(0, 32768, 1, 1, 64) + Row(10000, 32784, 1, 1001, 65) +
-                                                     Row(20000, 32768, 1, 1, 64));
+  const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 32768, 1, 1, 64) + testing::MooncakeRow(10000, 32784, 1, 1001, 65) +
+                                                     testing::MooncakeRow(20000, 32768, 1, 1, 64));
   const std::vector<std::string> base = {"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
                                          "--num-gpu-blocks-override", "2050", "--max-model-len", "32800",
                                          "--max-num-batched-tokens", "8192", "--step-time-ms", "20", "--requests",
                                          dir.File("r.csv")};
   std::vector<std::string> with = base;
   with.insert(with.end(), {"--kv-offload", "cpu=16GiB"});
-  const nlohmann::json j = Replay(with);
+  const nlohmann::json j = testing::ReplayJson(with);
   const auto& o = j.at("offload");
   EXPECT_EQ(o.at("tiers").at(0).at("hit_tokens").get<int64_t>(), 32752);
   EXPECT_EQ(o.at("loads").get<int64_t>(), 1);
@@ -54,7 +38,7 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
   const std::string csv = testing::ReadFile(dir.File("r.csv"));
   // The third request's TTFT (arrival 20 s): its row in the per-request CSV.
   EXPECT_NE(csv.find("0.087076"), std::string::npos) << csv;
-  const nlohmann::json none = Replay(base);
+  const nlohmann::json none = testing::ReplayJson(base);
   EXPECT_FALSE(none.contains("offload"));
   EXPECT_NEAR(none.at("latency_s").at("server_ttft").at("p50").get<double>(), 0.080, 1e-6);  // 80, 100 and 80 ms
 }
@@ -71,7 +55,7 @@ TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
   for (const char* size : {"", "cpu=8GiB", "cpu=64GiB", "cpu=512GiB"}) {
     std::vector<std::string> args = base;
     if (*size) args.insert(args.end(), {"--kv-offload", size});
-    const nlohmann::json j = Replay(args);
+    const nlohmann::json j = testing::ReplayJson(args);
     const double ttft = j.at("latency_s").at("ttft").at("p50").get<double>();
     const double hit = *size ? j.at("offload").at("total_hit_rate").get<double>() : j.at("prefix_cache").at("hit_rate").get<double>();
     std::printf("host %-10s TTFT p50 %.4f s, hit rate (GPU + host) %.4f\n", *size ? size : "none", ttft, hit);
@@ -90,8 +74,8 @@ TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
 // samples: TTFT = 20 + 13.4201344 + 20 = 53.4201344 ms.
 TEST(DisaggCliTest, TtftIsPrefillPlusTransferPlusOneDecodeStep) {
   testing::TempDir dir;
-  const std::string trace = dir.Write("t.jsonl", Row(0, 8192, 4, 1, 16));
-  const nlohmann::json j = Replay({"--trace", trace, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100",
+  const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 8192, 4, 1, 16));
+  const nlohmann::json j = testing::ReplayJson({"--trace", trace, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "h100",
                                    "-tp", "4", "--max-model-len", "16384", "--max-num-batched-tokens", "8192",
                                    "--step-time-ms", "20", "--prefill-replicas", "1", "--decode-replicas", "1",
                                    "--kv-link", "ib-400g"});

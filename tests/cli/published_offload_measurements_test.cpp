@@ -17,22 +17,6 @@
 namespace kvsim {
 namespace {
 
-nlohmann::json ReplayJson(std::vector<std::string> args) {
-  std::vector<std::string> all = {"replay", "--quiet", "--omit-wall-time", "--json", "-"};
-  all.insert(all.end(), args.begin(), args.end());
-  const auto r = testing::RunCli(all);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
-}
-
-// One Mooncake JSONL row: `ids` consecutive 512-token block ids from `first_id`.
-std::string MooncakeRow(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids) {
-  std::string h;
-  for (int64_t i = 0; i < ids; ++i) h += (i ? "," : "") + std::to_string(first_id + i);
-  return "{\"timestamp\": " + std::to_string(ms) + ", \"input_length\": " + std::to_string(input) +
-         ", \"output_length\": " + std::to_string(output) + ", \"hash_ids\": [" + h + "]}\n";
-}
-
 std::vector<std::string> SplitCsvLine(const std::string& line) {
   std::vector<std::string> cells;
   std::istringstream in(line);
@@ -92,9 +76,9 @@ void ExpectWithin25Percent(double kvsim, double published, const std::string& wh
 // at its line rate.
 TEST(PublishedMeasurementsTest, MooncakeTransferEngineMoves128kTokensOf70BAt87GBpsOver4x200GbpsRoCE) {
   testing::TempDir dir;
-  const std::string trace = dir.Write("t.jsonl", MooncakeRow(0, 131072, 1, 1, 256));
+  const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 131072, 1, 1, 256));
   const nlohmann::json j =
-      ReplayJson({"--trace", trace, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "a800-80gb", "-tp", "4",
+      testing::ReplayJson({"--trace", trace, "--model", "meta-llama/Llama-3.1-70B-Instruct", "--gpu", "a800-80gb", "-tp", "4",
                   "--max-model-len", "131073", "--allow-long-max-model-len", "--prefill-replicas", "1",
                   "--decode-replicas", "1", "--kv-link", "25,0"});
   const auto& d = j.at("disaggregation");
@@ -139,12 +123,12 @@ TEST(PublishedMeasurementsTest, VllmOffloadingConnectorLoadFromCpuCutsTtftOfA100
   auto run = [](int64_t prompt) {
     testing::TempDir dir;
     const int64_t ids = (prompt + 511) / 512;
-    std::string rows = MooncakeRow(0, prompt, 1, 1, ids);
-    for (int64_t k = 1; k <= 5; ++k) rows += MooncakeRow(20000 * k, 120000, 1, 100000 * k, 235);
-    rows += MooncakeRow(300000, prompt, 1, 1, ids);
+    std::string rows = testing::MooncakeRow(0, prompt, 1, 1, ids);
+    for (int64_t k = 1; k <= 5; ++k) rows += testing::MooncakeRow(20000 * k, 120000, 1, 100000 * k, 235);
+    rows += testing::MooncakeRow(300000, prompt, 1, 1, ids);
     const std::string trace = dir.Write("t.jsonl", rows);
     const nlohmann::json j =
-        ReplayJson({"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--kv-offload",
+        testing::ReplayJson({"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--kv-offload",
                     "cpu=400GiB", "--kv-host-link", "50", "--requests", dir.File("r.csv")});
     const std::map<int64_t, double> ttft = TtftsById(testing::ReadFile(dir.File("r.csv")));
     EXPECT_EQ(ttft.size(), 7u);
