@@ -15,15 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace kvsim {
+#include "cli/serve_command_line.h"
 
-struct ServeCommandLine {
-  std::vector<std::string> kvsim_args;          // kvsim deployment flags, in order
-  std::vector<std::string> accepted_no_effect;  // flags and environment variables with no effect on memory
-  std::vector<std::string> not_modelled;        // flags and environment variables kvsim does not model
-  std::vector<std::string> replaced_by_later;   // flags given again (or negated) later in the line
-  bool sglang = false;                          // an SGLang launch_server command line
-};
+namespace kvsim {
 
 // `tokens`: the command line split as a shell would (backslash line continuations skipped);
 // leading VAR=value assignments are read as the server's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN
