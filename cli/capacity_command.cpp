@@ -80,6 +80,10 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
   CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);
   AddOffloadTiers(ResolveOffloadFlags(offload), result);
+  // The tiers' links time their loads and stores: a replay's answer, not a memory one.
+  if (!offload.host_link.empty() || !offload.disk.empty())
+    result.notes.push_back("--kv-host-link/--kv-disk: link figures time the tiers' transfers in `kvsim replay`; "
+                           "they do not change memory");
   if (!trace_path.empty()) AddTraceMeanRow(trace_path, trace_format, result);
   WriteAnswer(json_path, RenderCapacityText(result), [&] { return CapacityToJson(result); }, out);
   return kExitOk;

@@ -116,6 +116,11 @@ TEST(OffloadCliTest, CapacityListsHostMemoryAndStagingBuffers) {
                                    "lmcache", "--json", "-"});
   ASSERT_EQ(lm.exit_code, 0) << lm.err;
   EXPECT_NEAR(nlohmann::json::parse(lm.out).at("kv_offload").at("gpu_staging_gib").get<double>(), 0.03125, 1e-4);
+  // Link figures change no memory: said, not silently taken.
+  const auto link = testing::RunCli({"capacity", "--gpu", "h100", "--kv-offloading-size", "64", "--kv-host-link", "50",
+                                     "--json", "-"});
+  ASSERT_EQ(link.exit_code, 0) << link.err;
+  EXPECT_NE(nlohmann::json::parse(link.out).at("notes").dump().find("--kv-host-link/--kv-disk"), std::string::npos);
 }
 
 // Pasted, vLLM's offloading flags configure the tiers (no longer "not modelled"); a connector between
