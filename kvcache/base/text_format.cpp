@@ -55,7 +55,11 @@ std::string Join(const std::vector<std::string>& parts, const std::string& separ
 
 std::vector<std::string> ClosestMatches(const std::string& query, const std::vector<std::string>& candidates,
                                         size_t limit) {
-  const std::string q = Lower(query);
+  // Anything worth suggesting is short (a Hugging Face repo id has at most 96 characters), so a
+  // longer query is ranked by its first 96: a pasted paragraph must not cost len(query) x
+  // len(candidate) per candidate, and past that length the ranking carries no information.
+  constexpr size_t kComparedLength = 96;
+  const std::string q = Lower(query.substr(0, kComparedLength));
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& c : candidates) {
     const std::string lc = Lower(c);

@@ -99,6 +99,10 @@ TEST(TextFormatTest, ThousandsJoinAndClosestMatches) {
   EXPECT_EQ(Thousands(999), "999");
   EXPECT_EQ(Join({"a", "b", "c"}, "; "), "a; b; c");
   EXPECT_EQ(ClosestMatches("h10", {"a100", "h100", "l4"}, 1), std::vector<std::string>{"h100"});
+  // A pasted paragraph is ranked by its first 96 characters: "h100" + 92 x's is 92 edits from
+  // "h100", 93 from "a100" and 95 from "l4", whatever follows.
+  EXPECT_EQ(ClosestMatches("h100" + std::string(100000, 'x'), {"l4", "a100", "h100"}),
+            (std::vector<std::string>{"h100", "a100", "l4"}));
   EXPECT_EQ(Format("%05.1f|%s", 3.14159, "x"), "003.1|x");
 }
 
