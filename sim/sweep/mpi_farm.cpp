@@ -22,6 +22,12 @@
 
 namespace kvsim {
 
+bool LaunchedByMpi() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
 #if !KVSIM_WITH_MPI
 
 std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
@@ -363,12 +369,6 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
   }
   queue.Close(/*drain=*/false);
   for (auto& t : threads) t.join();
-}
-
-bool LaunchedByMpi() {
-  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
-    if (std::getenv(v)) return true;
-  return false;
 }
 
 }  // namespace

@@ -75,6 +75,10 @@ class RankFarm {
 // `jobs`: replays each rank runs at once. Destroying the farm finalizes MPI.
 std::unique_ptr<RankFarm> JoinMpiJob(int jobs);
 
+// Whether an MPI launcher started this process (mpirun's OMPI_COMM_WORLD_SIZE, PMIx's PMIX_RANK,
+// PMI's PMI_RANK or PMI_SIZE in the environment).
+bool LaunchedByMpi();
+
 }  // namespace kvsim
 
 #endif  // KVSIM_SIM_MPI_FARM_H_
