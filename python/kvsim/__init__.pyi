@@ -1225,7 +1225,8 @@ def sweep(
     """kvsim sweep: grid={option: [values]} replays every combination; find= searches; slo={'ttft_p99': '2s'}.
 
     Args (the flags of `kvsim sweep --help`):
-        sweep: OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)
+        sweep: OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost); a JSON
+            value keeps its commas: speculative-config={...},{...}
         objective: throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest
             per output token; needs --gpu-hourly-cost)
         max_preemption_rate: constraint: preemptions per finished request
