@@ -52,18 +52,20 @@ std::string OperatorsText(const std::string& title, const std::vector<OperatorCo
 std::string SpeculativeText(const SpeculativeStepReport& r, const StepBatch& b) {
   const SpeculativeStep& s = r.step;
   const long long k = static_cast<long long>(s.tokens);
-  std::string out = Format("\nSpeculative decoding (%s, %lld drafts per decoding sequence); the step above is the plain one, "
-                           "one token per decoding sequence\n", r.method.c_str(), k);
-  out += Format("Verify pass: %lld decode sequences x %lld tokens (the last sampled token + %lld drafts) at context %lld",
-                static_cast<long long>(b.decode_seqs), k + 1, k, static_cast<long long>(b.decode_context));
+  const char* drafts = k == 1 ? "draft" : "drafts";
+  std::string out = Format("\nSpeculative decoding (%s, %lld %s per decoding sequence); the step above is the plain one, "
+                           "one token per decoding sequence\n", r.method.c_str(), k, drafts);
+  out += Format("Verify pass: %lld decode sequences x %lld tokens (the last sampled token + %lld %s) at context %lld",
+                static_cast<long long>(b.decode_seqs), k + 1, k, drafts, static_cast<long long>(b.decode_context));
   if (b.prefill_seqs > 0) out += " + the prefills";
   out += Format(" = %lld new tokens, %lld context tokens read\n", static_cast<long long>(s.verify_work.new_tokens),
                 static_cast<long long>(s.verify_work.context_tokens));
   out += ComponentsText(s.verify);
   out += OperatorsText("Verify operators (summed over the layers; one TP rank):", s.verify_operators);
   if (s.proposer_passes > 0) {
-    out += Format("\nProposer: %s, %lld passes of %s ms = %s ms (each pass: %lld sequences x 1 token at context %lld)\n",
-                  r.proposer.c_str(), static_cast<long long>(s.proposer_passes), Ms(s.draft_pass.total()).c_str(),
+    out += Format("\nProposer: %s, %lld pass%s of %s ms = %s ms (each pass: %lld sequences x 1 token at context %lld)\n",
+                  r.proposer.c_str(), static_cast<long long>(s.proposer_passes), s.proposer_passes == 1 ? "" : "es",
+                  Ms(s.draft_pass.total()).c_str(),
                   Ms(s.draft_seconds()).c_str(), static_cast<long long>(s.draft_work.sequences),
                   static_cast<long long>(b.decode_context));
     out += ComponentsText(s.draft_pass);
