@@ -47,7 +47,8 @@ TEST(SweepAxisTest, JsonValuesKeepTheirCommas) {
 TEST(SweepAxisTest, SweepsSpeculativeConfigOnTheCommandLineAndInAGridFile) {
   const testing::TempDir dir;
   const std::string axis = std::string("speculative-config=") + kK2 + "," + kK3;
-  std::vector<std::string> args = {"sweep", "--jobs", "1", "--sweep", axis, "--json", dir.File("cli.json")};
+  std::vector<std::string> args = {"sweep", "--jobs", "1", "--sweep", axis, "--json", dir.File("cli.json"), "--csv",
+                                   dir.File("points.csv")};
   args.insert(args.end(), kOneRequest.begin(), kOneRequest.end());
   const auto r = RunCli(args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -57,6 +58,11 @@ TEST(SweepAxisTest, SweepsSpeculativeConfigOnTheCommandLineAndInAGridFile) {
   EXPECT_EQ(cli.at("points")[1].at("point"), std::string("speculative-config=") + kK3);
   ExpectK(cli.at("points")[0].at("summary"), 2);
   ExpectK(cli.at("points")[1].at("summary"), 3);
+  // The CSV quotes the name and doubles the quotes inside it (RFC 4180).
+  const std::string csv = testing::ReadFile(dir.File("points.csv"));
+  const size_t row = csv.find('\n') + 1;
+  EXPECT_EQ(csv.substr(row, csv.find(',', csv.find("}\"", row)) - row),
+            R"("speculative-config={""method"":""ngram"",""num_speculative_tokens"":2}")");
 
   // The same axis as a grid file's list of objects (written back compactly, as on the command line).
   const std::string grid = dir.Write("grid.json", std::string(R"({"speculative-config": [)") + kK2 + ", " + kK3 + "]}");
