@@ -170,6 +170,9 @@ TEST(StepSpeculationCliTest, RefusesWhatItCannotTime) {
   refused({"--decode-seqs", "4", "--speculative-config", kNgram3, "--spec-acceptance", "0.8,0.6"}, "one per draft position");
   refused({"--decode-seqs", "4", "--speculative-config", R"({"method":"ngram"})", "--spec-acceptance", "0.8"},
           "num_speculative_tokens");
+  // 500,000 sequences are within the plain step's limit of 10^6 new tokens; at 1 + 3 tokens each they are not.
+  refused({"--decode-seqs", "500000", "--speculative-config", kNgram3, "--spec-acceptance", "0.8"},
+          "the verify pass (4 tokens per decoding sequence) has more than 1000000 new tokens");
 }
 
 }  // namespace
