@@ -8,7 +8,9 @@
 
 namespace kvsim {
 
-// Whitespace separates, single or double quotes group. Throws kvsim::Error on an unterminated quote.
+// Whitespace separates, single or double quotes group (inside double quotes \" and \\ stand for
+// " and \). A word that starts with '{' or '[' is a JSON value, taken verbatim to its closing
+// bracket, spaces and quotes included. Throws kvsim::Error on an unterminated quote or JSON value.
 std::vector<std::string> SplitOptionString(const std::string& text);
 
 }  // namespace kvsim

@@ -5,6 +5,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "cli/enum_option.h"
+#include "cli/shared_flags.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -60,9 +61,9 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
        ("contiguous: " + Choices<Reservation>()).c_str())
       ("placement", po::value(&r.placement)->default_value(r.placement, NameOf(r.placement)),
        ("contiguous: " + Choices<Placement>()).c_str())
-      ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model")
-      ("spec-acceptance", po::value(&r.spec_acceptance),
-       "with --speculative-config: the probability each draft position is accepted, one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and step from --seed")
+      ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model");
+  AddSpecAcceptanceOption(desc, r.spec_acceptance);
+  desc.add_options()
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)")
       ("exact-quantiles", po::bool_switch(&r.exact_quantiles),

@@ -1,5 +1,5 @@
-// Flags more than one command takes, declared once: --jobs (compare, sweep); and the argument
-// check every option parser needs.
+// Flags more than one command takes, declared once: --jobs (compare, sweep), --spec-acceptance
+// (replay, compare, sweep, step); and the argument check every option parser needs.
 #ifndef KVSIM_SIM_CLI_SHARED_FLAGS_H_
 #define KVSIM_SIM_CLI_SHARED_FLAGS_H_
 
@@ -19,6 +19,15 @@ inline int DefaultJobs() { return static_cast<int>(std::max(1u, std::thread::har
 inline void AddJobsOption(boost::program_options::options_description& desc, int& jobs) {
   namespace po = boost::program_options;
   desc.add_options()("jobs,j", po::value(&jobs)->default_value(jobs), "replays run in parallel (default: all cores)");
+}
+
+// The acceptance rates of --speculative-config's drafts (sim/run/speculation_setup.h reads them).
+inline void AddSpecAcceptanceOption(boost::program_options::options_description& desc, std::string& rates) {
+  namespace po = boost::program_options;
+  desc.add_options()("spec-acceptance", po::value(&rates),
+                     "with --speculative-config: the probability each draft position is accepted, one rate (a -> a, a^2, "
+                     "...) or one per position (0.8,0.6,0.4); replay draws from them per request and step (--seed), "
+                     "step takes the expected tokens per step, 1 + the sum of the rates");
 }
 
 // Boost.Program_options fills "%value%"-style placeholders into its messages in a loop that never

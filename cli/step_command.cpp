@@ -11,7 +11,11 @@
 #include "cli/option_rules.h"
 #include "cli/deployment_flags.h"
 #include "cli/output.h"
+#include "cli/shared_flags.h"
 #include "cli/step_model_flags.h"
+#include "kvcache/budget/speculative_memory.h"
+#include "sim/run/speculation_setup.h"
+#include "sim/timing/speculative_step.h"
 #include "sim/timing/step_model.h"
 
 namespace kvsim {
@@ -43,18 +47,45 @@ StepWork WorkOf(const StepBatch& b) {
   return w;
 }
 
+// With --speculative-config: the verify pass, the drafter's passes and what they give per token.
+void AddSpeculation(const Deployment& d, const CapacityResult& cap, const StepModel& model,
+                    const StepModelOptions& model_options, const StepBatch& b, const std::string& spec_acceptance,
+                    StepReport& report) {
+  const SpeculativeSettings& sp = d.config.speculative;
+  if (!sp.method.empty() && sp.num_speculative_tokens == 0)
+    throw Error("--speculative-config: give num_speculative_tokens (k >= 1): the step verifies k drafts per sequence");
+  const std::vector<double> rates = ResolveAcceptanceRates(sp, spec_acceptance, "step");
+  if (rates.empty()) return;
+  if (b.decode_seqs == 0)
+    throw Error("--speculative-config: drafts are proposed and verified for decoding sequences; give --decode-seqs D "
+                "(a prefill chunk is not speculated)");
+  if (b.decode_seqs * (1 + sp.num_speculative_tokens) + b.prefill_seqs * b.prefill_tokens > kMaxCount)
+    throw Error(Format("the verify pass (%lld tokens per decoding sequence) has more than %lld new tokens",
+                       static_cast<long long>(1 + sp.num_speculative_tokens), static_cast<long long>(kMaxCount)));
+  const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, model_options);
+  StepWork prefills;
+  if (b.prefill_seqs > 0) prefills.Add(b.prefill_tokens, b.prefill_context, b.prefill_seqs);
+  SpeculativeStepReport s;
+  s.method = sp.method;
+  s.step = TimeSpeculativeStep(model, proposer.get(), ProposerPasses(sp), b.decode_seqs, b.decode_context, prefills, rates);
+  if (s.step.proposer_passes > 0) s.proposer = cap.draft_what.empty() ? sp.method + " drafter" : cap.draft_what;
+  else if (ClassifyProposer(sp) == ProposerKind::kNgram) s.proposer = "n-gram matching on the CPU (no GPU time)";
+  s.note = UntimedProposerNote(sp);
+  report.speculative = std::move(s);
+}
+
 }  // namespace
 
 int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& /*err*/) {
   DeploymentOptions opts;
   StepModelFlags model_flags;
   StepBatch batch;
-  std::string json_path;
+  std::string json_path, spec_acceptance;
   po::options_description desc(
       "kvsim step: the predicted time of one engine iteration (one forward pass over a batch) and where it goes\n\n"
       "Usage: kvsim step [--model M] [--gpu G] [-tp T] [--dtype ..] [-q ..] [--kv-cache-dtype ..]\n"
       "                  [--decode-seqs D --decode-context K] [--prefill-seqs P --prefill-tokens N --prefill-context C]\n"
-      "                  [--calibration FILE] [--json FILE|-]\n\n"
+      "                  [--speculative-config JSON --spec-acceptance RATES] [--calibration FILE] [--json FILE|-]\n\n"
       "Options",
       /*line_length=*/110, /*min_description_length=*/60);
   desc.add_options()("help,h", "show this help")
@@ -65,6 +96,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
       ("prefill-context", po::value(&batch.prefill_context)->default_value(0),
        "tokens each prefilling sequence already has cached (earlier chunks, prefix-cache hits)")
       ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE");
+  AddSpecAcceptanceOption(desc, spec_acceptance);
   AddDeploymentOptions(desc, opts);
   AddStepModelOptions(desc, model_flags);
   po::variables_map vm;
@@ -75,7 +107,9 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (vm.count("help")) {
     out << desc << "\nExamples:\n"
         << "  kvsim step --model meta-llama/Llama-3.1-8B-Instruct --gpu a100-80gb --decode-seqs 64 --decode-context 2048\n"
-        << "  kvsim step --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 -tp 4 --prefill-seqs 1 --prefill-tokens 8192 --json -\n";
+        << "  kvsim step --model meta-llama/Llama-3.1-70B-Instruct --gpu h100 -tp 4 --prefill-seqs 1 --prefill-tokens 8192 --json -\n"
+        << "  kvsim step --decode-seqs 16 --decode-context 1000 --speculative-config '{\"method\":\"eagle\",\"num_speculative_tokens\":3}' "
+           "--spec-acceptance 0.8\n";
     return kExitOk;
   }
   ApplyDeploymentSwitches(vm, opts);
@@ -95,6 +129,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   report.work = work;
   report.seconds = model.Breakdown(work);
   report.operators = model.Operators(work);
+  AddSpeculation(d, cap, model, model_options, batch, spec_acceptance, report);
   WriteAnswer(json_path, RenderStepText(report), [&] { return StepToJson(report); }, out);
   return kExitOk;
 }

@@ -39,7 +39,8 @@ struct SweepRun {
 
 void AddSweepOptions(po::options_description& own, SweepFlags& f) {
   own.add_options()("help,h", "show this help")
-      ("sweep", po::value(&f.sweeps)->composing(), "OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)")
+      ("sweep", po::value(&f.sweeps)->composing(), "OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost); a JSON value "
+       "keeps its commas: speculative-config={...},{...}")
       ("grid", po::value(&f.grid_file), "JSON file {\"option\": [values], ...} with more axes")
       ("objective", po::value(&f.objective)->default_value(f.objective), "throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest per output token; needs --gpu-hourly-cost)")
       ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99.9=100ms (p50|p90|p99|p99.9|mean); goodput-min=0.95: at least that fraction of requests within the TTFT/TPOT limits")

@@ -28,6 +28,107 @@ std::string BatchText(const StepBatch& b) {
   return text;
 }
 
+std::string ComponentsText(const StepBreakdown& b) {
+  const double total = b.total();
+  TextTable parts({"component", "ms", "share"});
+  const std::pair<const char*, double> rows[] = {
+      {"linear", b.linear},   {"attention", b.attention},         {"other", b.other},
+      {"lm_head", b.lm_head}, {"communication", b.communication}, {"overhead", b.overhead}};
+  for (const auto& [name, v] : rows) parts.AddRow({name, Ms(v), Share(v, total)});
+  parts.AddRow({"total", Ms(total), "100.0%"});
+  return parts.Render();
+}
+
+std::string OperatorsText(const std::string& title, const std::vector<OperatorCost>& operators) {
+  if (operators.empty()) return "";
+  std::string out = "\n" + title + "\n";
+  TextTable ops({"operator", "component", "kernels", "GFLOP", "MB moved", "ms"});
+  for (const OperatorCost& op : operators)
+    ops.AddRow({op.name, op.group, std::to_string(op.kernels), Format("%.2f", op.flops / 1e9), Format("%.2f", op.bytes / 1e6),
+                Ms(op.seconds)});
+  return out + ops.Render();
+}
+
+std::string SpeculativeText(const SpeculativeStepReport& r, const StepBatch& b) {
+  const SpeculativeStep& s = r.step;
+  const long long k = static_cast<long long>(s.tokens);
+  const char* drafts = k == 1 ? "draft" : "drafts";
+  std::string out = Format("\nSpeculative decoding (%s, %lld %s per decoding sequence); the step above is the plain one, "
+                           "one token per decoding sequence\n", r.method.c_str(), k, drafts);
+  out += Format("Verify pass: %lld decode sequences x %lld tokens (the last sampled token + %lld %s) at context %lld",
+                static_cast<long long>(b.decode_seqs), k + 1, k, drafts, static_cast<long long>(b.decode_context));
+  if (b.prefill_seqs > 0) out += " + the prefills";
+  out += Format(" = %lld new tokens, %lld context tokens read\n", static_cast<long long>(s.verify_work.new_tokens),
+                static_cast<long long>(s.verify_work.context_tokens));
+  out += ComponentsText(s.verify);
+  out += OperatorsText("Verify operators (summed over the layers; one TP rank):", s.verify_operators);
+  if (s.proposer_passes > 0) {
+    out += Format("\nProposer: %s, %lld pass%s of %s ms = %s ms (each pass: %lld sequences x 1 token at context %lld)\n",
+                  r.proposer.c_str(), static_cast<long long>(s.proposer_passes), s.proposer_passes == 1 ? "" : "es",
+                  Ms(s.draft_pass.total()).c_str(),
+                  Ms(s.draft_seconds()).c_str(), static_cast<long long>(s.draft_work.sequences),
+                  static_cast<long long>(b.decode_context));
+    out += ComponentsText(s.draft_pass);
+    out += OperatorsText("Proposer operators, one pass (summed over its layers; one TP rank):", s.draft_operators);
+  } else {
+    out += "\nProposer: " + (r.proposer.empty() ? r.method + ", time not modelled" : r.proposer) + ": 0 ms on the GPU\n";
+  }
+  std::string sum = "1";
+  for (const double a : s.accepted_at) sum += Format(" + %.3f", a);
+  out += Format("\nExpected tokens per step per decoding sequence: %s = %.3f\n", sum.c_str(), s.expected_tokens);
+  out += Format("Time per output token: plain %s ms (one token per step); speculative (%s + %s ms) / %.3f = %s ms\n",
+                Ms(s.plain_seconds_per_token()).c_str(), Ms(s.verify.total()).c_str(), Ms(s.draft_seconds()).c_str(),
+                s.expected_tokens, Ms(s.seconds_per_token()).c_str());
+  out += Format("Speculation %s at this batch: %.2fx the plain decode speed\n", s.pays() ? "pays" : "does not pay",
+                s.plain_seconds_per_token() / s.seconds_per_token());
+  if (!r.note.empty()) out += "Warning: " + r.note + "\n";
+  return out;
+}
+
+nlohmann::json SecondsJson(const StepBreakdown& s) {
+  return {{"linear", Nanos(s.linear)},   {"attention", Nanos(s.attention)},
+          {"other", Nanos(s.other)},     {"lm_head", Nanos(s.lm_head)},
+          {"communication", Nanos(s.communication)}, {"overhead", Nanos(s.overhead)},
+          {"total", Nanos(s.total())}};
+}
+
+nlohmann::json OperatorsJson(const std::vector<OperatorCost>& operators) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const OperatorCost& op : operators)
+    j.push_back({{"name", op.name}, {"component", op.group}, {"kernels", op.kernels},
+                 {"flops", op.flops}, {"bytes", op.bytes}, {"seconds", Nanos(op.seconds)}});
+  return j;
+}
+
+nlohmann::json WorkJson(const StepWork& w) {
+  return {{"sequences", w.sequences}, {"new_tokens", w.new_tokens}, {"context_tokens", w.context_tokens},
+          {"attended_pairs", w.attended}};
+}
+
+nlohmann::json SpeculativeJson(const SpeculativeStepReport& r) {
+  const SpeculativeStep& s = r.step;
+  nlohmann::json j;
+  j["method"] = r.method;
+  j["num_speculative_tokens"] = s.tokens;
+  j["acceptance_rates"] = s.accepted_at;
+  j["expected_tokens_per_step"] = s.expected_tokens;
+  j["verify"] = {{"batch", WorkJson(s.verify_work)}, {"seconds", SecondsJson(s.verify)},
+                 {"operators", OperatorsJson(s.verify_operators)}};
+  nlohmann::json p = {{"what", r.proposer}, {"on_gpu", s.proposer_passes > 0}, {"passes", s.proposer_passes},
+                      {"seconds", Nanos(s.draft_seconds())}};
+  if (s.proposer_passes > 0)
+    p["pass"] = {{"batch", WorkJson(s.draft_work)}, {"seconds", SecondsJson(s.draft_pass)},
+                 {"operators", OperatorsJson(s.draft_operators)}};
+  j["proposer"] = std::move(p);
+  j["step_seconds"] = Nanos(s.step_seconds());
+  j["seconds_per_output_token"] = {{"plain", Nanos(s.plain_seconds_per_token())}, {"speculative", Nanos(s.seconds_per_token())}};
+  j["speedup"] = s.plain_seconds_per_token() / s.seconds_per_token();
+  j["pays"] = s.pays();
+  j["warnings"] = nlohmann::json::array();
+  if (!r.note.empty()) j["warnings"].push_back(r.note);
+  return j;
+}
+
 }  // namespace
 
 std::string RenderStepText(const StepReport& r) {
@@ -40,22 +141,9 @@ std::string RenderStepText(const StepReport& r) {
                                                  static_cast<long long>(r.work.new_tokens),
                                                  static_cast<long long>(r.work.context_tokens));
   out += "Step time model: " + r.step_time_model + "\n\n";
-  const double total = r.seconds.total();
-  TextTable parts({"component", "ms", "share"});
-  const std::pair<const char*, double> rows[] = {
-      {"linear", r.seconds.linear},   {"attention", r.seconds.attention},         {"other", r.seconds.other},
-      {"lm_head", r.seconds.lm_head}, {"communication", r.seconds.communication}, {"overhead", r.seconds.overhead}};
-  for (const auto& [name, v] : rows) parts.AddRow({name, Ms(v), Share(v, total)});
-  parts.AddRow({"total", Ms(total), "100.0%"});
-  out += parts.Render();
-  if (!r.operators.empty()) {
-    out += "\nOperators (summed over the layers; one TP rank):\n";
-    TextTable ops({"operator", "component", "kernels", "GFLOP", "MB moved", "ms"});
-    for (const OperatorCost& op : r.operators)
-      ops.AddRow({op.name, op.group, std::to_string(op.kernels), Format("%.2f", op.flops / 1e9),
-                  Format("%.2f", op.bytes / 1e6), Ms(op.seconds)});
-    out += ops.Render();
-  }
+  out += ComponentsText(r.seconds);
+  out += OperatorsText("Operators (summed over the layers; one TP rank):", r.operators);
+  if (r.speculative) out += SpeculativeText(*r.speculative, r.batch);
   out += "\nMB = 10^6 bytes; GFLOP = 10^9 floating-point operations; ms = 10^-3 s\n";
   return out;
 }
@@ -69,15 +157,9 @@ nlohmann::json StepToJson(const StepReport& r) {
                 {"prefill_seqs", r.batch.prefill_seqs},     {"prefill_tokens", r.batch.prefill_tokens},
                 {"prefill_context", r.batch.prefill_context}, {"new_tokens", r.work.new_tokens},
                 {"context_tokens", r.work.context_tokens},   {"attended_pairs", r.work.attended}};
-  const StepBreakdown& s = r.seconds;
-  j["seconds"] = {{"linear", Nanos(s.linear)},   {"attention", Nanos(s.attention)},
-                  {"other", Nanos(s.other)},     {"lm_head", Nanos(s.lm_head)},
-                  {"communication", Nanos(s.communication)}, {"overhead", Nanos(s.overhead)},
-                  {"total", Nanos(s.total())}};
-  j["operators"] = nlohmann::json::array();
-  for (const OperatorCost& op : r.operators)
-    j["operators"].push_back({{"name", op.name}, {"component", op.group}, {"kernels", op.kernels},
-                              {"flops", op.flops}, {"bytes", op.bytes}, {"seconds", Nanos(op.seconds)}});
+  j["seconds"] = SecondsJson(r.seconds);
+  j["operators"] = OperatorsJson(r.operators);
+  if (r.speculative) j["speculative"] = SpeculativeJson(*r.speculative);
   return j;
 }
 

@@ -1,15 +1,20 @@
 // Renders one engine step's predicted time (`kvsim step`): a console table of the components and
 // operators (milliseconds), and JSON with `seconds` {linear, attention, other, lm_head,
-// communication, overhead, total} and the operators with their FLOPs and bytes.
+// communication, overhead, total} and the operators with their FLOPs and bytes. With speculative
+// decoding the plain step stays as it is and a `speculative` section follows: the verify pass and
+// the drafter's passes the same way, the expected tokens per step and the time per output token
+// with and without speculation.
 #ifndef KVSIM_REPORTS_STEP_REPORT_H_
 #define KVSIM_REPORTS_STEP_REPORT_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "kvcache/budget/capacity_planner.h"
+#include "sim/timing/speculative_step.h"
 #include "sim/timing/step_model.h"
 
 namespace kvsim {
@@ -20,6 +25,13 @@ struct StepBatch {
   int64_t prefill_seqs = 0, prefill_tokens = 0, prefill_context = 0;
 };
 
+struct SpeculativeStepReport {
+  std::string method;     // --speculative-config's
+  std::string proposer;   // what drafts, in words; empty when its time is not modelled
+  std::string note;       // why drafting adds no time when it is not modelled ("" otherwise)
+  SpeculativeStep step;
+};
+
 struct StepReport {
   EffectiveSettings settings;    // model, GPU, dtype, quantization, KV dtype, TP/PP
   std::string step_time_model;   // StepModel::Describe()
@@ -27,6 +39,7 @@ struct StepReport {
   StepWork work;
   StepBreakdown seconds;
   std::vector<OperatorCost> operators;
+  std::optional<SpeculativeStepReport> speculative;  // with --speculative-config
 };
 
 std::string RenderStepText(const StepReport& report);

@@ -22,6 +22,14 @@ std::vector<std::string> Cells(const PointOutcome& p) {
           p.feasible ? "meets" : "violates"};
 }
 
+// RFC 4180: a point's name may hold commas and, with a JSON value (speculative-config={"method":...}),
+// quotes, which are doubled inside the quoted field.
+std::string QuotedCsvField(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 }  // namespace
 
 std::string RenderPointsTable(const std::vector<PointOutcome>& points, const std::string& first_column) {
@@ -35,7 +43,7 @@ std::string RenderPointsCsv(const std::vector<PointOutcome>& points, const std::
   for (const auto& p : points) {
     auto cells = Cells(p);
     cells.back() = p.feasible ? "1" : "0";
-    for (size_t i = 0; i < cells.size(); ++i) csv += (i ? "," : "") + (i == 0 ? "\"" + cells[i] + "\"" : cells[i]);
+    for (size_t i = 0; i < cells.size(); ++i) csv += (i ? "," : "") + (i == 0 ? QuotedCsvField(cells[i]) : cells[i]);
     csv += "\n";
   }
   if (!partial_reason.empty()) csv += "# partial: " + partial_reason + "\n";

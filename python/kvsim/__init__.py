@@ -8,6 +8,7 @@ release the GIL, take an optional progress(fraction, simulated_s) callback, and 
 (KeyboardInterrupt). kvsim runs one command at a time per process; other Python threads keep
 running meanwhile. Memory figures are GiB (2^30 bytes), as in the CLI.
 """
+import json
 import os
 import re
 import shlex
@@ -118,7 +119,10 @@ def sweep(grid=None, find=None, slo=None, **flags):
     for option, values in (grid or {}).items():
         if isinstance(values, (str, int, float)):
             values = [values]
-        axes.append("%s=%s" % (option.replace("_", "-"), ",".join(str(v) for v in values)))
+        # A dict or list (speculative_config) goes as compact JSON: the CLI keeps a JSON value's commas.
+        axes.append("%s=%s" % (option.replace("_", "-"),
+                               ",".join(json.dumps(v, separators=(",", ":")) if isinstance(v, (dict, list)) else str(v)
+                                        for v in values)))
     argv = [_PROG, "sweep"] + flags_from_kwargs(dict(flags, find=find, slo=_slo_text(slo)))
     argv += ["--sweep=" + axis for axis in axes]
     data, text, _ = run_json_to_file(argv)

@@ -357,6 +357,7 @@ def step(
     prefill_seqs: int = 0,
     prefill_tokens: int = 0,
     prefill_context: int = 0,
+    spec_acceptance: _Value | None = None,
     model: str = 'meta-llama/Llama-3.1-8B-Instruct',
     gpu: str = 'a100-80gb',
     gpu_memory_gib: _Value | None = None,
@@ -421,6 +422,10 @@ def step(
         prefill_tokens: prompt tokens each prefill computes this step
         prefill_context: tokens each prefilling sequence already has cached (earlier chunks, prefix-
             cache hits)
+        spec_acceptance: with --speculative-config: the probability each draft position is accepted,
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
+            per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
+            the rates
         model: config.json path, model directory, or preset id (kvsim models)
         gpu: GPU: short id (h100, a100-40gb, l4) or the name nvidia-smi/torch print (kvsim gpus)
         gpu_memory_gib: override the GPU's memory as CUDA reports it, GiB
@@ -701,8 +706,9 @@ def replay(
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
         spec_acceptance: with --speculative-config: the probability each draft position is accepted,
-            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
-            step from --seed
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
+            per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
+            the rates
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -977,8 +983,9 @@ def compare(
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
         spec_acceptance: with --speculative-config: the probability each draft position is accepted,
-            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
-            step from --seed
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
+            per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
+            the rates
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -1218,7 +1225,8 @@ def sweep(
     """kvsim sweep: grid={option: [values]} replays every combination; find= searches; slo={'ttft_p99': '2s'}.
 
     Args (the flags of `kvsim sweep --help`):
-        sweep: OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost)
+        sweep: OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost); a JSON
+            value keeps its commas: speculative-config={...},{...}
         objective: throughput | goodput (requests/s meeting the per-request SLO) | cost (cheapest
             per output token; needs --gpu-hourly-cost)
         max_preemption_rate: constraint: preemptions per finished request
@@ -1265,8 +1273,9 @@ def sweep(
         placement: contiguous: first-fit | best-fit | buddy
         step_time_ms: fixed step time instead of the per-operator model
         spec_acceptance: with --speculative-config: the probability each draft position is accepted,
-            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); drawn per request and
-            step from --seed
+            one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
+            per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
+            the rates
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)

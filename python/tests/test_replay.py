@@ -112,6 +112,15 @@ def test_sweep_grid_equals_cli(cli, tmp_path):
     assert len(result.points) == 4
 
 
+def test_sweep_grid_of_speculative_configs_equals_cli(cli, tmp_path):
+    k2, k3 = ({"method": "ngram", "num_speculative_tokens": k} for k in (2, 3))
+    result = kvsim.sweep(grid={"speculative_config": [k2, k3]}, spec_acceptance=0.8, **SMALL)
+    axis = 'speculative-config={"method":"ngram","num_speculative_tokens":2},{"method":"ngram","num_speculative_tokens":3}'
+    args = SMALL_ARGS + ["--sweep", axis, "--spec-acceptance", "0.8"]
+    assert result.to_dict() == cli.json_file(["sweep"] + args, tmp_path)
+    assert len(result.points) == 2
+
+
 def test_sweep_find_equals_cli(cli, tmp_path):
     result = kvsim.sweep(find="max-num-seqs", slo="tpot-p99=100ms", find_max=64, **SMALL)
     args = SMALL_ARGS + ["--find", "max-num-seqs", "--slo", "tpot-p99=100ms", "--find-max", "64"]

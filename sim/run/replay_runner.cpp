@@ -9,9 +9,9 @@
 #include "sim/fleet/event_loop.h"
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
-#include "kvcache/budget/speculative_memory.h"
 #include "sim/run/offload_setup.h"
 #include "sim/run/replay_setup.h"
+#include "sim/run/speculation_setup.h"
 #include "sim/stats/load_check.h"
 #include "sim/stats/replay_stats.h"
 #include "sim/timing/step_model.h"
@@ -74,13 +74,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   const StepModelOptions timer_options = TimerOptions(d, r);
   const StepModel timer(d.model, cap, d.gpu, timer_options);
   // The drafter's passes are timed on its own model, with the target's GPU, TP and options.
-  const std::optional<ModelSpec> proposer_model = ProposerModel(d.model, d.config.speculative);
-  // The drafter runs inside the engine's step: the step's scheduling and input handling are the
-  // target's, counted once.
-  StepModelOptions proposer_options = timer_options;
-  proposer_options.efficiency.step_overhead_ms = 0;
-  std::optional<StepModel> proposer;
-  if (proposer_model && timer_options.fixed_step_ms <= 0) proposer.emplace(*proposer_model, cap, d.gpu, proposer_options);
+  const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, timer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
@@ -99,7 +93,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
     KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
     EngineOptions eo = MakeEngineOptions(d, r, cap);
-    if (proposer) eo.speculation.proposer = &*proposer;
+    if (proposer) eo.speculation.proposer = proposer.get();
     rep.engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::move(observers));
     rep.tiers = MakeOffloadTiers(d, r, cap);
     if (rep.tiers) rep.engine->SetOffloadTiers(rep.tiers.get());
@@ -156,10 +150,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   if (d.config.lora.enabled)
     s.warnings.push_back("--enable-lora: the adapter slots' memory is modelled (capacity); the replay does not model "
                          "adapters per request, max_loras per batch, adapter loads or the LoRA kernels' time");
-  if (!d.config.speculative.method.empty() && ProposerPasses(d.config.speculative) == 0 &&
-      d.config.speculative.num_speculative_tokens > 0)
-    s.warnings.push_back("--speculative-config: the " + d.config.speculative.method +
-                         " proposer's own time is not modelled (n-gram matching runs on the CPU)");
+  if (const std::string note = UntimedProposerNote(d.config.speculative); !note.empty()) s.warnings.push_back(note);
   return result;
 }
 

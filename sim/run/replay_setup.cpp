@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "kvcache/base/error.h"
-#include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/paged_allocator.h"
 #include "sim/run/request_sources.h"
+#include "sim/run/speculation_setup.h"
 #include "sim/stats/cost.h"
 
 namespace kvsim {
@@ -85,24 +85,12 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
   eo.stepping = r.stepping;
   eo.scheduler = r.scheduler;
   const SpeculativeSettings& sp = d.config.speculative;
-  const bool speculating = !sp.method.empty() && sp.num_speculative_tokens > 0;
-  if (!speculating && !r.spec_acceptance.empty())
-    throw Error("--spec-acceptance: needs a --speculative-config with num_speculative_tokens > 0");
-  if (speculating) {
-    if (r.spec_acceptance.empty())
-      throw Error("--speculative-config: replay needs --spec-acceptance (how often drafts are accepted depends on the "
-                  "drafter and the text; vLLM logs it as the per-position acceptance rate)");
+  std::vector<double> accepted_at = ResolveAcceptanceRates(sp, r.spec_acceptance, "replay");
+  if (!accepted_at.empty()) {
     if (r.scheduler != SchedulerKind::kVllmV1)
       throw Error("--speculative-config: replayed with the v1 scheduler only (--scheduler vllm)");
-    std::vector<double> given;
-    size_t start = 0;
-    while (start <= r.spec_acceptance.size()) {
-      const size_t comma = std::min(r.spec_acceptance.find(',', start), r.spec_acceptance.size());
-      given.push_back(ParseFiniteNumber(r.spec_acceptance.substr(start, comma - start), "--spec-acceptance"));
-      start = comma + 1;
-    }
     eo.speculation.tokens = sp.num_speculative_tokens;
-    eo.speculation.accepted_at = AcceptanceRates(given, sp.num_speculative_tokens);
+    eo.speculation.accepted_at = std::move(accepted_at);
     eo.speculation.seed = r.seed;
     eo.speculation.proposer_passes = ProposerPasses(sp);
   }

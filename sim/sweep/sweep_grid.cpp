@@ -1,7 +1,6 @@
 #include "sim/sweep/sweep_grid.h"
 
 #include <algorithm>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -10,15 +9,48 @@
 
 namespace kvsim {
 
+std::vector<std::string> SplitAxisValues(const std::string& text, const std::string& what) {
+  std::vector<std::string> values;
+  std::string cur;
+  std::vector<char> open;  // the brackets of a JSON value not yet closed
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      cur += c;
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == ',' && open.empty()) {
+      if (!cur.empty()) values.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    cur += c;
+    // Brackets and strings count only inside a value that starts as JSON: a plain value keeps its
+    // characters as they are.
+    const bool json = !cur.empty() && (cur[0] == '{' || cur[0] == '[');
+    if (!json) continue;
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') open.push_back(c == '{' ? '}' : ']');
+    else if (c == '}' || c == ']') {
+      if (open.empty() || open.back() != c) throw Error(what + ": '" + cur + "' has an unmatched '" + c + "'");
+      open.pop_back();
+    }
+  }
+  if (in_string || !open.empty()) throw Error(what + ": the JSON value '" + cur + "' is not closed");
+  if (!cur.empty()) values.push_back(cur);
+  return values;
+}
+
 GridAxis ParseGridAxis(const std::string& text) {
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
     throw Error("--sweep: '" + text + "' is not OPTION=V1,V2,... (e.g. max-num-seqs=16,32,64)");
   GridAxis a;
   a.option = text.substr(0, eq);
-  std::stringstream ss(text.substr(eq + 1));
-  for (std::string v; std::getline(ss, v, ',');)
-    if (!v.empty()) a.values.push_back(v);
+  a.values = SplitAxisValues(text.substr(eq + 1), "--sweep " + a.option);
   if (a.values.empty()) throw Error("--sweep: '" + text + "' lists no values");
   return a;
 }

@@ -18,8 +18,14 @@ struct GridPoint {
   std::vector<std::string> overrides;  // {"--max-num-seqs", "16", "--gpu", "l4"}
 };
 
-// "OPTION=V1,V2,...". Throws kvsim::Error for anything else.
+// "OPTION=V1,V2,...". A value that starts with '{' or '[' is a JSON object or array and runs to its
+// closing bracket, commas inside it included: speculative-config={"method":"ngram",...},{...}.
+// Throws kvsim::Error for anything else.
 GridAxis ParseGridAxis(const std::string& text);
+
+// The values of an axis, split at the commas outside JSON values; empty values are dropped.
+// Throws kvsim::Error, naming `what`, for a JSON value whose brackets or strings do not close.
+std::vector<std::string> SplitAxisValues(const std::string& text, const std::string& what);
 
 // A JSON object {"option": [values], ...}. Throws kvsim::Error naming the file.
 std::vector<GridAxis> ReadGridFile(const std::string& path);
