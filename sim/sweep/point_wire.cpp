@@ -237,7 +237,7 @@ template <class Io>
 void Visit(Io& io, TraceRequest& r) {
   io.Field(r.id), io.Field(r.arrival_ns), io.Field(r.prompt_tokens), io.Field(r.output_tokens);
   Vector<Io, uint64_t>(io, r.block_ids, &Scalar<Io, uint64_t>);
-  io.Field(r.block_id_tokens), io.Field(r.source_line), io.Field(r.session_id);
+  io.Field(r.block_id_tokens), io.Field(r.source_line), io.Field(r.session_id), io.Field(r.adapter);
 }
 
 template <class Io>
@@ -252,7 +252,7 @@ void Visit(Io& io, PreloadedTrace& t) {
 static_assert(sizeof(ReplaySummary) == 1696, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
 static_assert(sizeof(PointOutcome) == 1856, "PointOutcome changed: update Visit(PointOutcome) above");
-static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
+static_assert(sizeof(TraceRequest) == 88, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif
 
