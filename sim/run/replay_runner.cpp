@@ -10,6 +10,7 @@
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
 #include "kvcache/budget/speculative_memory.h"
+#include "sim/run/lora_setup.h"
 #include "sim/run/offload_setup.h"
 #include "sim/run/replay_setup.h"
 #include "sim/stats/load_check.h"
@@ -82,6 +83,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   std::optional<StepModel> proposer;
   if (proposer_model && timer_options.fixed_step_ms <= 0) proposer.emplace(*proposer_model, cap, d.gpu, proposer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
+  LoraRun lora;
+  MakeLoraRun(d, r, cap, timer_options, lora);
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
   std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
@@ -100,6 +103,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
     EngineOptions eo = MakeEngineOptions(d, r, cap);
     if (proposer) eo.speculation.proposer = &*proposer;
+    eo.lora = lora.options;
     rep.engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::move(observers));
     rep.tiers = MakeOffloadTiers(d, r, cap);
     if (rep.tiers) rep.engine->SetOffloadTiers(rep.tiers.get());
@@ -131,6 +135,15 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     total.accepted_tokens += rep.engine->counters().accepted_tokens;
     total.drafting_ns += rep.engine->counters().drafting_ns;
     total.verify_steps += rep.engine->counters().verify_steps;
+    const LoraCounters& l = rep.engine->counters().lora;
+    total.lora.gpu_loads += l.gpu_loads;
+    total.lora.disk_loads += l.disk_loads;
+    total.lora.load_ns += l.load_ns;
+    total.lora.kernel_ns += l.kernel_ns;
+    total.lora.lora_steps += l.lora_steps;
+    total.lora.waited_requests += l.waited_requests;
+    total.lora.requests += l.requests;
+    total.lora.max_step_adapters = std::max(total.lora.max_step_adapters, l.max_step_adapters);
     // The busiest replica's peak (the run's statistics see the replicas' steps interleaved).
     peak_blocks = std::max(peak_blocks, rep.stats ? rep.stats->peak_used_blocks() : run_stats.peak_used_blocks());
   }
@@ -153,9 +166,14 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     s.offload = std::make_shared<OffloadSummary>(SummarizeOffload(connector, tier_stats, replicas.front().tiers->chunk_tokens()));
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
-  if (d.config.lora.enabled)
-    s.warnings.push_back("--enable-lora: the adapter slots' memory is modelled (capacity); the replay does not model "
-                         "adapters per request, max_loras per batch, adapter loads or the LoRA kernels' time");
+  if (d.config.lora.enabled) {
+    s.lora = std::make_shared<LoraSummary>(SummarizeLora(lora, total.lora, total.lora.requests));
+    if (r.adapters == 0 && r.reader.adapter_column.empty())
+      s.warnings.push_back("--enable-lora: no request names an adapter (give --adapters N or --adapter-column NAME); "
+                           "the slots take memory and every request runs on the base model");
+    if (timer_options.fixed_step_ms > 0)
+      s.warnings.push_back("--enable-lora: under a fixed step time the LoRA kernels' time is not added (adapter loads are)");
+  }
   if (!d.config.speculative.method.empty() && ProposerPasses(d.config.speculative) == 0 &&
       d.config.speculative.num_speculative_tokens > 0)
     s.warnings.push_back("--speculative-config: the " + d.config.speculative.method +
