@@ -5,7 +5,9 @@
 //    number max_loras is set aside (skipped_waiting_requests) and the pass goes on to the next
 //    waiting request; the skipped ones go back to the head of the queue in their order. Requests on
 //    the base model are never held back. (The engine counts the adapters of all running requests:
-//    the waiting pass runs only when every running request was scheduled, so the sets agree.)
+//    the waiting pass runs only when every running request was scheduled, so the sets agree. V0's
+//    core/scheduler.py _schedule_prefills counts the running requests' adapters and sets aside the
+//    same way, so --scheduler vllm-v0 shares the rule.)
 //  - lora/worker_manager.py LRUCacheWorkerLoRAManager._apply_adapters / add_adapter, called from
 //    the model runner's set_active_loras before every forward: each adapter of the batch not yet
 //    registered is read from its checkpoint into host memory (_load_adapter; the registered

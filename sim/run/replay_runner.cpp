@@ -171,6 +171,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     if (r.adapters == 0 && r.reader.adapter_column.empty())
       s.warnings.push_back("--enable-lora: no request names an adapter (give --adapters N or --adapter-column NAME); "
                            "the slots take memory and every request runs on the base model");
+    if (cap.lora.skipped_expert_elements > 0)
+      s.warnings.push_back("--enable-lora: the routed experts carry no adapter here (no slots, loads or LoRA kernels "
+                           "for them), as in the memory model");
     if (timer_options.fixed_step_ms > 0)
       s.warnings.push_back("--enable-lora: under a fixed step time the LoRA kernels' time is not added (adapter loads are)");
   }

@@ -95,5 +95,27 @@ TEST(AdapterOverlayTest, TraceColumnNamesAdapters) {
   std::remove(path.c_str());
 }
 
+// A Mooncake trace names the adapter under a key: a string or an integer; null or absent is the base model.
+TEST(AdapterOverlayTest, MooncakeKeyNamesAdapters) {
+  const std::string path = ::testing::TempDir() + "adapter_key.jsonl";
+  {
+    std::ofstream f(path);
+    f << R"({"timestamp": 0, "input_length": 10, "output_length": 5, "lora": "sql"})" << "\n"
+      << R"({"timestamp": 1, "input_length": 10, "output_length": 5})" << "\n"
+      << R"({"timestamp": 2, "input_length": 10, "output_length": 5, "lora": 7})" << "\n"
+      << R"({"timestamp": 3, "input_length": 10, "output_length": 5, "lora": null})" << "\n"
+      << R"({"timestamp": 4, "input_length": 10, "output_length": 5, "lora": "sql"})" << "\n";
+  }
+  TraceReaderOptions o;
+  o.path = path;
+  o.format = TraceFormat::kMooncake;
+  o.adapter_column = "lora";
+  auto source = OpenTraceReader(o);
+  std::vector<uint32_t> got;
+  while (auto r = source->Next()) got.push_back(r->adapter);
+  EXPECT_EQ(got, (std::vector<uint32_t>{1, 0, 2, 0, 1}));
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace kvsim
