@@ -28,6 +28,8 @@ constexpr NamedOptionRange kRanges[] = {
     {"synthetic", {1, 1e9, false}},
     {"max-requests", {0, 1e12, false}},
     {"repeat", {1, 1e6, false}},
+    {"adapters", {1, 1e6, false}},
+    {"adapter-disk-read", {0, 1e4, true}},
     {"step-time-ms", {0, 1e6, true}},
     {"sample-interval", {0, 1e9, false}},
     {"compute-efficiency", {0, 1, true}},

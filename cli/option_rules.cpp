@@ -44,6 +44,7 @@ constexpr ExclusiveOptions kExclusive[] = {
     {"step-time-ms", "compute-efficiency", kFixedStep},
     {"step-time-ms", "memory-efficiency", kFixedStep},
     {"step-time-ms", "step-overhead-ms", kFixedStep},
+    {"adapters", "adapter-column", "the trace names each request's adapter, or --adapters draws them; not both"},
 };
 
 constexpr DependentOption kDependent[] = {
@@ -52,6 +53,10 @@ constexpr DependentOption kDependent[] = {
     {"placement", "allocator", "contiguous", "it places a contiguous allocation; paged blocks need no placement"},
     {"no-async-scheduling", "scheduler", "vllm", "the V0 scheduler has no asynchronous scheduling to turn off"},
     {"sample-interval", "timeseries", nullptr, "it spaces the rows of the --timeseries file"},
+    {"adapters", "enable-lora", nullptr, "without --enable-lora vLLM serves only the base model"},
+    {"adapter-column", "enable-lora", nullptr, "without --enable-lora vLLM serves only the base model"},
+    {"adapter-disk-read", "enable-lora", nullptr, "it times LoRA adapter loads"},
+    {"adapter-popularity", "adapters", nullptr, "it shapes how --adapters are drawn"},
 };
 
 bool Given(const po::variables_map& vm, const char* name) {

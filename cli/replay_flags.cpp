@@ -44,7 +44,13 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("rate-scale", po::value(&r.window.rate_scale)->default_value(1.0), "divide arrival times by S (S > 1: more load)")
       ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back")
       ("shared-prefix", po::value(&r.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
-      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)");
+      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)")
+      ("adapter-column", po::value(&r.reader.adapter_column),
+       "with --enable-lora: the trace column (CSV header, Mooncake key) naming each request's LoRA adapter; an empty cell is the base model")
+      ("adapters", po::value(&r.adapters),
+       "with --enable-lora: N LoRA adapters, one drawn per request (per conversation) from --seed")
+      ("adapter-popularity", po::value(&r.adapter_popularity),
+       "with --adapters: uniform | zipf:S (adapter k drawn with probability proportional to 1/k^S; default uniform)");
 }
 
 void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
@@ -64,6 +70,9 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("step-time-ms", po::value(&t.fixed_step_ms), "fixed step time instead of the per-operator model");
   AddSpecAcceptanceOption(desc, r.spec_acceptance);
   desc.add_options()
+      ("adapter-disk-read", po::value(&r.adapter_disk_read_gbps)->default_value(r.adapter_disk_read_gbps, G(r.adapter_disk_read_gbps)),
+       "with --enable-lora: GB/s a LoRA checkpoint is read from disk on a host-cache miss (default: a PCIe 4.0 NVMe "
+       "drive's sequential read)")
       ("stepping", po::value(&r.stepping)->default_value(r.stepping, NameOf(r.stepping)),
        "event (skip identical decode steps) | token (every request every step)")
       ("exact-quantiles", po::bool_switch(&r.exact_quantiles),

@@ -4,6 +4,7 @@
 #include "reports/capacity_report.h"
 #include "reports/fleet_report.h"
 #include "reports/disagg_report.h"
+#include "reports/lora_report.h"
 #include "reports/offload_report.h"
 #include "reports/text_table.h"
 
@@ -83,6 +84,7 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   j["warnings"] = s.warnings;
   if (s.offload) j["offload"] = OffloadToJson(*s.offload);
   if (s.disagg) j["disaggregation"] = DisaggToJson(*s.disagg);
+  if (s.lora) j["lora"] = LoraToJson(*s.lora);
   AddFleetAndCostJson(s, ReplaySummaryToJson, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
 }
@@ -146,6 +148,7 @@ std::string RenderReplayText(const ReplaySummary& s) {
                   100.0 * static_cast<double>(s.sim.accepted_tokens) / static_cast<double>(s.sim.draft_tokens), s.sim.drafting_s);
   if (s.offload) out += RenderOffloadText(*s.offload);
   if (s.disagg) out += RenderDisaggText(*s.disagg);
+  if (s.lora) out += RenderLoraText(*s.lora);
   out += RenderFleetAndCostText(s);  // empty unless a fleet or --gpu-hourly-cost
   return out;
 }

@@ -26,6 +26,7 @@ struct TraceRequest {
   int64_t block_id_tokens = 0;  // tokens per block id (512 for Mooncake)
   int64_t source_line = 0;      // line in the file, for messages (0 for synthetic requests)
   uint64_t session_id = 0;      // conversation / session (0: none); the session router keeps them together
+  uint32_t adapter = 0;         // LoRA adapter, numbered from 1 in order of first appearance (0: the base model)
 };
 
 class RequestSource {

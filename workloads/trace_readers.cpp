@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <unordered_map>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
@@ -14,7 +15,7 @@ namespace kvsim {
 namespace {
 
 struct CsvLayout {
-  std::string arrival, prompt, output, model;  // empty: absent
+  std::string arrival, prompt, output, model, adapter;  // empty: absent
   TimeUnit unit = TimeUnit::kSeconds;
   bool skip_zero_output = false;
 };
@@ -25,6 +26,19 @@ std::optional<int64_t> TokenCount(std::string_view cell, bool allow_zero) {
   if (!v || *v < (allow_zero ? 0 : 1) || *v > kMaxRequestTokens) return std::nullopt;
   return v;
 }
+
+// Adapter names as they appear, numbered from 1 (0 is the base model).
+class AdapterNames {
+ public:
+  uint32_t Id(std::string_view name) {
+    if (name.empty()) return 0;
+    auto [it, fresh] = ids_.try_emplace(std::string(name), static_cast<uint32_t>(ids_.size() + 1));
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, uint32_t> ids_;
+};
 
 std::string TokenRange(bool allow_zero) {
   return std::string(allow_zero ? "[0, " : "[1, ") + std::to_string(kMaxRequestTokens) + "]";
@@ -40,12 +54,12 @@ class CsvTraceSource final : public RequestSource {
         delimiter_(o.delimiter ? o.delimiter : DetectCsvDelimiter(header)) {
     if (!SplitCsvLine(header, header_, delimiter_))
       throw Error(o.path + ":1: the CSV header has an unterminated quote");
-    const std::string* cols[4] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model};
-    for (int i = 0; i < 4; ++i) {
+    const std::string* cols[5] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model, &layout_.adapter};
+    for (int i = 0; i < 5; ++i) {
       index_[i] = -1;
       for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c)
         if (header_[c] == *cols[i]) index_[i] = static_cast<int>(c);
-      if (i < 3 && !cols[i]->empty() && index_[i] < 0)
+      if (i != 3 && !cols[i]->empty() && index_[i] < 0)
         throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + PrintableExcerpt(header, 120) + ")");
     }
     if (!filter_.empty() && index_[3] < 0) throw Error("--model-filter: " + o.path + " has no Model column");
@@ -123,6 +137,7 @@ class CsvTraceSource final : public RequestSource {
     r.prompt_tokens = *prompt;
     r.output_tokens = *output;
     r.source_line = line;
+    if (index_[4] >= 0) r.adapter = adapters_.Id(Cell(4));
     return r;
   }
 
@@ -147,7 +162,8 @@ class CsvTraceSource final : public RequestSource {
   char delimiter_;
   std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
   std::vector<std::string_view> cells_;             // into the current line or cell_storage_
-  int index_[4];
+  int index_[5];
+  AdapterNames adapters_;
   std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;
   int64_t filtered_ = 0;
@@ -158,7 +174,8 @@ class MooncakeSource final : public RequestSource {
  public:
   // `first_line` was read by format detection; it is the first record.
   MooncakeSource(const TraceReaderOptions& o, std::unique_ptr<LineReader> in, std::optional<std::string> first_line)
-      : in_(std::move(in)), errors_(o.path, o.skip_bad_rows), pending_(std::move(first_line)) {}
+      : in_(std::move(in)), errors_(o.path, o.skip_bad_rows), pending_(std::move(first_line)),
+        adapter_key_(o.adapter_column) {}
 
   std::optional<TraceRequest> Next() override {
     std::string text;
@@ -253,6 +270,16 @@ class MooncakeSource final : public RequestSource {
     r.prompt_tokens = static_cast<int64_t>(*in_len);
     r.output_tokens = static_cast<int64_t>(*out_len);
     r.source_line = line;
+    if (!adapter_key_.empty()) {
+      auto a = j.find(adapter_key_);
+      if (a != j.end() && !a->is_null()) {
+        if (!a->is_string() && !a->is_number_integer()) {
+          errors_.Bad(line, adapter_key_.c_str(), "not a string or an integer");
+          return std::nullopt;
+        }
+        r.adapter = adapters_.Id(a->is_string() ? a->get<std::string>() : a->dump());
+      }
+    }
     return r;
   }
 
@@ -262,18 +289,22 @@ class MooncakeSource final : public RequestSource {
   std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;
   uint64_t next_id_ = 0;
+  std::string adapter_key_;
+  AdapterNames adapters_;
 };
 
 CsvLayout LayoutOf(const TraceReaderOptions& o, TraceFormat format) {
   switch (format) {
-    case TraceFormat::kAzure: return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", TimeUnit::kDateTime, false};
+    case TraceFormat::kAzure:
+      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", o.adapter_column, TimeUnit::kDateTime, false};
     case TraceFormat::kBurstGpt:
-      return {"Timestamp", "Request tokens", "Response tokens", "Model", TimeUnit::kSeconds, true};
+      return {"Timestamp", "Request tokens", "Response tokens", "Model", o.adapter_column, TimeUnit::kSeconds, true};
     case TraceFormat::kVidur:
-      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
-    case TraceFormat::kGenericCsv: return {o.arrival_column, o.prompt_column, o.output_column, "", o.time_unit, false};
+      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, TimeUnit::kSeconds, false};
+    case TraceFormat::kGenericCsv:
+      return {o.arrival_column, o.prompt_column, o.output_column, "", o.adapter_column, o.time_unit, false};
     case TraceFormat::kLengths:  // no arrival column
-      return {"", "num_prefill_tokens", "num_decode_tokens", "", TimeUnit::kSeconds, false};
+      return {"", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, TimeUnit::kSeconds, false};
     case TraceFormat::kMooncake: break;
   }
   throw InternalError("LayoutOf: not a CSV format");

@@ -58,6 +58,9 @@ struct TraceReaderOptions {
   std::string prompt_column = "prompt_tokens";
   std::string output_column = "output_tokens";
   TimeUnit time_unit = TimeUnit::kSeconds;  // csv
+  // Any format: the column (a CSV header name, a Mooncake key) naming each request's LoRA adapter;
+  // an empty cell or absent key is the base model. Empty: no column, every request on the base model.
+  std::string adapter_column;
   char delimiter = 0;                       // CSV formats; 0: from the header (DetectCsvDelimiter)
 };
 

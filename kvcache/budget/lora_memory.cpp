@@ -84,11 +84,13 @@ LoraMemory LoraBuffersOnGpu(const ModelSpec& spec, const std::vector<WeightTenso
   KVSIM_DCHECK(l.enabled && where.tp >= 1);
   LoraMemory m;
   const double e = BytesPerElement(LoraDtype(l, model_dtype));
+  m.element_bytes = e;
   const double w = BytesPerElement(model_dtype);
   const double slots = static_cast<double>(l.max_loras);
   const int64_t r = l.max_lora_rank, h = spec.hidden_size, tp = where.tp;
   std::map<std::string, size_t> index;
   std::map<std::string, int64_t> last_layer;
+  std::map<std::string, int64_t> first_layer;  // the layer whose tensors give a module's kernel shape
   auto module = [&](const std::string& name) -> LoraModuleBytes& {
     auto it = index.find(name);
     if (it == index.end()) {
@@ -106,6 +108,8 @@ LoraMemory LoraBuffersOnGpu(const ModelSpec& spec, const std::vector<WeightTenso
     emb.a_bytes = slots * static_cast<double>((spec.vocab_size + l.extra_vocab_size) * r) * e;
     emb.b_bytes = slots * static_cast<double>(h * r) * e;
     emb.other_bytes = slots * static_cast<double>(l.extra_vocab_size * h) * w;
+    const int64_t v = spec.vocab_size + l.extra_vocab_size;
+    m.kernels.push_back({"embed_tokens", 1, 1, r, v, h, v * r, h * r, false, true});
     const int64_t before = CeilDiv(RoundUp(spec.vocab_size, kVocabPadding), tp);
     const int64_t after = CeilDiv(RoundUp(spec.vocab_size + l.extra_vocab_size, kVocabPadding), tp);
     m.extra_vocab_weight_bytes += static_cast<double>((after - before) * h) * w;
@@ -125,6 +129,20 @@ LoraMemory LoraBuffersOnGpu(const ModelSpec& spec, const std::vector<WeightTenso
     auto [it, fresh] = last_layer.emplace(mod.module, t.layer);
     if (fresh || it->second != t.layer) ++mod.layers;
     it->second = t.layer;
+    // q, k and v (gate and up) are tensors of one packed module: one launch over their slices.
+    const int64_t shaped = first_layer.emplace(mod.module, t.layer).first->second;
+    auto k = std::find_if(m.kernels.begin(), m.kernels.end(), [&](const LoraKernelShape& x) { return x.module == mod.module; });
+    if (k == m.kernels.end()) k = m.kernels.insert(m.kernels.end(), LoraKernelShape{mod.module});
+    k->layers = mod.layers;
+    if (t.layer == shaped) {
+      const int64_t n = s.slices * t.copies;
+      k->slices += n;
+      k->rank = s.a_rows;
+      k->in = s.a_cols;
+      k->out_total += n * s.b_rows;
+      k->a_elements += n * s.a_rows * s.a_cols;
+      k->b_elements += n * s.b_rows * s.b_cols;
+    }
   }
   if (where.last_stage) {
     // LogitsProcessorWithLoRA: A [slots, 1, r, h], B [slots, 1, (V + extra) padded to 256, r] over
@@ -136,6 +154,8 @@ LoraMemory LoraBuffersOnGpu(const ModelSpec& spec, const std::vector<WeightTenso
     head.a_bytes = slots * static_cast<double>(r * h) * e;
     head.b_bytes = slots * static_cast<double>(RoundUp(vocab, kLoraVocabPadding) * r) * e;
     head.other_bytes = slots * static_cast<double>(l.extra_vocab_size * h) * w;
+    const int64_t rows = RoundUp(vocab, kLoraVocabPadding);
+    m.kernels.push_back({"lm_head", 1, 1, r, h, rows, r * h, rows * r, true, false});
     if (!spec.tie_word_embeddings && l.extra_vocab_size > 0) {
       const int64_t before = CeilDiv(RoundUp(spec.vocab_size, kVocabPadding), tp);
       const int64_t after = CeilDiv(RoundUp(vocab, kLoraVocabPadding), tp);

@@ -37,8 +37,28 @@ struct LoraModuleBytes {
   double total() const { return a_bytes + b_bytes + other_bytes; }
 };
 
+// What one wrapped module gives vLLM's punica kernels to do on this GPU, per layer and adapter:
+// shrink multiplies the tokens' input [T x in] by each slice's A [rank x in] into an fp32
+// [T x slices·rank] buffer; expand multiplies that by each slice's B [out x rank] and adds the
+// result to the layer's output [T x out_total]. The embedding's A is looked up by token id
+// (`gather`: a row per token, not a product); lm_head's runs on one row per sampled sequence.
+struct LoraKernelShape {
+  std::string module;
+  int64_t layers = 0;
+  int64_t slices = 0;      // packed sub-modules (q, k, v; gate, up)
+  int64_t rank = 0;        // A's rows per slice (max_lora_rank; split over TP under --fully-sharded-loras)
+  int64_t in = 0;          // A's columns
+  int64_t out_total = 0;   // B's rows over the slices
+  int64_t a_elements = 0;  // one adapter's A over the slices
+  int64_t b_elements = 0;  // one adapter's B over the slices
+  bool per_sequence = false;
+  bool gather = false;
+};
+
 struct LoraMemory {
   std::vector<LoraModuleBytes> modules;
+  std::vector<LoraKernelShape> kernels;  // per module on this GPU, for the replay's step time
+  double element_bytes = 2;              // of the adapter buffers (--lora-dtype)
   double extra_vocab_weight_bytes = 0;  // the base embedding / lm_head rows the extra vocabulary adds
   double skipped_expert_elements = 0;   // routed-expert weights left unwrapped (see notes)
   // Host memory of the CPU adapter cache: max_cpu_loras adapters at max_lora_rank, whole (unsharded).

@@ -583,12 +583,16 @@ def replay(
     repeat: int = 1,
     shared_prefix: _Value | None = None,
     conversations: _Value | None = None,
+    adapter_column: _Value | None = None,
+    adapters: _Value | None = None,
+    adapter_popularity: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
     spec_acceptance: _Value | None = None,
+    adapter_disk_read: float = 7.45,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -700,6 +704,12 @@ def replay(
             (uniform)
         conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
             (exponential)
+        adapter_column: with --enable-lora: the trace column (CSV header, Mooncake key) naming each
+            request's LoRA adapter; an empty cell is the base model
+        adapters: with --enable-lora: N LoRA adapters, one drawn per request (per conversation) from
+            --seed
+        adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
+            proportional to 1/k^S; default uniform)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
@@ -709,6 +719,8 @@ def replay(
             one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
             per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
             the rates
+        adapter_disk_read: with --enable-lora: GB/s a LoRA checkpoint is read from disk on a host-
+            cache miss (default: a PCIe 4.0 NVMe drive's sequential read)
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -857,12 +869,16 @@ def compare(
     repeat: int = 1,
     shared_prefix: _Value | None = None,
     conversations: _Value | None = None,
+    adapter_column: _Value | None = None,
+    adapters: _Value | None = None,
+    adapter_popularity: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
     spec_acceptance: _Value | None = None,
+    adapter_disk_read: float = 7.45,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -977,6 +993,12 @@ def compare(
             (uniform)
         conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
             (exponential)
+        adapter_column: with --enable-lora: the trace column (CSV header, Mooncake key) naming each
+            request's LoRA adapter; an empty cell is the base model
+        adapters: with --enable-lora: N LoRA adapters, one drawn per request (per conversation) from
+            --seed
+        adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
+            proportional to 1/k^S; default uniform)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
@@ -986,6 +1008,8 @@ def compare(
             one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
             per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
             the rates
+        adapter_disk_read: with --enable-lora: GB/s a LoRA checkpoint is read from disk on a host-
+            cache miss (default: a PCIe 4.0 NVMe drive's sequential read)
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)
@@ -1136,12 +1160,16 @@ def sweep(
     repeat: int = 1,
     shared_prefix: _Value | None = None,
     conversations: _Value | None = None,
+    adapter_column: _Value | None = None,
+    adapters: _Value | None = None,
+    adapter_popularity: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
     step_time_ms: _Value | None = None,
     spec_acceptance: _Value | None = None,
+    adapter_disk_read: float = 7.45,
     stepping: str = 'event',
     exact_quantiles: bool = False,
     calibration: _Value | None = None,
@@ -1267,6 +1295,12 @@ def sweep(
             (uniform)
         conversations: T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart
             (exponential)
+        adapter_column: with --enable-lora: the trace column (CSV header, Mooncake key) naming each
+            request's LoRA adapter; an empty cell is the base model
+        adapters: with --enable-lora: N LoRA adapters, one drawn per request (per conversation) from
+            --seed
+        adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
+            proportional to 1/k^S; default uniform)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
@@ -1276,6 +1310,8 @@ def sweep(
             one rate (a -> a, a^2, ...) or one per position (0.8,0.6,0.4); replay draws from them
             per request and step (--seed), step takes the expected tokens per step, 1 + the sum of
             the rates
+        adapter_disk_read: with --enable-lora: GB/s a LoRA checkpoint is read from disk on a host-
+            cache miss (default: a PCIe 4.0 NVMe drive's sequential read)
         stepping: event (skip identical decode steps) | token (every request every step)
         exact_quantiles: latency quantiles from every value kept (memory grows with the trace)
             instead of the log-bucket sketch used beyond 4,096 values (within 0.5%)

@@ -10,7 +10,8 @@ namespace kvsim {
 ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
                            std::vector<ReplayObserver*> observers)
     : o_(o),
-      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0),
+      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0 &&
+                   !o.lora.enabled()),
       alloc_(allocator),
       timer_(timer),
       observers_(std::move(observers)) {
@@ -22,6 +23,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
   if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
   if (o.speculation.tokens > 0) acceptance_.emplace(o.speculation);
   if (held_block_size_ > 0) run_added_blocks_.resize(kMaxRunSteps);
+  if (o.lora.enabled()) adapter_slots_.emplace(o.lora.max_loras, std::max(o.lora.max_cpu_loras, o.lora.max_loras));
 }
 
 ReplayEngine::Slot ReplayEngine::NewSlot() {
@@ -60,6 +62,9 @@ void ReplayEngine::Arrive(TraceRequest r) {
   l.record.in_flight_end_ns = now_ns_;  // Deliver moved an idle engine's clock to the arrival
   l.record.eligible_ns = now_ns_;
   l.record.prompt_tokens = r.prompt_tokens;
+  if (!o_.lora.enabled()) r.adapter = 0;  // without --enable-lora every request runs on the base model
+  else if (r.adapter != 0) ++counters_.lora.requests;
+  l.record.adapter = r.adapter;
   l.req = std::move(r);
   // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
   // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
@@ -99,6 +104,10 @@ void ReplayEngine::ComputeKeys(Live& l) {
     spare_keys_.pop_back();
   }
   KeysFromTraceBlocks(l.req.block_ids, l.req.block_id_tokens, l.req.prompt_tokens, o_.block_size, l.keys);
+  // vLLM hashes the adapter into every block's key (kv_cache_utils.py, the LoRA extra keys): the
+  // same prompt under another adapter has other KV and shares no cached block.
+  if (l.req.adapter != 0)
+    for (BlockKey& k : l.keys) k = ChainKey(k, 0x10a0000000000000ULL | l.req.adapter);
 }
 
 void ReplayEngine::ReleaseKeyBuffer(Live& l) {
@@ -197,6 +206,7 @@ void ReplayEngine::Preempt(Slot slot) {
   ++counters_.preemptions;
   ++counters_.events;
   running_.Erase(l.order);
+  if (l.req.adapter != 0) AdapterLeaves(l.req.adapter);
   if (l.prefilling) {
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), slot));
     l.prefilling = false;
@@ -220,6 +230,7 @@ void ReplayEngine::Finish(Slot slot) {
   l.record.output_tokens = l.generated;
   Done(l.record);
   running_.Erase(l.order);
+  if (l.req.adapter != 0) AdapterLeaves(l.req.adapter);
   l.in_use = false;
   ReleaseKeys(l);
   if (l.req.block_ids.capacity() != 0) std::vector<uint64_t>().swap(l.req.block_ids);
@@ -296,6 +307,7 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.kv = AccountingWithLazyTokens(step_);
   sample.used_blocks = alloc_.UsedBlocks();
   sample.preemptions_total = counters_.preemptions;
+  sample.lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0;
   if (tiers_) SampleOffloadTiers(sample);
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);
@@ -362,6 +374,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
   if (acceptance_) dt += ProposerNs(scheduled);
+  if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled);
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;

@@ -44,6 +44,7 @@
 #include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/offload/offload_tiers.h"
+#include "sim/engine/lora_adapters.h"
 #include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
@@ -70,6 +71,11 @@ struct EngineOptions {
   // k + 1 runs while step k executes, so a request that arrives during step k is first scheduled in
   // step k + 2. The pass for the first step after an idle engine sees everything that arrived.
   bool async_scheduling = false;
+  // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
+  // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
+  // With it on every request is stepped every step (no lazy decode, no quiet runs), as with
+  // speculation: the kernels' time depends on which requests run.
+  LoraReplayOptions lora;
 };
 
 struct EngineCounters {
@@ -80,6 +86,7 @@ struct EngineCounters {
   int64_t accepted_tokens = 0;  // of them accepted
   int64_t drafting_ns = 0;      // time the proposer's passes added to the steps
   int64_t verify_steps = 0;     // steps that verified drafts
+  LoraCounters lora;
 };
 
 class ReplayEngine {
@@ -138,6 +145,7 @@ class ReplayEngine {
     int64_t store_from = 0;       // offload: prompt tokens before this are stored or were loaded
     int64_t scheduled_step = 0;   // the last step it was scheduled in
     int64_t accepted = 0;         // speculative: drafts the target accepts in the current step
+    bool lora_waited = false;     // set aside at least once for want of an adapter slot
     RequestRecord record;
   };
   using Slot = uint32_t;  // index into slots_: requests in flight live in a slab, not a hash map
@@ -197,6 +205,18 @@ class ReplayEngine {
   EngineOptions o_;
   bool lazy_decode_ = true;
   std::optional<AcceptanceDraw> acceptance_;  // with speculative decoding
+  // LoRA: GPU slots and host cache; running requests per adapter and how many adapters have any.
+  std::optional<AdapterSlots> adapter_slots_;
+  std::vector<int64_t> adapter_running_;
+  int64_t running_adapters_ = 0;
+  std::vector<uint32_t> step_adapters_;  // scratch
+  // A waiting request on adapter `a` cannot join while max_loras other adapters run (vLLM skips it).
+  bool AdapterSlotsFull(uint32_t a) const {
+    return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);
+  }
+  void AdapterJoins(uint32_t a);
+  void AdapterLeaves(uint32_t a);
+  int64_t LoraStepNs(const std::vector<Scheduled>& scheduled);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;
   const StepTimer& timer_;

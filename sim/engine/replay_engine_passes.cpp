@@ -10,10 +10,19 @@ namespace kvsim {
 
 bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt) {
   bool any = false;
-  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && !waiting_.empty()) {
-    const Slot slot = waiting_.front();
+  // Waiting requests set aside for want of an adapter slot stay in place, ahead of the rest (vLLM's
+  // skipped_waiting_requests); `pos` is the first one not set aside. Without LoRA it stays 0.
+  size_t pos = 0;
+  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && pos < waiting_.size()) {
+    const Slot slot = waiting_[pos];
     Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) break;  // async scheduling: this step's pass ran before it arrived
+    if (l.req.adapter != 0 && AdapterSlotsFull(l.req.adapter)) [[unlikely]] {
+      if (!l.lora_waited) ++counters_.lora.waited_requests;
+      l.lora_waited = true;
+      ++pos;
+      continue;
+    }
     EnsureKeys(l);
     AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
@@ -29,7 +38,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     }
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, match.tokens > 0 ? 0 : budget);
     if (!plan) break;
-    waiting_.pop_front();
+    if (pos == 0) waiting_.pop_front();
+    else waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(pos));
+    if (l.req.adapter != 0) AdapterJoins(l.req.adapter);
     waiting_tokens_ -= q.prompt_tokens;
     if (!tiers_) ReleaseKeys(l);  // the allocator copied them; offload tiers store from them after each step
     l.order = next_order_++;

@@ -25,6 +25,7 @@ struct RequestRecord {
   int64_t output_tokens = 0;     // generated (after truncation to max_model_len)
   int64_t cached_tokens = 0;     // prompt tokens served by the prefix cache at first admission
   int64_t preemptions = 0;
+  uint32_t adapter = 0;          // LoRA adapter (0: the base model)
   std::string rejected_reason;   // empty: finished
 };
 
@@ -69,6 +70,7 @@ struct StepSample {
   int64_t used_blocks = 0;       // KvAllocator::UsedBlocks()
   KvAccounting kv;               // after the step
   int64_t preemptions_total = 0;
+  int64_t lora_adapters = 0;     // distinct LoRA adapters among the requests this step ran
   // KV tiers below the GPU (--kv-offload), fastest first: the share of each tier's chunks in use.
   static constexpr int kMaxOffloadTiers = 4;
   int offload_tiers = 0;

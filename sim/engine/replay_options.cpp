@@ -72,7 +72,9 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
          a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
          a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
          a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat &&
-         a.shared_prefix == b.shared_prefix && a.conversations == b.conversations;
+         a.shared_prefix == b.shared_prefix && a.conversations == b.conversations &&
+         a.reader.adapter_column == b.reader.adapter_column && a.adapters == b.adapters &&
+         a.adapter_popularity == b.adapter_popularity;
 }
 
 }  // namespace kvsim

@@ -61,6 +61,13 @@ struct ReplayOptions {
   WindowOptions window;
   // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
   std::string shared_prefix, conversations;
+  // LoRA adapters drawn per request (workloads/adapter_overlay.h) when the trace has no adapter
+  // column: how many, and "uniform" or "zipf:S".
+  int64_t adapters = 0;
+  std::string adapter_popularity;
+  // Where a LoRA checkpoint is read from on a host-cache miss, GB/s: a PCIe 4.0 NVMe drive's
+  // sequential read (7.45 GB/s datasheet figure), the checkpoint read at the drive's speed.
+  double adapter_disk_read_gbps = 7.45;
 
   SchedulerKind scheduler = SchedulerKind::kVllmV1;
   bool async_scheduling = true;  // vllm scheduler: EngineOptions::async_scheduling (vLLM's default since v0.14)

@@ -9,6 +9,7 @@
 #include "sim/fleet/event_loop.h"
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
+#include "sim/run/lora_setup.h"
 #include "sim/run/offload_setup.h"
 #include "sim/run/replay_setup.h"
 #include "sim/run/speculation_setup.h"
@@ -76,6 +77,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   // The drafter's passes are timed on its own model, with the target's GPU, TP and options.
   const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, timer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
+  LoraRun lora;
+  MakeLoraRun(d, r, cap, timer_options, lora);
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
   std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
@@ -94,6 +97,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
     EngineOptions eo = MakeEngineOptions(d, r, cap);
     if (proposer) eo.speculation.proposer = proposer.get();
+    eo.lora = lora.options;
     rep.engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::move(observers));
     rep.tiers = MakeOffloadTiers(d, r, cap);
     if (rep.tiers) rep.engine->SetOffloadTiers(rep.tiers.get());
@@ -125,6 +129,15 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     total.accepted_tokens += rep.engine->counters().accepted_tokens;
     total.drafting_ns += rep.engine->counters().drafting_ns;
     total.verify_steps += rep.engine->counters().verify_steps;
+    const LoraCounters& l = rep.engine->counters().lora;
+    total.lora.gpu_loads += l.gpu_loads;
+    total.lora.disk_loads += l.disk_loads;
+    total.lora.load_ns += l.load_ns;
+    total.lora.kernel_ns += l.kernel_ns;
+    total.lora.lora_steps += l.lora_steps;
+    total.lora.waited_requests += l.waited_requests;
+    total.lora.requests += l.requests;
+    total.lora.max_step_adapters = std::max(total.lora.max_step_adapters, l.max_step_adapters);
     // The busiest replica's peak (the run's statistics see the replicas' steps interleaved).
     peak_blocks = std::max(peak_blocks, rep.stats ? rep.stats->peak_used_blocks() : run_stats.peak_used_blocks());
   }
@@ -147,9 +160,17 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     s.offload = std::make_shared<OffloadSummary>(SummarizeOffload(connector, tier_stats, replicas.front().tiers->chunk_tokens()));
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
-  if (d.config.lora.enabled)
-    s.warnings.push_back("--enable-lora: the adapter slots' memory is modelled (capacity); the replay does not model "
-                         "adapters per request, max_loras per batch, adapter loads or the LoRA kernels' time");
+  if (d.config.lora.enabled) {
+    s.lora = std::make_shared<LoraSummary>(SummarizeLora(lora, total.lora, total.lora.requests));
+    if (r.adapters == 0 && r.reader.adapter_column.empty())
+      s.warnings.push_back("--enable-lora: no request names an adapter (give --adapters N or --adapter-column NAME); "
+                           "the slots take memory and every request runs on the base model");
+    if (cap.lora.skipped_expert_elements > 0)
+      s.warnings.push_back("--enable-lora: the routed experts carry no adapter here (no slots, loads or LoRA kernels "
+                           "for them), as in the memory model");
+    if (timer_options.fixed_step_ms > 0)
+      s.warnings.push_back("--enable-lora: under a fixed step time the LoRA kernels' time is not added (adapter loads are)");
+  }
   if (const std::string note = UntimedProposerNote(d.config.speculative); !note.empty()) s.warnings.push_back(note);
   return result;
 }

@@ -4,6 +4,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
+#include "workloads/adapter_overlay.h"
 #include "workloads/prefix_overlay.h"
 #include "workloads/trace_window.h"
 
@@ -77,12 +78,14 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
   };
 }
 
-// The trace or synthetic workload, with --shared-prefix / --conversations laid over it.
+// The trace or synthetic workload, with --shared-prefix / --conversations and --adapters laid over it.
 SourceFactory MakeSourceFactory(const ReplayOptions& r) {
   SourceFactory base = MakeTraceSourceFactory(r);
   const PrefixOverlayOptions overlay = ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);
-  if (!overlay.active()) return base;
-  return [base, overlay] { return ApplyPrefixOverlay(base(), overlay); };
+  const AdapterOverlayOptions adapters = ParseAdapterOverlay(r.adapters, r.adapter_popularity, r.seed);
+  if (overlay.active()) base = [base, overlay] { return ApplyPrefixOverlay(base(), overlay); };
+  if (adapters.active()) base = [base, adapters] { return ApplyAdapterOverlay(base(), adapters); };
+  return base;
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "kvcache/kv_allocator.h"
 #include "sim/stats/latency_stats.h"
 #include "sim/disagg/disagg_summary.h"
+#include "sim/stats/lora_summary.h"
 #include "sim/stats/offload_summary.h"
 #include "sim/engine/replay_options.h"
 
@@ -143,6 +144,7 @@ struct ReplaySummary {
   std::shared_ptr<const FleetSummary> fleet;     // only for --replicas > 1
   std::shared_ptr<const OffloadSummary> offload; // only with KV tiers below the GPU (--kv-offload)
   std::shared_ptr<const DisaggSummary> disagg;   // only for --prefill-replicas/--decode-replicas
+  std::shared_ptr<const LoraSummary> lora;       // only with --enable-lora
 };
 
 struct FleetSummary {

@@ -132,6 +132,14 @@ void Visit(Io& io, OffloadSummary& o) {
 }
 
 template <class Io>
+void Visit(Io& io, LoraSummary& l) {
+  io.Field(l.max_loras), io.Field(l.max_cpu_loras), io.Field(l.max_lora_rank), io.Field(l.requests);
+  io.Field(l.adapter_gpu_mib), io.Field(l.adapter_host_mib), io.Field(l.host_link_gb_per_s), io.Field(l.disk_read_gb_per_s);
+  io.Field(l.gpu_load_ms), io.Field(l.disk_load_ms), io.Field(l.gpu_loads), io.Field(l.disk_loads), io.Field(l.load_s);
+  io.Field(l.kernel_s), io.Field(l.lora_steps), io.Field(l.max_step_adapters), io.Field(l.waited_requests);
+}
+
+template <class Io>
 void Visit(Io& io, DisaggSummary& d) {
   for (DisaggSummary::Pool* p : {&d.prefill, &d.decode}) {
     io.Field(p->replicas), io.Field(p->gpu), io.Field(p->tensor_parallel_size), io.Field(p->max_num_seqs);
@@ -216,6 +224,10 @@ void Visit(Io& io, ReplaySummary& s) {
   if (s.disagg) disagg = *s.disagg;
   Optional(io, disagg);
   s.disagg = disagg ? std::make_shared<const DisaggSummary>(std::move(*disagg)) : nullptr;
+  std::optional<LoraSummary> lora;
+  if (s.lora) lora = *s.lora;
+  Optional(io, lora);
+  s.lora = lora ? std::make_shared<const LoraSummary>(std::move(*lora)) : nullptr;
 }
 
 template <class Io>
@@ -237,7 +249,7 @@ template <class Io>
 void Visit(Io& io, TraceRequest& r) {
   io.Field(r.id), io.Field(r.arrival_ns), io.Field(r.prompt_tokens), io.Field(r.output_tokens);
   Vector<Io, uint64_t>(io, r.block_ids, &Scalar<Io, uint64_t>);
-  io.Field(r.block_id_tokens), io.Field(r.source_line), io.Field(r.session_id);
+  io.Field(r.block_id_tokens), io.Field(r.source_line), io.Field(r.session_id), io.Field(r.adapter);
 }
 
 template <class Io>
@@ -249,10 +261,11 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(ReplaySummary) == 1696, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(LoraSummary) == 136, "LoraSummary changed: update Visit(LoraSummary) above");
+static_assert(sizeof(ReplaySummary) == 1712, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1856, "PointOutcome changed: update Visit(PointOutcome) above");
-static_assert(sizeof(TraceRequest) == 80, "TraceRequest changed: update Visit(TraceRequest) above");
+static_assert(sizeof(PointOutcome) == 1872, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(TraceRequest) == 88, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif
 

@@ -38,6 +38,39 @@ const LoraModuleBytes& Module(const LoraMemory& m, const std::string& name) {
   throw Error("no module " + name);
 }
 
+const LoraKernelShape& Kernel(const LoraMemory& m, const std::string& name) {
+  for (const auto& x : m.kernels)
+    if (x.module == name) return x;
+  throw Error("no kernel shape " + name);
+}
+
+// What the punica kernels see per layer and adapter, at TP 2 (the replay's LoRA step time): qkv's
+// three slices (q 4096 / 2 = 2048 rows, k and v 1024 / 2 = 512 each) over the whole input 4096;
+// down_proj's A over this rank's half of the intermediate (14336 / 2 = 7168), B the whole 4096.
+TEST(LoraMemoryTest, KernelShapesPerLayerAndAdapter) {
+  const LoraMemory m = Plan(Llama8bLora(2)).lora;
+  const LoraKernelShape& qkv = Kernel(m, "qkv_proj");
+  EXPECT_EQ(qkv.layers, 32);
+  EXPECT_EQ(qkv.slices, 3);
+  EXPECT_EQ(qkv.rank, 64);
+  EXPECT_EQ(qkv.in, 4096);
+  EXPECT_EQ(qkv.out_total, 2048 + 512 + 512);
+  EXPECT_EQ(qkv.a_elements, 3 * 64 * 4096);
+  EXPECT_EQ(qkv.b_elements, 3072 * 64);
+  const LoraKernelShape& gate_up = Kernel(m, "gate_up_proj");
+  EXPECT_EQ(gate_up.slices, 2);
+  EXPECT_EQ(gate_up.out_total, 14336);  // 2 x 7168
+  const LoraKernelShape& down = Kernel(m, "down_proj");
+  EXPECT_EQ(down.slices, 1);
+  EXPECT_EQ(down.in, 7168);
+  EXPECT_EQ(down.out_total, 4096);
+  EXPECT_TRUE(Kernel(m, "lm_head").per_sequence);
+  EXPECT_TRUE(Kernel(m, "embed_tokens").gather);
+  // The adapter's slot holds the same elements, summed over the layers, times the 4 slots.
+  EXPECT_DOUBLE_EQ(Module(m, "qkv_proj").a_bytes, 4.0 * 32 * static_cast<double>(qkv.a_elements) * 2);
+  EXPECT_DOUBLE_EQ(Module(m, "qkv_proj").b_bytes, 4.0 * 32 * static_cast<double>(qkv.b_elements) * 2);
+}
+
 TEST(LoraMemoryTest, Llama8bFourSlotsRank64ModuleByModule) {
   const CapacityResult r = Plan(Llama8bLora());
   const LoraMemory& m = r.lora;

@@ -92,3 +92,24 @@ TEST(OptionRulesTest, APastedLineKeepsTheLastOfARepeatedSettingAsVllmDoes) {
 
 }  // namespace
 }  // namespace kvsim
+
+namespace kvsim {
+namespace {
+
+using testing::ExpectOneLineError;
+using testing::RunCli;
+
+// Adapters per request mean something only when vLLM serves LoRA.
+TEST(OptionRulesTest, AdapterOptionsNeedLora) {
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--adapters", "4", "--quiet"}),
+                     "--adapters needs --enable-lora");
+  ExpectOneLineError(RunCli({"replay", "--adapter-column", "lora", "--quiet"}), "--adapter-column needs --enable-lora");
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--enable-lora", "--adapter-popularity",
+                             "zipf:1.1", "--quiet"}),
+                     "--adapter-popularity needs --adapters");
+  ExpectOneLineError(RunCli({"replay", "--enable-lora", "--adapters", "4", "--adapter-column", "lora", "--quiet"}),
+                     "--adapters and --adapter-column cannot be given together");
+}
+
+}  // namespace
+}  // namespace kvsim

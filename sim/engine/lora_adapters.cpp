@@ -1,0 +1,52 @@
+#include "sim/engine/lora_adapters.h"
+
+#include "kvcache/base/check.h"
+
+namespace kvsim {
+
+void AdapterSlots::Lru::Touch(uint32_t a) {
+  auto it = where_.find(a);
+  order_.splice(order_.begin(), order_, it->second);
+}
+
+uint32_t AdapterSlots::Lru::Insert(uint32_t a) {
+  uint32_t evicted = 0;
+  if (static_cast<int64_t>(order_.size()) >= capacity_) {
+    evicted = order_.back();
+    where_.erase(evicted);
+    order_.pop_back();
+  }
+  order_.push_front(a);
+  where_[a] = order_.begin();
+  return evicted;
+}
+
+void AdapterSlots::Lru::Erase(uint32_t a) {
+  auto it = where_.find(a);
+  if (it == where_.end()) return;
+  order_.erase(it->second);
+  where_.erase(it);
+}
+
+AdapterSlots::Loads AdapterSlots::Activate(const std::vector<uint32_t>& batch) {
+  Loads loads;
+  KVSIM_DCHECK(static_cast<int64_t>(batch.size()) <= gpu_capacity());
+  // Resident adapters first: the batch's own entries are then the most recent and never evicted.
+  for (uint32_t a : batch) {
+    if (host_.Has(a)) host_.Touch(a);
+    if (gpu_.Has(a)) gpu_.Touch(a);
+  }
+  for (uint32_t a : batch) {
+    if (gpu_.Has(a)) continue;
+    if (!host_.Has(a)) {
+      ++loads.disk;
+      // An adapter dropped from the host cache is removed from its GPU slot too (remove_adapter).
+      if (const uint32_t dropped = host_.Insert(a)) gpu_.Erase(dropped);
+    }
+    ++loads.gpu;
+    gpu_.Insert(a);
+  }
+  return loads;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,50 @@
+// ReplayEngine's LoRA adapters (lora_adapters.h): which adapters run, their loads and the kernels'
+// time of a step.
+#include <algorithm>
+
+#include "kvcache/base/check.h"
+#include "sim/engine/replay_engine.h"
+
+namespace kvsim {
+
+void ReplayEngine::AdapterJoins(uint32_t a) {
+  if (a >= adapter_running_.size()) adapter_running_.resize(static_cast<size_t>(a) + 1, 0);
+  if (adapter_running_[a]++ == 0) ++running_adapters_;
+  KVSIM_CHECK(running_adapters_ <= o_.lora.max_loras, "more adapters run than there are LoRA slots");
+}
+
+void ReplayEngine::AdapterLeaves(uint32_t a) {
+  KVSIM_DCHECK(a < adapter_running_.size() && adapter_running_[a] > 0);
+  if (--adapter_running_[a] == 0) --running_adapters_;
+}
+
+// The adapters of the step's batch are made resident before the forward (loads, synchronous), then
+// the punica kernels run over the tokens on adapters.
+int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled) {
+  step_adapters_.clear();
+  LoraStepWork w;
+  for (const Scheduled& s : scheduled) {
+    w.batch_tokens += s.tokens;
+    const uint32_t a = slots_[s.slot].req.adapter;
+    if (a == 0) continue;
+    w.lora_tokens += s.tokens;
+    ++w.lora_rows;
+    if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+  }
+  if (step_adapters_.empty()) return 0;
+  w.adapters = static_cast<int64_t>(step_adapters_.size());
+  KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  LoraCounters& c = counters_.lora;
+  const AdapterSlots::Loads loads = adapter_slots_->Activate(step_adapters_);
+  const int64_t load_ns = loads.gpu * o_.lora.gpu_load_ns + loads.disk * o_.lora.disk_load_ns;
+  const int64_t kernel_ns = o_.lora.kernels ? o_.lora.kernels->Ns(w) : 0;
+  c.gpu_loads += loads.gpu;
+  c.disk_loads += loads.disk;
+  c.load_ns += load_ns;
+  c.kernel_ns += kernel_ns;
+  ++c.lora_steps;
+  c.max_step_adapters = std::max(c.max_step_adapters, w.adapters);
+  return load_ns + kernel_ns;
+}
+
+}  // namespace kvsim

@@ -1,0 +1,73 @@
+#include "sim/run/lora_setup.h"
+
+#include <cmath>
+
+#include "kvcache/base/error.h"
+#include "kvcache/model/gpu_catalog.h"
+
+namespace kvsim {
+namespace {
+
+bool DecoderModule(const std::string& module) { return module != "embed_tokens" && module != "lm_head"; }
+
+int64_t TransferNs(double bytes, double bytes_per_s) { return std::llround(bytes / bytes_per_s * 1e9); }
+
+}  // namespace
+
+void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& timer,
+                 LoraRun& out) {
+  const LoraSettings& l = d.config.lora;
+  if (!l.enabled) {
+    if (r.adapters > 0 || !r.reader.adapter_column.empty())
+      throw Error("--adapters/--adapter-column: need --enable-lora (without it every request runs on the base model)");
+    return;
+  }
+  const double host_link = d.gpu.host_link_bytes_per_s;
+  if (!(host_link > 0))
+    throw Error("--enable-lora: the GPU table has no host link figure for " + d.gpu.id +
+                " (host_link_GB_per_s), which adapter loads cross; give a --gpu-file row with it");
+  const LoraMemory& m = cap.lora;
+  double slot_bytes = 0;  // one slot's share of the decoder modules' stacked A and B on this GPU
+  for (const LoraModuleBytes& mod : m.modules)
+    if (DecoderModule(mod.module)) slot_bytes += (mod.a_bytes + mod.b_bytes) / static_cast<double>(l.max_loras);
+  const double disk = r.adapter_disk_read_gbps * 1e9;
+  out.options.max_loras = l.max_loras;
+  out.options.max_cpu_loras = l.cpu_loras();
+  out.options.gpu_load_ns = TransferNs(slot_bytes, host_link);
+  out.options.disk_load_ns = TransferNs(m.host_bytes_per_adapter, disk);
+  if (timer.fixed_step_ms <= 0) {
+    LoraDevice dev;
+    dev.peak_flops = DensePeakFlops(d.gpu, cap.compute_dtype == NumericFormat::kFloat32 ? NumericFormat::kFloat16 : cap.compute_dtype);
+    dev.hbm_bytes_per_s = d.gpu.mem_bandwidth_bytes_per_s;
+    dev.compute_efficiency = timer.efficiency.gemm_compute;
+    dev.memory_efficiency = timer.efficiency.gemm_memory;
+    dev.floor_s = timer.efficiency.kernel_floor_us * 1e-6;
+    out.kernels.emplace(m.kernels, dev, BytesPerElement(cap.compute_dtype), m.element_bytes);
+    out.options.kernels = &*out.kernels;
+  }
+  LoraSummary& s = out.summary;
+  s.max_loras = l.max_loras;
+  s.max_cpu_loras = l.cpu_loras();
+  s.max_lora_rank = l.max_lora_rank;
+  s.adapter_gpu_mib = std::round(slot_bytes / (1 << 20) * 1e3) / 1e3;
+  s.adapter_host_mib = std::round(m.host_bytes_per_adapter / (1 << 20) * 1e3) / 1e3;
+  s.host_link_gb_per_s = host_link / 1e9;
+  s.disk_read_gb_per_s = r.adapter_disk_read_gbps;
+  s.gpu_load_ms = static_cast<double>(out.options.gpu_load_ns) * 1e-6;
+  s.disk_load_ms = static_cast<double>(out.options.disk_load_ns) * 1e-6;
+}
+
+LoraSummary SummarizeLora(const LoraRun& run, const LoraCounters& c, int64_t requests) {
+  LoraSummary s = run.summary;
+  s.requests = requests;
+  s.gpu_loads = c.gpu_loads;
+  s.disk_loads = c.disk_loads;
+  s.load_s = static_cast<double>(c.load_ns) * 1e-9;
+  s.kernel_s = static_cast<double>(c.kernel_ns) * 1e-9;
+  s.lora_steps = c.lora_steps;
+  s.max_step_adapters = c.max_step_adapters;
+  s.waited_requests = c.waited_requests;
+  return s;
+}
+
+}  // namespace kvsim
