@@ -3,6 +3,7 @@
 #define KVSIM_TESTS_TESTUTIL_H_
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,24 @@
 
 #include "kvcache/model/model_config_parser.h"
 #include "kvcache/model/model_spec.h"
+#include "workloads/request_source.h"
 
 namespace kvsim::testing {
+
+// Hand-made requests, in the order given, as a request source.
+class VectorSource final : public RequestSource {
+ public:
+  explicit VectorSource(std::vector<TraceRequest> requests) : requests_(std::move(requests)) {}
+  std::optional<TraceRequest> Next() override {
+    if (next_ >= requests_.size()) return std::nullopt;
+    return requests_[next_++];
+  }
+  std::string Describe() const override { return "hand-made"; }
+
+ private:
+  std::vector<TraceRequest> requests_;
+  size_t next_ = 0;
+};
 
 inline std::string SharedPath(const std::string& rel) { return std::string(KVSIM_SHARED_DIR) + "/" + rel; }
 inline std::string TestDataPath(const std::string& rel) { return std::string(KVSIM_TEST_DATA_DIR) + "/" + rel; }

@@ -17,6 +17,7 @@
 #include "sim/fleet/event_loop.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_timer.h"
+#include "tests/testutil.h"
 
 namespace kvsim {
 namespace {
@@ -34,19 +35,7 @@ TraceRequest Req(uint64_t id, double arrival_ms, int64_t prompt, int64_t output,
   return r;
 }
 
-class VectorSource final : public RequestSource {
- public:
-  explicit VectorSource(std::vector<TraceRequest> requests) : requests_(std::move(requests)) {}
-  std::optional<TraceRequest> Next() override {
-    if (next_ >= requests_.size()) return std::nullopt;
-    return requests_[next_++];
-  }
-  std::string Describe() const override { return "hand-made"; }
-
- private:
-  std::vector<TraceRequest> requests_;
-  size_t next_ = 0;
-};
+using testing::VectorSource;
 
 struct Recorder final : ReplayObserver {
   std::vector<StepSample> steps;  // quiet runs expanded step by step (the default OnStepRun)
