@@ -72,7 +72,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   for (size_t i = 0; i < std::size(kNames); ++i)
     if (vm.count(kNames[i]))
       variants.push_back(ParseVariant(std::string(kNames[i]) + ": " + variant_args[i], base,
-                                      SplitOptionString(variant_args[i]), data_dir));
+                                      SplitOptionString(variant_args[i], "--" + std::string(kNames[i])), data_dir));
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
 
   std::vector<ChartRecorder> charts(variants.size());

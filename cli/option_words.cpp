@@ -1,38 +1,11 @@
 #include "cli/option_words.h"
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_brackets.h"
 
 namespace kvsim {
-namespace {
 
-// The JSON object or array that starts at text[i] ('{' or '['), verbatim: its strings keep their
-// quotes and escapes and its spaces stay inside the word. Returns the index just past it.
-size_t TakeJson(const std::string& text, size_t i, std::string& cur) {
-  std::string open;
-  bool in_string = false, escaped = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    cur += c;
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      open += c == '{' ? '}' : ']';
-    } else if (c == '}' || c == ']') {
-      if (open.empty() || open.back() != c) throw Error("unmatched '" + std::string(1, c) + "' in '" + text + "'");
-      open.pop_back();
-      if (open.empty()) return i + 1;
-    }
-  }
-  throw Error("unclosed JSON value in '" + text + "'");
-}
-
-}  // namespace
-
-std::vector<std::string> SplitOptionString(const std::string& text) {
+std::vector<std::string> SplitOptionString(const std::string& text, const std::string& what) {
   std::vector<std::string> out;
   std::string cur;
   bool in_token = false;
@@ -53,14 +26,16 @@ std::vector<std::string> SplitOptionString(const std::string& text) {
     } else if (!in_token && (c == '{' || c == '[')) {
       // A word that starts a JSON value (--speculative-config {"method": "ngram"}) runs to its
       // closing bracket: a shell would strip its quotes and split it at its spaces.
-      i = TakeJson(text, i, cur) - 1;
+      const size_t end = JsonValueEnd(text, i, what);
+      cur.append(text, i, end - i);
+      i = end - 1;
       in_token = true;
     } else {
       cur += c;
       in_token = true;
     }
   }
-  if (quote) throw Error("unterminated quote in '" + text + "'");
+  if (quote) throw Error(what + ": unterminated quote in '" + text + "'");
   if (in_token) out.push_back(cur);
   return out;
 }

@@ -322,7 +322,7 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
       if (found) throw Error("--vllm-cmd: give one server command line");
       std::string text = args[i] == "--vllm-cmd" ? (i + 1 < args.size() ? args[++i] : "") : args[i].substr(11);
       if (text.empty()) throw Error("--vllm-cmd: expects the server command line in quotes");
-      server = SplitOptionString(text);
+      server = SplitOptionString(text, "--vllm-cmd");
       found = true;
       continue;
     }

@@ -1,6 +1,7 @@
 #include "kvcache/base/json_file.h"
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_brackets.h"
 #include "kvcache/base/line_reader.h"
 
 namespace kvsim {
@@ -24,25 +25,16 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
 }
 
 std::optional<nlohmann::json> ParseJsonText(std::string_view text, std::string* why) {
-  // The depth is counted before parsing, outside strings.
-  int depth = 0;
-  bool in_string = false, escaped = false;
+  // The depth is counted before parsing, outside strings. A bracket that closes nothing is left to
+  // the parser, whose message locates it.
+  JsonBrackets brackets;
   size_t line = 1;
   for (const char c : text) {
     if (c == '\n') ++line;
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth) {
-        *why = "line " + std::to_string(line) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
-        return std::nullopt;
-      }
-    } else if (c == ']' || c == '}') {
-      --depth;
+    if (!brackets.Feed(c)) break;
+    if (brackets.depth() > static_cast<size_t>(kMaxJsonDepth)) {
+      *why = "line " + std::to_string(line) + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+      return std::nullopt;
     }
   }
   try {

@@ -5,42 +5,23 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/json_brackets.h"
 #include "kvcache/base/json_file.h"
 
 namespace kvsim {
 
 std::vector<std::string> SplitAxisValues(const std::string& text, const std::string& what) {
   std::vector<std::string> values;
-  std::string cur;
-  std::vector<char> open;  // the brackets of a JSON value not yet closed
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      cur += c;
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == ',' && open.empty()) {
-      if (!cur.empty()) values.push_back(cur);
-      cur.clear();
-      continue;
-    }
-    cur += c;
-    // Brackets and strings count only inside a value that starts as JSON: a plain value keeps its
-    // characters as they are.
-    const bool json = !cur.empty() && (cur[0] == '{' || cur[0] == '[');
-    if (!json) continue;
-    if (c == '"') in_string = true;
-    else if (c == '{' || c == '[') open.push_back(c == '{' ? '}' : ']');
-    else if (c == '}' || c == ']') {
-      if (open.empty() || open.back() != c) throw Error(what + ": '" + cur + "' has an unmatched '" + c + "'");
-      open.pop_back();
-    }
+  for (size_t i = 0; i < text.size();) {
+    // A value that starts as JSON runs to its closing bracket, commas included; a plain value keeps
+    // its characters as they are, up to the next comma.
+    size_t end = text[i] == '{' || text[i] == '[' ? JsonValueEnd(text, i, what) : text.find(',', i);
+    if (end == std::string::npos) end = text.size();
+    if (end < text.size() && text[end] != ',')
+      throw Error(what + ": '" + text.substr(i, end + 1 - i) + "' goes on past its JSON value; separate values with ','");
+    if (end > i) values.push_back(text.substr(i, end - i));
+    i = end + 1;
   }
-  if (in_string || !open.empty()) throw Error(what + ": the JSON value '" + cur + "' is not closed");
-  if (!cur.empty()) values.push_back(cur);
   return values;
 }
 

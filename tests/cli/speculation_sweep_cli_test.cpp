@@ -96,7 +96,7 @@ TEST(CompareSpecTest, SpeculativeConfigJsonUnquotedSingleOrDoubleQuoted) {
   // An unclosed JSON value is refused, naming the spec.
   args = {"compare", "--a", R"(--speculative-config {"method": "ngram")", "--b", "--max-num-seqs 8"};
   args.insert(args.end(), kOneRequest.begin(), kOneRequest.end());
-  testing::ExpectOneLineError(RunCli(args), "unclosed JSON value");
+  testing::ExpectOneLineError(RunCli(args), "--a: the JSON value '{\"method\": \"ngram\"' is not closed");
 }
 
 }  // namespace

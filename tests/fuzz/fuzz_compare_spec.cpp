@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static kvsim::ResolveCache cache;  // presets and GPUs parsed once, as compare does
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    (void)kvsim::ParseVariant("a", {"--quiet"}, kvsim::SplitOptionString(text), KVSIM_FUZZ_DATA_DIR, &cache);
+    (void)kvsim::ParseVariant("a", {"--quiet"}, kvsim::SplitOptionString(text, "--a"), KVSIM_FUZZ_DATA_DIR, &cache);
   } catch (const kvsim::Error&) {
   } catch (const boost::program_options::error&) {
   }
