@@ -103,6 +103,11 @@ class ReplayEngine {
   void Deliver(TraceRequest r);
   bool Idle() const { return running_.empty() && waiting_.empty(); }
   int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
+  // A time before which every step the engine would start is a quiet decode step of the requests it
+  // holds: none finishes, is admitted or preempted, so its request counts stay and its KV use can
+  // only grow. Known after a quiet run cut short by its horizon; otherwise at most now_ns().
+  // Deliver resets it.
+  int64_t quiet_until_ns() const { return quiet_until_ns_; }
   // One step (or the rejection of a request that can never be admitted), or a run of quiet decode
   // steps (nothing due, nothing to admit) that ends before the first step that would start at or
   // after `horizon_ns` (the next arrival: it must be delivered before a step that starts after it).
@@ -223,6 +228,7 @@ class ReplayEngine {
   std::vector<ReplayObserver*> observers_;
 
   int64_t now_ns_ = 0;
+  int64_t quiet_until_ns_ = 0;  // see quiet_until_ns()
   int64_t last_step_start_ns_ = 0;   // start of the step that ended at now_ns_
   std::deque<Slot> not_yet_eligible_;  // async scheduling: arrivals no pass has seen yet
   int64_t step_ = 0;                 // index of the step being built / last done

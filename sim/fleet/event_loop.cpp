@@ -35,8 +35,8 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
   const bool ahead = n == 1 || !router.NeedsLoads();
   std::vector<ReplicaLoad> loads(n);
   std::vector<std::deque<TraceRequest>> queued(n);
-  // Each replica's next step start and next queued arrival (INT64_MAX: none); `earliest` holds the
-  // smaller of the two per replica.
+  // Each replica's next step start and next queued arrival (INT64_MAX: none); `earliest` holds when
+  // each replica must next be stepped or take an arrival (see `update`).
   std::vector<int64_t> next_start(n, INT64_MAX), next_arrival(n, INT64_MAX), in_flight(n, 0);
   EarliestReplica earliest(n);
   auto record = [&](size_t i, int64_t t_ns) {
@@ -45,10 +45,13 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     const int64_t requests = e.running() + e.waiting();
     if (requests != in_flight[i]) series->Record(i, t_ns, in_flight[i] = requests);
   };
+  // When a replica must next be stepped. Under a router that reads loads, not before the end of its
+  // quiet decode steps: until then only its KV use grows, and the router asks for that only when
+  // the replica could win (Router::PickFromBounds).
   auto update = [&](size_t i, int64_t t_ns) {
     const ReplayEngine& e = *replicas[i].engine;
     next_start[i] = e.Idle() ? INT64_MAX : e.now_ns();
-    earliest.Set(i, std::min(next_start[i], next_arrival[i]));
+    earliest.Set(i, ahead ? std::min(next_start[i], next_arrival[i]) : std::max(next_start[i], e.quiet_until_ns()));
     record(i, t_ns);
   };
   auto deliver = [&](size_t k, TraceRequest r) {
@@ -68,6 +71,22 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     pending = source.Next();
   };
   int64_t steps = 0;
+  // A replica steps on up to the next arrival it can receive (its own, or the next one the router
+  // places): nothing another replica does can reach it before then, and a router reading loads
+  // sees every replica after the steps that start before the arrival, as it would step by step
+  // (speed: one reschedule per stretch, not per step). False when the stop flag ended the run.
+  auto step_to = [&](size_t i, int64_t horizon) {
+    ReplayEngine& engine = *replicas[i].engine;
+    do {
+      const bool stepped = engine.StepOnce(horizon);
+      if (!stepped) continue;
+      record(i, engine.now_ns());
+      if ((++steps & 4095) == 0 && control.progress) control.progress(source.progress(), engine.now_ns());
+      if (control.stop && control.stop->load(std::memory_order_relaxed)) return false;
+    } while (!engine.Idle() && engine.now_ns() < horizon);
+    update(i, engine.now_ns());
+    return true;
+  };
   while (true) {
     const size_t next = earliest.replica();
     const int64_t first = earliest.time_ns();
@@ -76,8 +95,19 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
         route_ahead();
         continue;
       }
-      for (size_t i = 0; i < n; ++i) loads[i] = replicas[i].Load();
-      const size_t k = static_cast<size_t>(router.Pick(*pending, loads));
+      const int64_t t = pending->arrival_ns;
+      for (size_t i = 0; i < n; ++i) {
+        loads[i] = replicas[i].Load();
+        loads[i].kv_lower_bound = next_start[i] < t;  // quiet steps left before t
+      }
+      auto make_exact = [&](size_t i) {
+        if (!loads[i].kv_lower_bound) return;
+        if (!result.stopped && !step_to(i, t)) result.stopped = true;
+        loads[i] = replicas[i].Load();
+      };
+      const size_t k = static_cast<size_t>(router.PickFromBounds(*pending, loads, make_exact));
+      if (!result.stopped && next_start[k] < t && !step_to(k, t)) result.stopped = true;
+      if (result.stopped) return result;
       ++routed[k];
       TraceRequest r = std::move(*pending);
       pending = source.Next();
@@ -96,22 +126,10 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     if (ahead)
       while (queued[next].empty() && pending) route_ahead();
     const int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
-    ReplayEngine& engine = *replicas[next].engine;
-    // A replica steps on up to the next arrival it can receive (its own, or the next one the router
-    // places): nothing another replica does can reach it before then, and a router reading loads
-    // sees every replica after the steps that start before the arrival, as it would step by step
-    // (speed: one reschedule per stretch, not per step).
-    do {
-      const bool stepped = engine.StepOnce(horizon);
-      if (!stepped) continue;
-      record(next, engine.now_ns());
-      if ((++steps & 4095) == 0 && control.progress) control.progress(source.progress(), engine.now_ns());
-      if (control.stop && control.stop->load(std::memory_order_relaxed)) {
-        result.stopped = true;
-        return result;
-      }
-    } while (!engine.Idle() && engine.now_ns() < horizon);
-    update(next, engine.now_ns());
+    if (!step_to(next, horizon)) {
+      result.stopped = true;
+      return result;
+    }
   }
 #ifndef NDEBUG
   for (const LoopReplica& r : replicas) KVSIM_DCHECK(r.engine->HeldBlocksSettled());  // every held block went to its request

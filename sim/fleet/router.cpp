@@ -46,7 +46,16 @@ class RoundRobinRouter final : public Router {
   uint64_t next_ = 0;
 };
 
-class LeastRequestsRouter final : public Router {
+// A router that reads request counts alone: lower bounds of KV use do not concern it.
+class RequestCountRouter : public Router {
+ public:
+  int PickFromBounds(const TraceRequest& request, std::vector<ReplicaLoad>& loads,
+                     const std::function<void(size_t)>&) override {
+    return Pick(request, loads);
+  }
+};
+
+class LeastRequestsRouter final : public RequestCountRouter {
  public:
   int Pick(const TraceRequest&, const std::vector<ReplicaLoad>& loads) override { return LeastRequests(loads); }
   bool NeedsLoads() const override { return true; }
@@ -55,19 +64,44 @@ class LeastRequestsRouter final : public Router {
 class LeastKvRouter final : public Router {
  public:
   int Pick(const TraceRequest&, const std::vector<ReplicaLoad>& loads) override {
-    int best = 0;
-    for (int i = 1; i < static_cast<int>(loads.size()); ++i) {
-      const ReplicaLoad& a = loads[static_cast<size_t>(i)];
-      const ReplicaLoad& b = loads[static_cast<size_t>(best)];
-      if (a.kv_used_fraction < b.kv_used_fraction || (a.kv_used_fraction == b.kv_used_fraction && a.requests < b.requests))
-        best = i;
+    size_t best = 0;
+    for (size_t i = 1; i < loads.size(); ++i)
+      if (Before(loads[i], loads[best])) best = i;
+    return static_cast<int>(best);
+  }
+  // speed: a replica whose lower bound does not come before the best exact load cannot win (its
+  // exact load is no smaller), so only the others are made exact, smallest bound first.
+  int PickFromBounds(const TraceRequest&, std::vector<ReplicaLoad>& loads,
+                     const std::function<void(size_t)>& make_exact) override {
+    const size_t n = loads.size();
+    // The order Pick's upward scan gives: less KV, fewer requests, the lower index.
+    auto first = [&](size_t i, size_t j) {
+      return j == n || Before(loads[i], loads[j]) || (!Before(loads[j], loads[i]) && i < j);
+    };
+    size_t best = n;  // none yet
+    for (size_t i = 0; i < n; ++i)
+      if (!loads[i].kv_lower_bound && first(i, best)) best = i;
+    while (true) {
+      size_t next = n;  // the smallest bound that comes before the best
+      for (size_t i = 0; i < n; ++i)
+        if (loads[i].kv_lower_bound && first(i, best) && first(i, next)) next = i;
+      if (next == n) break;
+      make_exact(next);
+      KVSIM_DCHECK(!loads[next].kv_lower_bound);
+      if (first(next, best)) best = next;
     }
-    return best;
+    return static_cast<int>(best);
   }
   bool NeedsLoads() const override { return true; }
+
+ private:
+  // Less KV in use, then fewer requests.
+  static bool Before(const ReplicaLoad& a, const ReplicaLoad& b) {
+    return a.kv_used_fraction < b.kv_used_fraction || (a.kv_used_fraction == b.kv_used_fraction && a.requests < b.requests);
+  }
 };
 
-class PrefixAffinityRouter final : public Router {
+class PrefixAffinityRouter final : public RequestCountRouter {
  public:
   PrefixAffinityRouter(int replicas, int affinity_blocks) : key_of_(affinity_blocks) {
     for (int r = 0; r < replicas; ++r)
@@ -95,7 +129,7 @@ class PrefixAffinityRouter final : public Router {
   std::vector<std::pair<uint64_t, int>> ring_;  // (point, replica), sorted
 };
 
-class SessionRouter final : public Router {
+class SessionRouter final : public RequestCountRouter {
  public:
   SessionRouter(int replicas, int affinity_blocks) : replicas_(static_cast<uint64_t>(replicas)), key_of_(affinity_blocks) {}
   int Pick(const TraceRequest& r, const std::vector<ReplicaLoad>& loads) override {
@@ -117,6 +151,13 @@ class SessionRouter final : public Router {
 };
 
 }  // namespace
+
+int Router::PickFromBounds(const TraceRequest& request, std::vector<ReplicaLoad>& loads,
+                           const std::function<void(size_t)>& make_exact) {
+  for (size_t i = 0; i < loads.size(); ++i)
+    if (loads[i].kv_lower_bound) make_exact(i);
+  return Pick(request, loads);
+}
 
 std::unique_ptr<Router> MakeRouter(RouterKind kind, int replicas, int affinity_blocks) {
   KVSIM_CHECK(replicas >= 1 && affinity_blocks >= 1, "a router needs replicas and affinity blocks");

@@ -17,7 +17,9 @@
 #ifndef KVSIM_SIM_FLEET_ROUTER_H_
 #define KVSIM_SIM_FLEET_ROUTER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -40,13 +42,21 @@ struct EnumNames<RouterKind> {
 struct ReplicaLoad {
   int64_t requests = 0;         // running + waiting
   double kv_used_fraction = 0;  // (used + blocks of waiting prompts) / usable blocks
+  // kv_used_fraction is a lower bound: the replica has steps left before the arrival, all of them
+  // decode steps of the requests it holds, which can only add blocks (requests is exact).
+  bool kv_lower_bound = false;
 };
 
 class Router {
  public:
   virtual ~Router() = default;
-  // The replica for `request`. REQUIRES: loads.size() == the replica count.
+  // The replica for `request`. REQUIRES: loads.size() == the replica count; no lower bounds.
   virtual int Pick(const TraceRequest& request, const std::vector<ReplicaLoad>& loads) = 0;
+  // As Pick, where some loads may be lower bounds and `make_exact(i)` replaces replica i's with its
+  // exact figure (the event loop steps the replica to the arrival). The default makes every one
+  // exact; a router that reads KV use asks only for the replicas that can still win.
+  virtual int PickFromBounds(const TraceRequest& request, std::vector<ReplicaLoad>& loads,
+                             const std::function<void(size_t)>& make_exact);
   // Whether Pick reads the loads. A router that does not lets the event loop route requests as it
   // reads them, and each replica run ahead to its own next arrival.
   virtual bool NeedsLoads() const = 0;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <set>
 
 #include "kvcache/model/model_catalog.h"
@@ -36,6 +37,59 @@ TEST(RouterTest, LeastRequestsAndLeastKvReadTheirOwnFigure) {
   EXPECT_EQ(least_requests->Pick(TraceRequest{}, loads), 1);  // 2 requests, first on ties
   std::unique_ptr<Router> least_kv = MakeRouter(RouterKind::kLeastKv, 4);
   EXPECT_EQ(least_kv->Pick(TraceRequest{}, loads), 3);  // 5% of the pool
+}
+
+// Replica 0 exact at 30% KV; 1, 2 and 3 show lower bounds of 10%, 20% and 40% whose exact figures are
+// 35%, 25% and 41%. The exact minimum is replica 2 (25%). From the bounds: 1 (10% < 30%) is made exact
+// and loses (35%); 2 (20% < 30%) is made exact and wins (25%); 3's bound (40%) is above the best, so
+// it is never stepped.
+TEST(RouterTest, LeastKvAsksForExactLoadsOnlyWhereABoundCouldWin) {
+  std::unique_ptr<Router> least_kv = MakeRouter(RouterKind::kLeastKv, 4);
+  const std::vector<double> exact = {0.30, 0.35, 0.25, 0.41};
+  std::vector<ReplicaLoad> loads = {{3, 0.30, false}, {3, 0.10, true}, {3, 0.20, true}, {3, 0.40, true}};
+  std::vector<size_t> asked;
+  auto make_exact = [&](size_t i) {
+    asked.push_back(i);
+    loads[i] = {3, exact[i], false};
+  };
+  EXPECT_EQ(least_kv->PickFromBounds(TraceRequest{}, loads, make_exact), 2);
+  EXPECT_EQ(asked, (std::vector<size_t>{1, 2}));
+  // Ties go to the lower index: a bound equal to the best exact load of a higher replica still asks.
+  loads = {{3, 0.20, true}, {3, 0.20, false}};
+  asked.clear();
+  auto unchanged = [&](size_t i) {
+    asked.push_back(i);
+    loads[i].kv_lower_bound = false;
+  };
+  EXPECT_EQ(least_kv->PickFromBounds(TraceRequest{}, loads, unchanged), 0);
+  EXPECT_EQ(asked, (std::vector<size_t>{0}));
+}
+
+// Property: for every router, picking from lower bounds (made exact on request) gives the replica
+// picking from the exact loads gives, on random loads with ties.
+TEST(RouterTest, PickingFromBoundsEqualsPickingFromExactLoads) {
+  std::mt19937_64 rng(7);
+  for (RouterKind kind : {RouterKind::kRoundRobin, RouterKind::kLeastRequests, RouterKind::kLeastKv,
+                          RouterKind::kPrefixAffinity, RouterKind::kSession}) {
+    std::unique_ptr<Router> from_bounds = MakeRouter(kind, 6);
+    std::unique_ptr<Router> from_exact = MakeRouter(kind, 6);
+    for (int trial = 0; trial < 2000; ++trial) {
+      std::vector<ReplicaLoad> exact(6), bounds(6);
+      for (size_t i = 0; i < 6; ++i) {
+        exact[i].requests = static_cast<int64_t>(rng() % 4);
+        exact[i].kv_used_fraction = static_cast<double>(rng() % 5) / 8;  // ties are likely
+        bounds[i] = exact[i];
+        if (rng() % 2) {
+          bounds[i].kv_lower_bound = true;
+          bounds[i].kv_used_fraction -= static_cast<double>(rng() % 3) / 8;
+        }
+      }
+      const TraceRequest r = WithBlocks({rng() % 5, rng() % 3});
+      const int want = from_exact->Pick(r, exact);
+      auto make_exact = [&](size_t i) { bounds[i] = exact[i]; };
+      EXPECT_EQ(from_bounds->PickFromBounds(r, bounds, make_exact), want) << static_cast<int>(kind) << " trial " << trial;
+    }
+  }
 }
 
 TEST(RouterTest, PrefixAffinityKeepsSharedPrefixesTogetherUntilOverloaded) {
@@ -142,6 +196,41 @@ TEST(FleetTest, FleetOfOneEqualsTheSingleEngine) {
   mooncake.window.max_requests = 1000;
   ValidateReplayOptions(mooncake, DataDirectory());
   ExpectFleetOfOneMatches(d, mooncake);
+}
+
+// A router that reads loads lets a replica's quiet decode steps wait until it could win an arrival
+// (ReplayEngine::quiet_until_ns). Token stepping has no quiet runs, so every replica is stepped to
+// every arrival: both must route and replay alike, on a small GPU that queues and preempts.
+TEST(FleetTest, LoadReadingRoutersGiveWhatSteppingEveryReplicaToEveryArrivalGives) {
+  DeploymentOptions o;
+  o.gpu = "l4";
+  o.max_model_len = "8192";
+  o.max_num_seqs = "24";
+  const Deployment d = ResolveDeployment(o, DataDirectory());
+  for (RouterKind kind : {RouterKind::kLeastKv, RouterKind::kLeastRequests}) {
+    ReplayOptions event;
+    event.window.max_requests = 1500;
+    event.replicas = 4;
+    event.router = kind;
+    event.omit_wall_time = true;
+    ValidateReplayOptions(event, DataDirectory());
+    ReplayOptions token = event;
+    token.stepping = Stepping::kToken;
+    nlohmann::json a = ReplaySummaryToJson(RunReplay(d, event).summary);
+    nlohmann::json b = ReplaySummaryToJson(RunReplay(d, token).summary);
+    // Not compared: the stepping's name and the engine's own work (events), which event stepping
+    // saves, in the fleet's summary and each replica's.
+    auto strip = [](nlohmann::json& j) {
+      j.erase("config");
+      j["sim"].erase("stepping");
+      j["sim"].erase("events");
+    };
+    for (nlohmann::json* j : {&a, &b}) {
+      strip(*j);
+      for (nlohmann::json& replica : (*j)["fleet"]["per_replica"]) strip(replica);
+    }
+    EXPECT_EQ(a.dump(1), b.dump(1)) << static_cast<int>(kind);
+  }
 }
 
 // Round-robin needs no replica state, so the fleet routes as it reads and lets each replica run
