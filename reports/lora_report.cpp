@@ -19,6 +19,7 @@ nlohmann::json LoraToJson(const LoraSummary& l) {
           {"disk_loads", l.disk_loads},
           {"load_s", l.load_s},
           {"kernel_s", l.kernel_s},
+          {"host_s", l.host_s},
           {"lora_steps", l.lora_steps},
           {"max_step_adapters", l.max_step_adapters},
           {"waited_requests", l.waited_requests},
@@ -30,13 +31,14 @@ std::string RenderLoraText(const LoraSummary& l) {
   return Format("\nLoRA: %lld slots (rank %lld), host cache %lld adapters; %lld requests on adapters, %lld of them waited "
                 "for a slot; at most %lld adapters in a step\n"
                 "  adapter loads: %lld into GPU slots (%.3f MiB, %.3f ms each over %.0f GB/s), %lld of them read from disk "
-                "first (%.3f MiB, %.3f ms at %.2f GB/s); %.3f s of loads, %.3f s of LoRA kernels in %lld steps\n",
+                "first (%.3f MiB, %.3f ms at %.2f GB/s); %.3f s of loads, %.3f s of LoRA kernels and %.3f s of LoRA host work (metadata, launches) in "
+                "%lld steps\n",
                 static_cast<long long>(l.max_loras), static_cast<long long>(l.max_lora_rank),
                 static_cast<long long>(l.max_cpu_loras), static_cast<long long>(l.requests),
                 static_cast<long long>(l.waited_requests), static_cast<long long>(l.max_step_adapters),
                 static_cast<long long>(l.gpu_loads), l.adapter_gpu_mib, l.gpu_load_ms, l.host_link_gb_per_s,
                 static_cast<long long>(l.disk_loads), l.adapter_host_mib, l.disk_load_ms, l.disk_read_gb_per_s, l.load_s,
-                l.kernel_s, static_cast<long long>(l.lora_steps));
+                l.kernel_s, l.host_s, static_cast<long long>(l.lora_steps));
 }
 
 }  // namespace kvsim

@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/timing/lora_host.h"
 #include "sim/timing/lora_kernels.h"
 
 namespace kvsim {
@@ -36,6 +37,7 @@ struct LoraReplayOptions {
   int64_t gpu_load_ns = 0;     // one adapter's A and B host -> device
   int64_t disk_load_ns = 0;    // one adapter's checkpoint disk -> host
   const LoraKernelTimer* kernels = nullptr;  // the punica kernels' time per step; null: not timed
+  const LoraHostTimer* host = nullptr;       // the host's metadata and launches; null: not timed
   bool enabled() const { return max_loras > 0; }
 };
 
@@ -44,6 +46,7 @@ struct LoraCounters {
   int64_t disk_loads = 0;        // of them, adapters read from disk first (host misses)
   int64_t load_ns = 0;           // time the loads added to steps
   int64_t kernel_ns = 0;         // time the LoRA kernels added to steps
+  int64_t host_ns = 0;           // time LoRA's host work (metadata, launches from the CPU) added besides
   int64_t lora_steps = 0;        // steps that ran any request on an adapter
   int64_t waited_requests = 0;   // requests set aside at least once for want of an adapter slot
   int64_t max_step_adapters = 0; // the most distinct adapters in one step

@@ -376,7 +376,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
   if (acceptance_) dt += ProposerNs(scheduled);
-  if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled);
+  if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;

@@ -221,7 +221,8 @@ class ReplayEngine {
   }
   void AdapterJoins(uint32_t a);
   void AdapterLeaves(uint32_t a);
-  int64_t LoraStepNs(const std::vector<Scheduled>& scheduled);
+  // `base_ns`: the step without LoRA (whose GPU time may hide LoRA's launches from the CPU).
+  int64_t LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;
   const StepTimer& timer_;

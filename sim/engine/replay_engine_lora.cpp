@@ -1,6 +1,7 @@
 // ReplayEngine's LoRA adapters (lora_adapters.h): which adapters run, their loads and the kernels'
 // time of a step.
 #include <algorithm>
+#include <cmath>
 
 #include "kvcache/base/check.h"
 #include "sim/engine/replay_engine.h"
@@ -19,8 +20,9 @@ void ReplayEngine::AdapterLeaves(uint32_t a) {
 }
 
 // The adapters of the step's batch are made resident before the forward (loads, synchronous), then
-// the punica kernels run over the tokens on adapters.
-int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled) {
+// the punica kernels run over the tokens on adapters, with the host's metadata and, without a
+// graph, the kernels' launches from the CPU (lora_host.h).
+int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns) {
   step_adapters_.clear();
   LoraStepWork w;
   for (const Scheduled& s : scheduled) {
@@ -38,13 +40,21 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled) {
   const AdapterSlots::Loads loads = adapter_slots_->Activate(step_adapters_);
   const int64_t load_ns = loads.gpu * o_.lora.gpu_load_ns + loads.disk * o_.lora.disk_load_ns;
   const int64_t kernel_ns = o_.lora.kernels ? o_.lora.kernels->Ns(w) : 0;
+  int64_t host_ns = 0;
+  if (o_.lora.host) {
+    const LoraHostStep step{work.new_tokens, work.sequences, work.DecodeOnly()};
+    const double kernel_s = o_.lora.kernels ? o_.lora.kernels->Seconds(w) : 0.0;
+    const double added = o_.lora.host->AddedSeconds(static_cast<double>(base_ns) * 1e-9, kernel_s, step);
+    host_ns = std::max<int64_t>(0, std::llround(added * 1e9) - kernel_ns);
+  }
   c.gpu_loads += loads.gpu;
   c.disk_loads += loads.disk;
   c.load_ns += load_ns;
   c.kernel_ns += kernel_ns;
+  c.host_ns += host_ns;
   ++c.lora_steps;
   c.max_step_adapters = std::max(c.max_step_adapters, w.adapters);
-  return load_ns + kernel_ns;
+  return load_ns + kernel_ns + host_ns;
 }
 
 }  // namespace kvsim

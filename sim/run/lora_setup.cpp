@@ -3,7 +3,9 @@
 #include <cmath>
 
 #include "kvcache/base/error.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/gpu_catalog.h"
+#include "sim/timing/step_model.h"
 
 namespace kvsim {
 namespace {
@@ -12,10 +14,28 @@ bool DecoderModule(const std::string& module) { return module != "embed_tokens" 
 
 int64_t TransferNs(double bytes, double bytes_per_s) { return std::llround(bytes / bytes_per_s * 1e9); }
 
+// The host side's figures (lora_host.h) for this deployment's vLLM release and scheduling.
+LoraHostCosts HostCosts(const Deployment& d, const ReplayOptions& r, const StepModelOptions& timer, double eager_launch_s) {
+  const VllmVersion v = ParseVllmVersion(d.config.vllm_version);
+  LoraHostCosts c;
+  c.torch_launch_s = timer.efficiency.launch_us * 1e-6;
+  // vLLM <= 0.7: the per-slice sgmv/bgmv wrapper on Triton 3.1 (torch 2.5), 18 us a launch after
+  // triton-lang/triton#3648; later releases: one launch for all slices, about 11 us a launch
+  // (meta-pytorch/tritonbench#1002, 2026).
+  c.per_slice_kernels = v.v0_engine || v.minor <= 7;
+  c.triton_launch_s = c.per_slice_kernels ? 18e-6 : 11e-6;
+  c.eager = timer.enforce_eager;
+  c.prefill_from_cpu = r.scheduler == SchedulerKind::kVllmV0;
+  c.max_graph_sequences = StepModel::kMaxGraphSequences;
+  c.base_launch_s = eager_launch_s;
+  c.base_exposed_host_s = timer.overlap_host ? 0.0 : timer.efficiency.step_overhead_ms * 1e-3;
+  return c;
+}
+
 }  // namespace
 
 void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& timer,
-                 LoraRun& out) {
+                 double eager_launch_s, LoraRun& out) {
   const LoraSettings& l = d.config.lora;
   if (!l.enabled) {
     if (r.adapters > 0 || !r.reader.adapter_column.empty())
@@ -44,6 +64,8 @@ void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResu
     dev.floor_s = timer.efficiency.kernel_floor_us * 1e-6;
     out.kernels.emplace(m.kernels, dev, BytesPerElement(cap.compute_dtype), m.element_bytes);
     out.options.kernels = &*out.kernels;
+    out.host.emplace(m.kernels, HostCosts(d, r, timer, eager_launch_s));
+    out.options.host = &*out.host;
   }
   LoraSummary& s = out.summary;
   s.max_loras = l.max_loras;
@@ -64,6 +86,7 @@ LoraSummary SummarizeLora(const LoraRun& run, const LoraCounters& c, int64_t req
   s.disk_loads = c.disk_loads;
   s.load_s = static_cast<double>(c.load_ns) * 1e-9;
   s.kernel_s = static_cast<double>(c.kernel_ns) * 1e-9;
+  s.host_s = static_cast<double>(c.host_ns) * 1e-9;
   s.lora_steps = c.lora_steps;
   s.max_step_adapters = c.max_step_adapters;
   s.waited_requests = c.waited_requests;

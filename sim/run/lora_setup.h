@@ -15,6 +15,7 @@
 #include "sim/engine/lora_adapters.h"
 #include "sim/engine/replay_options.h"
 #include "sim/stats/lora_summary.h"
+#include "sim/timing/lora_host.h"
 #include "sim/timing/lora_kernels.h"
 
 namespace kvsim {
@@ -22,13 +23,15 @@ namespace kvsim {
 struct LoraRun {
   LoraReplayOptions options;             // max_loras 0 when LoRA is off
   std::optional<LoraKernelTimer> kernels; // none under a fixed step time
+  std::optional<LoraHostTimer> host;      // likewise
   LoraSummary summary;                   // the settings and per-adapter figures; counts added at the end
 };
 
 // Throws kvsim::Error for --adapters or --adapter-column without --enable-lora, or a GPU without a
-// host-link figure. The result's options.kernels points into the result: keep it where it is.
+// host-link figure. The result's options.kernels and options.host point into the result: keep it
+// where it is. `eager_launch_s`: the step model's StepModel::EagerLaunchSeconds.
 void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& timer,
-                 LoraRun& out);
+                 double eager_launch_s, LoraRun& out);
 
 // The summary section from the run's figures and the replicas' counters summed.
 LoraSummary SummarizeLora(const LoraRun& run, const LoraCounters& total, int64_t requests);

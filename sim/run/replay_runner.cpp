@@ -78,7 +78,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, timer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
   LoraRun lora;
-  MakeLoraRun(d, r, cap, timer_options, lora);
+  MakeLoraRun(d, r, cap, timer_options, timer.EagerLaunchSeconds(), lora);
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
   std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
@@ -134,6 +134,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     total.lora.disk_loads += l.disk_loads;
     total.lora.load_ns += l.load_ns;
     total.lora.kernel_ns += l.kernel_ns;
+    total.lora.host_ns += l.host_ns;
     total.lora.lora_steps += l.lora_steps;
     total.lora.waited_requests += l.waited_requests;
     total.lora.requests += l.requests;

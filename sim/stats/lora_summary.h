@@ -20,6 +20,7 @@ struct LoraSummary {
   int64_t disk_loads = 0;          // of them, host-cache misses
   double load_s = 0;               // time loads added to steps
   double kernel_s = 0;             // time the LoRA kernels added to steps
+  double host_s = 0;               // time LoRA's host work added besides (metadata, launches from the CPU)
   int64_t lora_steps = 0;          // steps that ran any request on an adapter
   int64_t max_step_adapters = 0;   // the most distinct adapters in one step
   int64_t waited_requests = 0;     // requests set aside at least once for want of an adapter slot

@@ -136,7 +136,7 @@ void Visit(Io& io, LoraSummary& l) {
   io.Field(l.max_loras), io.Field(l.max_cpu_loras), io.Field(l.max_lora_rank), io.Field(l.requests);
   io.Field(l.adapter_gpu_mib), io.Field(l.adapter_host_mib), io.Field(l.host_link_gb_per_s), io.Field(l.disk_read_gb_per_s);
   io.Field(l.gpu_load_ms), io.Field(l.disk_load_ms), io.Field(l.gpu_loads), io.Field(l.disk_loads), io.Field(l.load_s);
-  io.Field(l.kernel_s), io.Field(l.lora_steps), io.Field(l.max_step_adapters), io.Field(l.waited_requests);
+  io.Field(l.kernel_s), io.Field(l.host_s), io.Field(l.lora_steps), io.Field(l.max_step_adapters), io.Field(l.waited_requests);
 }
 
 template <class Io>
@@ -261,7 +261,7 @@ void Visit(Io& io, PreloadedTrace& t) {
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(LoraSummary) == 136, "LoraSummary changed: update Visit(LoraSummary) above");
+static_assert(sizeof(LoraSummary) == 144, "LoraSummary changed: update Visit(LoraSummary) above");
 static_assert(sizeof(ReplaySummary) == 1712, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
 static_assert(sizeof(PointOutcome) == 1872, "PointOutcome changed: update Visit(PointOutcome) above");

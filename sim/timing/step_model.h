@@ -183,6 +183,9 @@ class StepModel final : public StepTimer {
   // "per-operator (calibration: FILE)", "per-operator (default efficiencies)" or "fixed 20 ms".
   std::string Describe() const override;
   const KernelEfficiency& efficiency() const { return eff_; }
+  // The CPU time of launching every kernel of a step one by one (no graph): LoRA's launches
+  // (lora_host.h) are weighed against the GPU time left over after these.
+  double EagerLaunchSeconds() const { return static_cast<double>(KernelsPerStep()) * eff_.launch_us * 1e-6; }
 
  private:
   struct Gemm {
