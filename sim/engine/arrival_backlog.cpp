@@ -29,6 +29,7 @@ void ArrivalBacklog::Push(const TraceRequest& r, int64_t in_flight_end_ns, int64
   KVSIM_CHECK(bytes <= UINT32_MAX, "a request's block ids take more than 4 GiB encoded");
   a.id_bytes = static_cast<uint32_t>(bytes);
   entries_.push_back(a);
+  ++count_;
 }
 
 void ArrivalBacklog::PopFront(std::vector<uint64_t>& block_ids) {
@@ -55,7 +56,9 @@ void ArrivalBacklog::PopFront(std::vector<uint64_t>& block_ids) {
   KVSIM_DCHECK(shift == 0);  // the entry's bytes end with a whole id
   ids_.erase(ids_.begin(), it);
   entries_.pop_front();
+  --count_;
   ++popped_;
+  KVSIM_DCHECK(count_ == entries_.size() && (count_ > 0 || ids_.empty()));  // every entry's bytes and no others
 }
 
 }  // namespace kvsim

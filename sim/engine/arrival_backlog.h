@@ -41,7 +41,7 @@ class ArrivalBacklog {
   };
 
   bool empty() const { return entries_.empty(); }
-  size_t size() const { return entries_.size(); }
+  size_t size() const { return count_; }  // (speed: std::deque's size() is a computation, read every step)
   // Appends `r` (its block ids encoded; pass them empty to keep none).
   void Push(const TraceRequest& r, int64_t in_flight_end_ns, int64_t eligible_ns);
   const Arrival& Front() const {
@@ -53,8 +53,8 @@ class ArrivalBacklog {
 
   // Absolute positions: the n-th entry ever pushed is Seq n - 1, as long as it is here.
   uint64_t FrontSeq() const { return popped_; }
-  uint64_t BackSeq() const { return popped_ + entries_.size() - 1; }
-  bool Holds(uint64_t seq) const { return seq >= popped_ && seq - popped_ < entries_.size(); }
+  uint64_t BackSeq() const { return popped_ + count_ - 1; }
+  bool Holds(uint64_t seq) const { return seq >= popped_ && seq - popped_ < count_; }
   Arrival& At(uint64_t seq) {
     KVSIM_DCHECK(Holds(seq));
     return entries_[static_cast<size_t>(seq - popped_)];
@@ -66,6 +66,7 @@ class ArrivalBacklog {
   std::deque<Arrival> entries_;
   std::deque<uint8_t> ids_;  // a deque frees its chunks as the front is consumed: no doubling, no compaction
   uint64_t popped_ = 0;
+  size_t count_ = 0;  // entries_.size()
 };
 
 }  // namespace kvsim

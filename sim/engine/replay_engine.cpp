@@ -73,9 +73,9 @@ void ReplayEngine::Arrive(TraceRequest r) {
   waiting_tokens_ += r.prompt_tokens;
   // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
   const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
-  if (!backlog_.empty() || waiting_.size() >= kSlottedArrivals) {
+  if (!backlog_.empty() || waiting_.size() >= o_.slotted_arrivals) {
     backlog_.Push(r, now_ns_, eligible_ns);
-    if (eligible_ns < 0) not_yet_eligible_.push_back({true, backlog_.BackSeq()});
+    if (eligible_ns < 0) unseen_backlog_.push_back(backlog_.BackSeq());
     return;
   }
   const Slot slot = NewSlot();
@@ -95,16 +95,18 @@ void ReplayEngine::Arrive(TraceRequest r) {
   if (l.req.block_ids.capacity() != 0) l.req.block_ids.shrink_to_fit();
   l.in_use = true;
   waiting_.push_back(slot);
-  if (eligible_ns < 0) not_yet_eligible_.push_back({false, slot});
+  if (eligible_ns < 0) not_yet_eligible_.push_back(slot);
 }
 
 void ReplayEngine::PromoteFront() {
   const ArrivalBacklog::Arrival& a = backlog_.Front();
   const Slot slot = NewSlot();
   if (a.eligible_ns < 0) {
-    // Not reached by admission (it stops at the first request no pass has seen); kept exact anyway.
-    for (Unseen& u : not_yet_eligible_)
-      if (u.in_backlog && u.ref == backlog_.FrontSeq()) u = {false, slot};
+    // Not reached by admission (it stops at the first request no pass has seen); kept exact anyway:
+    // the oldest unseen backlog entry is the newest unseen slotted arrival.
+    KVSIM_DCHECK(!unseen_backlog_.empty() && unseen_backlog_.front() == backlog_.FrontSeq());
+    unseen_backlog_.pop_front();
+    not_yet_eligible_.push_back(slot);
   }
   Live& l = slots_[slot];
   l = Live{};
@@ -131,13 +133,19 @@ void ReplayEngine::PromoteFront() {
 // order, so they leave the front of the queue.
 void ReplayEngine::MarkEligible() {
   const int64_t cutoff = PassCutoffNs();
-  while (!not_yet_eligible_.empty()) {
-    const Unseen u = not_yet_eligible_.front();
-    RequestRecord* slotted = u.in_backlog ? nullptr : &slots_[static_cast<Slot>(u.ref)].record;
-    ArrivalBacklog::Arrival* compact = u.in_backlog ? &backlog_.At(u.ref) : nullptr;
-    if ((slotted ? slotted->arrival_ns : compact->arrival_ns) > cutoff) break;
-    (slotted ? slotted->eligible_ns : compact->eligible_ns) = now_ns_;
+  while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
+    slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
     not_yet_eligible_.pop_front();
+  }
+  if (!unseen_backlog_.empty() && not_yet_eligible_.empty()) MarkBacklogEligible(cutoff);
+}
+
+// speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
+// most steps under async scheduling (the default).
+[[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
+  while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
+    backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
+    unseen_backlog_.pop_front();
   }
 }
 
@@ -375,7 +383,7 @@ void ReplayEngine::Deliver(TraceRequest r) {
 }
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
-  if (!not_yet_eligible_.empty()) MarkEligible();
+  if (!not_yet_eligible_.empty() || !unseen_backlog_.empty()) MarkEligible();
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();

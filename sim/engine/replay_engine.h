@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -78,6 +79,11 @@ struct EngineOptions {
   // With it on every request is stepped every step (no lazy decode, no quiet runs), as with
   // speculation: the kernels' time depends on which requests run.
   LoraReplayOptions lora;
+  // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
+  // slotted requests wait; past that they wait compact until admission reaches them (the
+  // ReplayEngine's waiting queue). Results do not depend on it: 0 sends every arrival to the
+  // backlog, SIZE_MAX none (the tests compare the two). 64 slots are ~23 KB.
+  size_t slotted_arrivals = 64;
 };
 
 struct EngineCounters {
@@ -177,6 +183,7 @@ class ReplayEngine {
   // the eligibility times of the arrivals it could not see yet (in arrival order).
   int64_t PassCutoffNs() const { return !o_.async_scheduling || running_.empty() ? now_ns_ : last_step_start_ns_; }
   void MarkEligible();
+  void MarkBacklogEligible(int64_t cutoff);
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
   bool QuietDecodeStep() const;
@@ -234,25 +241,22 @@ class ReplayEngine {
 
   int64_t now_ns_ = 0;
   int64_t last_step_start_ns_ = 0;   // start of the step that ended at now_ns_
-  // Async scheduling: arrivals no pass has seen yet, in arrival order, each a slot or a backlog entry.
-  struct Unseen {
-    bool in_backlog;
-    uint64_t ref;  // Slot, or the backlog entry's Seq
-  };
-  std::deque<Unseen> not_yet_eligible_;
+  // Async scheduling: arrivals no pass has seen yet, in arrival order: slotted ones, then backlog
+  // entries (by Seq). Every backlog entry arrived after every slotted arrival: an arrival takes a
+  // slot only while the backlog is empty.
+  std::deque<Slot> not_yet_eligible_;
+  std::deque<uint64_t> unseen_backlog_;
   int64_t step_ = 0;                 // index of the step being built / last done
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;
   // The waiting queue is waiting_ then backlog_: requests with a full slot (preempted ones, at the
   // front, and those admission has considered) before the arrivals no pass has looked at yet, kept
   // compact (arrival_backlog.h). An arrival takes a slot directly while the backlog is empty and
-  // waiting_ is short (speed: a queue that keeps up never encodes an arrival).
+  // waiting_ is short (EngineOptions::slotted_arrivals; speed: a queue that keeps up never encodes
+  // an arrival).
   std::deque<Slot> waiting_;
   ArrivalBacklog backlog_;
   std::vector<uint64_t> backlog_ids_;  // scratch for a promoted entry's block ids
-  // Slotted waiting requests beyond which arrivals go to the backlog: a few admission passes' worth
-  // at the default max_num_seqs, 64 × ~360 bytes at most.
-  static constexpr size_t kSlottedArrivals = 64;
   RunningSet<Slot> running_;               // by admission order
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch
