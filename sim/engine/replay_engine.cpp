@@ -137,12 +137,13 @@ void ReplayEngine::MarkEligible() {
     slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
     not_yet_eligible_.pop_front();
   }
-  if (!unseen_backlog_.empty() && not_yet_eligible_.empty()) MarkBacklogEligible(cutoff);
 }
 
+// Backlog entries come after every slotted arrival: they wait for those to be marked first.
 // speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
 // most steps under async scheduling (the default).
 [[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
+  if (!not_yet_eligible_.empty()) return;
   while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
     backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
     unseen_backlog_.pop_front();
@@ -383,7 +384,8 @@ void ReplayEngine::Deliver(TraceRequest r) {
 }
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
-  if (!not_yet_eligible_.empty() || !unseen_backlog_.empty()) MarkEligible();
+  if (!not_yet_eligible_.empty()) MarkEligible();
+  if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
