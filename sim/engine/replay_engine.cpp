@@ -73,7 +73,9 @@ void ReplayEngine::Arrive(TraceRequest r) {
   waiting_tokens_ += r.prompt_tokens;
   // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
   const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
-  if (!backlog_.empty() || waiting_.size() >= o_.slotted_arrivals) {
+  // The head of the waiting queue always has a slot (a non-empty backlog implies a non-empty waiting_),
+  // so "anything waiting?" is one test on the hot paths (QuietDecodeStep).
+  if (!backlog_.empty() || (!waiting_.empty() && waiting_.size() >= o_.slotted_arrivals)) {
     backlog_.Push(r, now_ns_, eligible_ns);
     if (eligible_ns < 0) unseen_backlog_.push_back(backlog_.BackSeq());
     return;
@@ -384,6 +386,7 @@ void ReplayEngine::Deliver(TraceRequest r) {
 }
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
+  KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());  // the backlog never waits behind an empty waiting_
   if (!not_yet_eligible_.empty()) MarkEligible();
   if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
   ++step_;
@@ -412,6 +415,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     free_slots_.push_back(slot);
     --step_;
     Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
+    if (waiting_.empty() && !backlog_.empty()) PromoteFront();  // the head of the queue keeps a slot
     return false;
   }
   StepWork w;

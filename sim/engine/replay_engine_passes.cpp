@@ -80,6 +80,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     budget -= plan->new_tokens;
     scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
   }
+  // The head of the queue keeps a slot (only an admission empties waiting_). Not in the loop: a new
+  // slot may move slots_, and `l` refers into it.
+  if (any && waiting_.empty() && !backlog_.empty()) PromoteFront();
   return any;
 }
 

@@ -63,7 +63,8 @@ int64_t ReplayEngine::ExplicitBlocksBound() const {
 bool ReplayEngine::QuietDecodeStep() const {
   if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
-  if ((!waiting_.empty() || !backlog_.empty()) && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
+  // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
   // Async scheduling: an arrival no pass has seen yet becomes eligible at the next step's start; that
   // step is taken alone so its eligibility is marked then (it would be swallowed by the run).
   if (!not_yet_eligible_.empty() || !unseen_backlog_.empty()) return false;
