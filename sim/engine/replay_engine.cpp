@@ -46,46 +46,89 @@ void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
   Done(rec);
 }
 
+AdmitRequest ReplayEngine::FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const {
+  AdmitRequest q;
+  q.id = id;
+  q.prompt_tokens = prompt_tokens;
+  q.final_tokens = prompt_tokens + target - 1;  // the last sampled token never enters the KV cache
+  q.max_tokens_limit = prompt_tokens + std::max<int64_t>(1, o_.max_model_len - prompt_tokens);
+  return q;
+}
+
 void ReplayEngine::Arrive(TraceRequest r) {
   ++counters_.events;
   if (r.prompt_tokens >= o_.max_model_len) {
     Reject(std::move(r), "prompt_tokens >= max_model_len");
     return;
   }
+  if (!o_.lora.enabled()) r.adapter = 0;  // without --enable-lora every request runs on the base model
+  else if (r.adapter != 0) ++counters_.lora.requests;
+  const int64_t target = TargetOf(r.prompt_tokens, r.output_tokens);
+  // Its keys are not computed yet (EnsureKeys): whether it can ever fit does not depend on them.
+  if (!alloc_.CanEverFit(FreshAdmission(r.id, r.prompt_tokens, target))) {
+    Reject(std::move(r), "needs more KV cache than the whole pool");
+    return;
+  }
+  if (!o_.prefix_caching && r.block_ids.capacity() != 0) std::vector<uint64_t>().swap(r.block_ids);
+  waiting_tokens_ += r.prompt_tokens;
+  // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
+  const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
+  // The head of the waiting queue always has a slot (a non-empty backlog implies a non-empty waiting_),
+  // so "anything waiting?" is one test on the hot paths (QuietDecodeStep).
+  if (!backlog_.empty() || (!waiting_.empty() && waiting_.size() >= o_.slotted_arrivals)) {
+    backlog_.Push(r, now_ns_, eligible_ns);
+    if (eligible_ns < 0) unseen_backlog_.push_back(backlog_.BackSeq());
+    return;
+  }
   const Slot slot = NewSlot();
   Live& l = slots_[slot];
   l = Live{};
-  // vLLM's default max_tokens leaves room for the prompt within max_model_len.
-  l.target = std::min(r.output_tokens, o_.max_model_len - r.prompt_tokens);
+  l.target = target;
   l.record.id = r.id;
   l.record.arrival_ns = r.arrival_ns;
-  l.record.in_flight_end_ns = now_ns_;  // Deliver moved an idle engine's clock to the arrival
-  l.record.eligible_ns = now_ns_;
+  l.record.in_flight_end_ns = now_ns_;
+  l.record.eligible_ns = eligible_ns;
   l.record.prompt_tokens = r.prompt_tokens;
-  if (!o_.lora.enabled()) r.adapter = 0;  // without --enable-lora every request runs on the base model
-  else if (r.adapter != 0) ++counters_.lora.requests;
   l.record.adapter = r.adapter;
   l.req = std::move(r);
   // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
   // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
   // thousands of long prompts would otherwise hold 32 times the memory.
-  if (l.req.block_ids.capacity() != 0) {
-    if (!o_.prefix_caching) std::vector<uint64_t>().swap(l.req.block_ids);
-    else l.req.block_ids.shrink_to_fit();
-  }
+  if (l.req.block_ids.capacity() != 0) l.req.block_ids.shrink_to_fit();
   l.in_use = true;
-  if (!alloc_.CanEverFit(AdmissionFor(l))) {
-    l.in_use = false;
-    free_slots_.push_back(slot);
-    Reject(std::move(l.req), "needs more KV cache than the whole pool");
-    return;
-  }
   waiting_.push_back(slot);
-  waiting_tokens_ += l.req.prompt_tokens;
-  if (o_.async_scheduling && !running_.empty()) {
-    l.record.eligible_ns = -1;
+  if (eligible_ns < 0) not_yet_eligible_.push_back(slot);
+}
+
+void ReplayEngine::PromoteFront() {
+  const ArrivalBacklog::Arrival& a = backlog_.Front();
+  const Slot slot = NewSlot();
+  if (a.eligible_ns < 0) {
+    // Not reached by admission (it stops at the first request no pass has seen); kept exact anyway:
+    // the oldest unseen backlog entry is the newest unseen slotted arrival.
+    KVSIM_DCHECK(!unseen_backlog_.empty() && unseen_backlog_.front() == backlog_.FrontSeq());
+    unseen_backlog_.pop_front();
     not_yet_eligible_.push_back(slot);
   }
+  Live& l = slots_[slot];
+  l = Live{};
+  l.target = TargetOf(a.prompt_tokens, a.output_tokens);
+  l.record.id = a.id;
+  l.record.arrival_ns = a.arrival_ns;
+  l.record.in_flight_end_ns = a.in_flight_end_ns;
+  l.record.eligible_ns = a.eligible_ns;
+  l.record.prompt_tokens = a.prompt_tokens;
+  l.record.adapter = a.adapter;
+  l.req.id = a.id;
+  l.req.arrival_ns = a.arrival_ns;
+  l.req.prompt_tokens = a.prompt_tokens;
+  l.req.output_tokens = a.output_tokens;
+  l.req.block_id_tokens = a.block_id_tokens;
+  l.req.adapter = a.adapter;
+  l.in_use = true;
+  backlog_.PopFront(backlog_ids_);
+  l.req.block_ids.assign(backlog_ids_.begin(), backlog_ids_.end());
+  waiting_.push_back(slot);
 }
 
 // The arrivals the pass of the step starting now sees become eligible now; arrivals come in time
@@ -95,6 +138,17 @@ void ReplayEngine::MarkEligible() {
   while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
     slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
     not_yet_eligible_.pop_front();
+  }
+}
+
+// Backlog entries come after every slotted arrival: they wait for those to be marked first.
+// speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
+// most steps under async scheduling (the default).
+[[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
+  if (!not_yet_eligible_.empty()) return;
+  while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
+    backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
+    unseen_backlog_.pop_front();
   }
 }
 
@@ -121,11 +175,8 @@ void ReplayEngine::ReleaseKeyBuffer(Live& l) {
 }
 
 AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
-  AdmitRequest q;
-  q.id = l.req.id;
-  q.prompt_tokens = l.req.prompt_tokens + l.generated;  // a resumed request recomputes what it generated
-  q.final_tokens = l.req.prompt_tokens + l.target - 1;  // the last sampled token never enters the KV cache
-  q.max_tokens_limit = l.req.prompt_tokens + std::max<int64_t>(1, o_.max_model_len - l.req.prompt_tokens);
+  AdmitRequest q = FreshAdmission(l.req.id, l.req.prompt_tokens, l.target);
+  q.prompt_tokens += l.generated;  // a resumed request recomputes what it generated
   q.prefix_keys = l.keys;
   return q;
 }
@@ -303,7 +354,7 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
   sample.duration_ns = duration_ns;
   sample.later_tokens = later_tokens;
   sample.running = static_cast<int64_t>(running_.size());
-  sample.waiting = static_cast<int64_t>(waiting_.size());
+  sample.waiting = waiting();
   sample.kv = AccountingWithLazyTokens(step_);
   sample.used_blocks = alloc_.UsedBlocks();
   sample.preemptions_total = counters_.preemptions;
@@ -337,7 +388,9 @@ void ReplayEngine::Deliver(TraceRequest r) {
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   quiet_until_ns_ = 0;
+  KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());  // the backlog never waits behind an empty waiting_
   if (!not_yet_eligible_.empty()) MarkEligible();
+  if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
@@ -356,6 +409,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   }
   if (!work && running_.empty()) {
     // Nothing runs and the head of the queue cannot be admitted into an empty pool: it never will.
+    if (waiting_.empty()) PromoteFront();
     const Slot slot = waiting_.front();
     waiting_.pop_front();
     waiting_tokens_ -= slots_[slot].req.prompt_tokens + slots_[slot].generated;
@@ -363,6 +417,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     free_slots_.push_back(slot);
     --step_;
     Reject(std::move(slots_[slot].req), "cannot be admitted into an empty pool");
+    if (waiting_.empty() && !backlog_.empty()) PromoteFront();  // the head of the queue keeps a slot
     return false;
   }
   StepWork w;

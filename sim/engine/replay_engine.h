@@ -33,7 +33,9 @@
 #ifndef KVSIM_SIM_REPLAY_ENGINE_H_
 #define KVSIM_SIM_REPLAY_ENGINE_H_
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -44,6 +46,7 @@
 #include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/offload/offload_tiers.h"
+#include "sim/engine/arrival_backlog.h"
 #include "sim/engine/lora_adapters.h"
 #include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
@@ -76,6 +79,11 @@ struct EngineOptions {
   // With it on every request is stepped every step (no lazy decode, no quiet runs), as with
   // speculation: the kernels' time depends on which requests run.
   LoraReplayOptions lora;
+  // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
+  // slotted requests wait; past that they wait compact until admission reaches them (the
+  // ReplayEngine's waiting queue). Results do not depend on it: 0 sends every arrival to the
+  // backlog, SIZE_MAX none (the tests compare the two). 64 slots are ~23 KB.
+  size_t slotted_arrivals = 64;
 };
 
 struct EngineCounters {
@@ -101,7 +109,7 @@ class ReplayEngine {
   // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
   // engine is idle, and then its clock jumps to the arrival).
   void Deliver(TraceRequest r);
-  bool Idle() const { return running_.empty() && waiting_.empty(); }
+  bool Idle() const { return running_.empty() && waiting_.empty() && backlog_.empty(); }
   int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
   // A time before which every step the engine would start is a quiet decode step of the requests it
   // holds: none finishes, is admitted or preempted, so its request counts stay and its KV use can
@@ -115,7 +123,7 @@ class ReplayEngine {
   bool StepOnce(int64_t horizon_ns = INT64_MAX);
   const EngineCounters& counters() const { return counters_; }
   int64_t running() const { return static_cast<int64_t>(running_.size()); }
-  int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
+  int64_t waiting() const { return static_cast<int64_t>(waiting_.size() + backlog_.size()); }
   int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
   const KvAllocator& allocator() const { return alloc_; }
   // KV tiers below the GPU (kvcache/offload/offload_tiers.h): looked up after the GPU prefix cache
@@ -168,10 +176,19 @@ class ReplayEngine {
   };
 
   void Arrive(TraceRequest r);
+  // The admission of a request that has generated nothing yet, without prefix keys.
+  AdmitRequest FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const;
+  int64_t TargetOf(int64_t prompt_tokens, int64_t output_tokens) const {
+    // vLLM's default max_tokens leaves room for the prompt within max_model_len.
+    return std::min(output_tokens, o_.max_model_len - prompt_tokens);
+  }
+  // Gives the backlog's front a full slot at the back of waiting_ (admission is about to consider it).
+  void PromoteFront();
   // Async scheduling: the newest arrival the scheduler pass of the step starting now could see, and
   // the eligibility times of the arrivals it could not see yet (in arrival order).
   int64_t PassCutoffNs() const { return !o_.async_scheduling || running_.empty() ? now_ns_ : last_step_start_ns_; }
   void MarkEligible();
+  void MarkBacklogEligible(int64_t cutoff);
   bool StepV1(std::vector<Scheduled>& scheduled);
   bool StepV0(std::vector<Scheduled>& scheduled);
   bool QuietDecodeStep() const;
@@ -231,11 +248,22 @@ class ReplayEngine {
   int64_t now_ns_ = 0;
   int64_t quiet_until_ns_ = 0;  // see quiet_until_ns()
   int64_t last_step_start_ns_ = 0;   // start of the step that ended at now_ns_
-  std::deque<Slot> not_yet_eligible_;  // async scheduling: arrivals no pass has seen yet
+  // Async scheduling: arrivals no pass has seen yet, in arrival order: slotted ones, then backlog
+  // entries (by Seq). Every backlog entry arrived after every slotted arrival: an arrival takes a
+  // slot only while the backlog is empty.
+  std::deque<Slot> not_yet_eligible_;
+  std::deque<uint64_t> unseen_backlog_;
   int64_t step_ = 0;                 // index of the step being built / last done
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;
+  // The waiting queue is waiting_ then backlog_: requests with a full slot (preempted ones, at the
+  // front, and those admission has considered) before the arrivals no pass has looked at yet, kept
+  // compact (arrival_backlog.h). An arrival takes a slot directly while the backlog is empty and
+  // waiting_ is short (EngineOptions::slotted_arrivals; speed: a queue that keeps up never encodes
+  // an arrival).
   std::deque<Slot> waiting_;
+  ArrivalBacklog backlog_;
+  std::vector<uint64_t> backlog_ids_;  // scratch for a promoted entry's block ids
   RunningSet<Slot> running_;               // by admission order
   std::vector<Slot> prefilling_;           // running requests still computing their prompt, by order
   std::vector<Slot> due_, work_;           // per-step scratch

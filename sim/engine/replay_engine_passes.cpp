@@ -13,7 +13,12 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
   // Waiting requests set aside for want of an adapter slot stay in place, ahead of the rest (vLLM's
   // skipped_waiting_requests); `pos` is the first one not set aside. Without LoRA it stays 0.
   size_t pos = 0;
-  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs && pos < waiting_.size()) {
+  while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) {
+    if (pos == waiting_.size()) {
+      // The slotted requests are behind us: the next is the backlog's first, if a pass has seen it.
+      if (backlog_.empty() || backlog_.Front().eligible_ns < 0) break;
+      PromoteFront();
+    }
     const Slot slot = waiting_[pos];
     Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) break;  // async scheduling: this step's pass ran before it arrived
@@ -75,6 +80,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
     budget -= plan->new_tokens;
     scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
   }
+  // The head of the queue keeps a slot (only an admission empties waiting_). Not in the loop: a new
+  // slot may move slots_, and `l` refers into it.
+  if (any && waiting_.empty() && !backlog_.empty()) PromoteFront();
   return any;
 }
 

@@ -63,10 +63,11 @@ int64_t ReplayEngine::ExplicitBlocksBound() const {
 bool ReplayEngine::QuietDecodeStep() const {
   if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
+  // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
   // Async scheduling: an arrival no pass has seen yet becomes eligible at the next step's start; that
   // step is taken alone so its eligibility is marked then (it would be swallowed by the run).
-  if (!not_yet_eligible_.empty()) return false;
+  if (!not_yet_eligible_.empty() || !unseen_backlog_.empty()) return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
   return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
@@ -127,7 +128,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.start_ns = now_ns_;
   s.later_tokens = lazy_count_;  // every lazy request samples its next token
   s.running = static_cast<int64_t>(running_.size());
-  s.waiting = static_cast<int64_t>(waiting_.size());
+  s.waiting = waiting();
   s.kv = AccountingWithLazyTokens(step_);
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
