@@ -38,7 +38,7 @@ BlockId BlockPool::PopFront() {
   }
   const BlockId b = head_next_;
   Remove(b);
-  if (blocks_[b].keyed) DropKey(b);
+  blocks_[b].keyed = false;  // its map entry goes stale
   blocks_[b].filled_slots = 0;
   return b;
 }
@@ -73,24 +73,17 @@ void BlockPool::Remove(BlockId b) {
 }
 
 BlockId BlockPool::Lookup(BlockKey key) const {
-  return key_map_.Find(key);
+  return key_map_.Find(key, CarriesKey{this});
 }
 
 void BlockPool::AssignKey(BlockId b, BlockKey key) {
   KVSIM_DCHECK(lru_);
   Block& blk = blocks_[b];
   if (blk.keyed) return;
-  if (!key_map_.Insert(key, b)) return;
+  if (!key_map_.Insert(key, b, CarriesKey{this})) return;
   blk.keyed = true;
   keys_[b] = key;
   if (blk.queued) ++num_cached_;
-}
-
-void BlockPool::DropKey(BlockId b) {
-  Block& blk = blocks_[b];
-  key_map_.Erase(keys_[b]);
-  blk.keyed = false;
-  keys_[b] = 0;
 }
 
 }  // namespace kvsim

@@ -8,7 +8,8 @@
 //
 // Invariants (PagedAllocator::CheckInvariants walks them):
 //   - a block is in the free queue iff its ref_count is 0 (null block excepted);
-//   - the key map holds block b under key k iff b.keyed and b.key == k;
+//   - every keyed block b is in the key map under key(b); a map entry (k, b) is live iff b.keyed
+//     and key(b) == k, stale otherwise (left behind when b was evicted: see PopFront);
 //   - filled_slots <= block_size; only full blocks are keyed.
 // Complexity: every operation O(1) except the key map's hashing.
 //
@@ -63,7 +64,10 @@ class BlockPool {
   const Block& at(BlockId b) const { return blocks_[b]; }
   BlockKey key(BlockId b) const { return keys_[b]; }
 
-  // Pops the least recently freed block; drops its key (evicting it from the cache).
+  // Pops the least recently freed block; drops its key (evicting it from the cache). The key map's
+  // entry is left in place, stale: the block's record no longer vouches for it, and the map
+  // overwrites or purges it later (kvcache/block_key_map.h), which spares a probe into the map per
+  // reused block.
   // REQUIRES: num_queued() > 0.
   BlockId PopFront();
   void PushBack(BlockId b);
@@ -90,7 +94,11 @@ class BlockPool {
   }
 
  private:
-  void DropKey(BlockId b);
+  // Whether map entry (key, b) is live: b still carries key.
+  struct CarriesKey {
+    const BlockPool* pool;
+    bool operator()(BlockKey key, int32_t b) const { return pool->blocks_[b].keyed && pool->keys_[b] == key; }
+  };
 
   bool lru_ = true;
   std::vector<BlockId> stack_;  // LIFO mode's freed blocks, top at the back; below them fresh_, fresh_ + 1, ...

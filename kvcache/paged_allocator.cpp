@@ -56,16 +56,33 @@ void PagedAllocator::Probe(const AdmitRequest& request, int64_t limit) const {
   probe_.num_keys = request.prefix_keys.size();
   probe_.last_key = request.prefix_keys.back();
   probe_.hits_in_use = 0;
-  int64_t hits = 0;
+  ExtendProbe(request, limit);
+}
+
+void PagedAllocator::ExtendProbe(const AdmitRequest& request, int64_t limit) const {
+  int64_t hits = static_cast<int64_t>(probe_.hits.size());
   for (; hits < limit; ++hits) {
     const BlockId b = pool_.Lookup(request.prefix_keys[static_cast<size_t>(hits)]);
     if (b == kNoBlock) break;
     probe_.hits.push_back(b);
-    watched_[static_cast<size_t>(b)] = 1;
+    watched_[static_cast<size_t>(b)] = static_cast<int32_t>(hits + 1);
     if (pool_.at(b).ref_count > 0) ++probe_.hits_in_use;
   }
   probe_.has_next = hits < limit;
   probe_.next_key = probe_.has_next ? request.prefix_keys[static_cast<size_t>(hits)] : 0;
+  probe_.extend = false;
+}
+
+void PagedAllocator::CutProbe(size_t n, BlockKey evicted_key) const {
+  for (size_t i = n; i < probe_.hits.size(); ++i) {
+    const BlockId b = probe_.hits[i];
+    watched_[static_cast<size_t>(b)] = 0;
+    if (pool_.at(b).ref_count > 0) --probe_.hits_in_use;
+  }
+  probe_.hits.resize(n);
+  probe_.has_next = true;  // the evicted block's key, n < limit
+  probe_.next_key = evicted_key;
+  probe_.extend = false;
 }
 
 int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const {
@@ -77,6 +94,7 @@ int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in
                                           (request.prompt_tokens - 1) / block_size_);
   if (limit <= 0) return 0;
   if (!ProbeMatches(request)) Probe(request, limit);
+  else if (probe_.extend) ExtendProbe(request, limit);
   const int64_t hits = static_cast<int64_t>(probe_.hits.size());
   *hits_in_free_queue = hits - probe_.hits_in_use;
   return hits;
@@ -259,7 +277,7 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
   GroupBlocks& gb = r.groups[0];
   const int64_t full = std::min<int64_t>(Index(r.computed), static_cast<int64_t>(r.keys.size()));
   for (int64_t i = r.keys_registered; i < full; ++i) {
-    if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) DropProbe();  // may extend its hits
+    if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) probe_.extend = true;  // may extend its hits
     pool_.AssignKey(gb.blocks[i], r.keys[i]);
   }
   r.keys_registered = std::max(r.keys_registered, full);
@@ -272,7 +290,9 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
 
 BlockId PagedAllocator::TakeFreeBlock() {
   // The eviction point: the front block's cached key, if any, is dropped with it.
-  if (probe_.valid && watched_[static_cast<size_t>(pool_.front())]) DropProbe();
+  const BlockId front = pool_.front();
+  if (probe_.valid && watched_[static_cast<size_t>(front)])
+    CutProbe(static_cast<size_t>(watched_[static_cast<size_t>(front)] - 1), pool_.key(front));
   return pool_.PopFront();
 }
 

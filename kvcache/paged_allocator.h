@@ -111,9 +111,13 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
 
   // The prefix lookup of the last request planned, kept while it stays valid: the request at the
   // head of a blocked waiting queue is planned at every step, and its hundreds of key look-ups
-  // would otherwise be repeated although nothing it found changed. The hit blocks are watched:
-  // evicting one (TakeFreeBlock) or registering the key of its first miss (RegisterKeys) drops the
-  // probe; a hit block's reference count crossing zero adjusts hits_in_use.
+  // would otherwise be repeated although nothing it found changed. The hit blocks are watched and
+  // the probe kept exact rather than redone: evicting hit i (TakeFreeBlock) cuts the hits to the
+  // first i (key i now misses, the leading ones still hit); registering the key of its first miss
+  // (RegisterKeys) marks it for extension, which the next plan does by looking up only the keys
+  // past the hits; a hit block's reference count crossing zero adjusts hits_in_use. (A blocked
+  // head request whose cached prefix is being evicted block by block would otherwise look its
+  // whole prefix up again at every step.)
   struct PrefixProbe {
     bool valid = false;
     RequestId id = 0;
@@ -125,9 +129,14 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     int64_t hits_in_use = 0;        // of them, held by a running request (not in the free queue)
     bool has_next = false;          // a first miss below the limit exists
     BlockKey next_key = 0;          // its key
+    bool extend = false;            // next_key has been registered since: look up past the hits
   };
   bool ProbeMatches(const AdmitRequest& request) const;
   void Probe(const AdmitRequest& request, int64_t limit) const;
+  // Looks up keys from probe_.hits.size() on, appending the leading run of hits.
+  void ExtendProbe(const AdmitRequest& request, int64_t limit) const;
+  // Keeps the first `n` hits (hit n is being evicted).
+  void CutProbe(size_t n, BlockKey evicted_key) const;
   void DropProbe() const;
   int64_t PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const;
   int64_t BlocksToGrow(const RequestState& r, int64_t tokens, int64_t* released) const;
@@ -143,7 +152,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t WatermarkBlocks() const;
   // CheckInvariants' walks (paged_allocator_invariants.cpp).
   struct BlockTotals {
-    int64_t token = 0, saved = 0, queued = 0, cached = 0;
+    int64_t token = 0, saved = 0, queued = 0, cached = 0, keyed = 0;
   };
   // Counts owners per block; returns Σ tail reservations; counted: counting mode's tokens and blocks.
   int64_t CheckOwners(std::vector<int32_t>& refs, BlockTotals& counted) const;
@@ -184,7 +193,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t prefix_queried_blocks_ = 0;
   int64_t prefix_hit_blocks_ = 0;
   mutable PrefixProbe probe_;
-  mutable std::vector<uint8_t> watched_;  // per block: 1 while it is one of probe_.hits
+  mutable std::vector<int32_t> watched_;  // per block: 1 + its index in probe_.hits while it is one, else 0
 };
 
 }  // namespace kvsim
