@@ -60,13 +60,21 @@ void PagedAllocator::Probe(const AdmitRequest& request, int64_t limit) const {
 }
 
 void PagedAllocator::ExtendProbe(const AdmitRequest& request, int64_t limit) const {
+  const std::span<const BlockKey> keys = request.prefix_keys;
+  pool_.UseKeyGroup(KeyGroupOf(request));
+  const int64_t group = pool_.key_group();
   int64_t hits = static_cast<int64_t>(probe_.hits.size());
+  int64_t pos = hits % group;  // in its run
+  int32_t run = pos == 0 ? -1 : pool_.FindRun(keys[static_cast<size_t>(hits - pos)]);
   for (; hits < limit; ++hits) {
-    const BlockId b = pool_.Lookup(request.prefix_keys[static_cast<size_t>(hits)]);
+    if (pos == 0) run = pool_.FindRun(keys[static_cast<size_t>(hits)]);
+    const BlockId b = pool_.RunBlock(run, pos);
     if (b == kNoBlock) break;
+    KVSIM_DCHECK(pool_.key(b) == keys[static_cast<size_t>(hits)]);
     probe_.hits.push_back(b);
     watched_[static_cast<size_t>(b)] = static_cast<int32_t>(hits + 1);
     if (pool_.at(b).ref_count > 0) ++probe_.hits_in_use;
+    if (++pos == group) pos = 0;
   }
   probe_.has_next = hits < limit;
   probe_.next_key = probe_.has_next ? request.prefix_keys[static_cast<size_t>(hits)] : 0;
@@ -139,6 +147,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
   r.keys.clear();
   if (caching_) r.keys.assign(request.prefix_keys.begin(), request.prefix_keys.end());
+  r.key_group = KeyGroupOf(request);
   r.groups.resize(groups_.size());
   for (GroupBlocks& gb : r.groups) {
     gb.first_live = 0;
@@ -276,9 +285,21 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
   // Prompt blocks that are now full become findable (only group 0 exists when caching is on).
   GroupBlocks& gb = r.groups[0];
   const int64_t full = std::min<int64_t>(Index(r.computed), static_cast<int64_t>(r.keys.size()));
-  for (int64_t i = r.keys_registered; i < full; ++i) {
-    if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) probe_.extend = true;  // may extend its hits
-    pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  if (r.keys_registered < full) {
+    pool_.UseKeyGroup(r.key_group);
+    const int64_t group = pool_.key_group();
+    int64_t pos = r.keys_registered % group;  // in its run
+    int64_t leader = r.keys_registered - pos;
+    int32_t run = pool_.FindRun(r.keys[leader]);
+    for (int64_t i = r.keys_registered; i < full; ++i) {
+      if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) probe_.extend = true;  // may extend its hits
+      run = pool_.AssignKey(gb.blocks[i], r.keys[leader], pos, r.keys[i], run);
+      if (++pos == group && i + 1 < full) {
+        pos = 0;
+        leader = i + 1;
+        run = pool_.FindRun(r.keys[leader]);
+      }
+    }
   }
   r.keys_registered = std::max(r.keys_registered, full);
   if (r.keys_registered == static_cast<int64_t>(r.keys.size()) && r.keys.capacity() > kKeptKeyCapacity) {

@@ -30,6 +30,8 @@
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "kvcache/block_pool.h"
@@ -89,6 +91,9 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t block_size() const { return block_size_; }
   const BlockPool& pool() const { return pool_; }
 
+  // The blocks request `id` holds in layer group `group`, first to last (not in counting mode).
+  std::span<const BlockId> BlocksOf(RequestId id, size_t group = 0) const { return requests_.at(id).groups[group].blocks; }
+
   // Prefix-cache statistics since construction: prompt blocks looked up and found.
   int64_t prefix_queried_blocks() const { return prefix_queried_blocks_; }
   int64_t prefix_hit_blocks() const { return prefix_hit_blocks_; }
@@ -105,6 +110,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     int64_t computed = 0;
     int64_t final_tokens = 0;
     std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
+    int64_t key_group = 1;          // their runs (AdmitRequest::prefix_key_group)
     int64_t keys_registered = 0;    // leading blocks already offered to the key map
     std::vector<GroupBlocks> groups;
   };
@@ -131,6 +137,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     BlockKey next_key = 0;          // its key
     bool extend = false;            // next_key has been registered since: look up past the hits
   };
+  static int64_t KeyGroupOf(const AdmitRequest& request) { return std::max<int64_t>(1, request.prefix_key_group); }
   bool ProbeMatches(const AdmitRequest& request) const;
   void Probe(const AdmitRequest& request, int64_t limit) const;
   // Looks up keys from probe_.hits.size() on, appending the leading run of hits.
@@ -152,7 +159,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t WatermarkBlocks() const;
   // CheckInvariants' walks (paged_allocator_invariants.cpp).
   struct BlockTotals {
-    int64_t token = 0, saved = 0, queued = 0, cached = 0, keyed = 0;
+    int64_t token = 0, saved = 0, queued = 0, cached = 0;
   };
   // Counts owners per block; returns Σ tail reservations; counted: counting mode's tokens and blocks.
   int64_t CheckOwners(std::vector<int32_t>& refs, BlockTotals& counted) const;

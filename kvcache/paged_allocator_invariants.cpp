@@ -64,11 +64,7 @@ PagedAllocator::BlockTotals PagedAllocator::CheckBlocks(const std::vector<int32_
       continue;
     }
     KVSIM_CHECK(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
-    if (blk.keyed) {
-      ++t.keyed;
-      KVSIM_CHECK(blk.filled_slots == block_size_, "keyed block not full");
-      KVSIM_CHECK(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
-    }
+    if (blk.keyed) KVSIM_CHECK(blk.filled_slots == block_size_, "keyed block not full");
     if (blk.ref_count > 0) {
       t.token += blk.filled_slots;
       t.saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
@@ -95,16 +91,7 @@ void PagedAllocator::CheckFreeQueue(const BlockTotals& t) const {
   });
   KVSIM_CHECK(walked == t.queued && t.queued == pool_.num_queued(), "free queue length disagrees");
   KVSIM_CHECK(t.cached == pool_.num_cached(), "cached count disagrees");
-  // Entries left stale by evictions are allowed; the live ones are exactly the keyed blocks (each
-  // keyed block was found under its key above, and a key has at most one entry).
-  int64_t live = 0;
-  pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
-    KVSIM_CHECK(b > 0 && b < n, "key map entry names an invalid block");
-    live += pool_.at(b).keyed && pool_.key(b) == key;
-  });
-  KVSIM_CHECK(live == t.keyed, "key map's live entries disagree with the keyed blocks");
-  const BlockKeyMap& map = pool_.key_map();
-  KVSIM_CHECK(map.size() * 2 <= map.capacity(), "key map past its load bound");
+  pool_.CheckKeyIndex();
 }
 
 void PagedAllocator::CheckInvariants() const {
