@@ -51,9 +51,5 @@ void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_bloc
   }
 }
 
-int64_t KeyGroupOfTraceBlocks(int64_t trace_block_tokens, int64_t block_size) {
-  if (block_size <= 0 || trace_block_tokens < block_size || trace_block_tokens % block_size != 0) return 1;
-  return trace_block_tokens / block_size;
-}
 
 }  // namespace kvsim

@@ -127,7 +127,7 @@ AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
   q.final_tokens = l.req.prompt_tokens + l.target - 1;  // the last sampled token never enters the KV cache
   q.max_tokens_limit = l.req.prompt_tokens + std::max<int64_t>(1, o_.max_model_len - l.req.prompt_tokens);
   q.prefix_keys = l.keys;
-  q.prefix_key_group = KeyGroupOfTraceBlocks(l.req.block_id_tokens, o_.block_size);
+  if (!l.keys.empty()) q.prefix_key_group = KeyGroupOfTraceBlocks(l.req.block_id_tokens, o_.block_size);
   return q;
 }
 
