@@ -1,5 +1,9 @@
 #include "kvcache/block_pool.h"
 
+#include <string>
+#include <unordered_set>
+#include <utility>
+
 #include "kvcache/base/check.h"
 
 namespace kvsim {
@@ -7,7 +11,7 @@ namespace kvsim {
 BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
     : lru_(order == FreeBlockOrder::kLru),
       blocks_(static_cast<size_t>(num_blocks), Block{kNoBlock, kNoBlock, 0, 0, !lru_, false}),
-      keys_(lru_ ? static_cast<size_t>(num_blocks) : 0, 0) {
+      index_of_(lru_ ? static_cast<size_t>(num_blocks) : 0) {
   KVSIM_DCHECK(num_blocks >= 2);
   // Initially ordered by block id, like vLLM's FreeKVCacheBlockQueue (block 1 handed out first).
   if (lru_) {
@@ -38,7 +42,7 @@ BlockId BlockPool::PopFront() {
   }
   const BlockId b = head_next_;
   Remove(b);
-  if (blocks_[b].keyed) DropKey(b);
+  if (blocks_[b].keyed) Unindex(b);
   blocks_[b].filled_slots = 0;
   return b;
 }
@@ -72,25 +76,122 @@ void BlockPool::Remove(BlockId b) {
   if (blk.keyed) --num_cached_;
 }
 
-BlockId BlockPool::Lookup(BlockKey key) const {
-  return key_map_.Find(key);
+void BlockPool::UseKeyGroup(int64_t group) const {
+  KVSIM_DCHECK(group >= 1);
+  if (group == group_) return;
+  if (run_map_.size() == 0) return Reindex(group);  // nothing indexed: take the declared runs
+  if (group % group_ == 0) return;                 // runs of group_ are sub-runs of the declared ones
+  Reindex(1);
 }
 
-void BlockPool::AssignKey(BlockId b, BlockKey key) {
-  KVSIM_DCHECK(lru_);
+void BlockPool::Reindex(int64_t group) const {
+  std::vector<BlockId> keyed;
+  for (BlockId b : run_blocks_)
+    if (b != kNoBlock) keyed.push_back(b);
+  KVSIM_DCHECK(keyed.empty() || group == 1);
+  runs_.clear();
+  run_blocks_.clear();
+  free_runs_.clear();
+  run_map_ = BlockKeyMap();
+  group_ = group;
+  shift_ = (group & (group - 1)) == 0 ? __builtin_ctzll(static_cast<unsigned long long>(group)) : -1;
+  // Every key leads its own run of one: any keys satisfy that.
+  for (BlockId b : keyed) {
+    const int32_t run = NewRun(index_of_[b].key);
+    run_blocks_[static_cast<size_t>(run)] = b;
+    runs_[static_cast<size_t>(run)].live = 1;
+    index_of_[b].slot = run;
+  }
+}
+
+int32_t BlockPool::NewRun(BlockKey leader) const {
+  int32_t run;
+  if (!free_runs_.empty()) {
+    run = free_runs_.back();
+    free_runs_.pop_back();
+  } else {
+    run = static_cast<int32_t>(runs_.size());
+    runs_.emplace_back();
+    run_blocks_.resize(run_blocks_.size() + static_cast<size_t>(group_), kNoBlock);
+  }
+  runs_[static_cast<size_t>(run)] = Run{leader, 0};
+  run_map_.Insert(leader, run);
+  return run;
+}
+
+int32_t BlockPool::AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run) {
+  KVSIM_DCHECK(lru_ && pos >= 0 && pos < group_ && run == FindRun(leader));
   Block& blk = blocks_[b];
-  if (blk.keyed) return;
-  if (!key_map_.Insert(key, b)) return;
+  if (blk.keyed) return run;
+  if (run < 0) run = NewRun(leader);
+  const size_t slot = static_cast<size_t>(run * group_ + pos);
+  if (run_blocks_[slot] != kNoBlock) {
+    // The producer's word: leader and position determine the key.
+    KVSIM_DCHECK(index_of_[run_blocks_[slot]].key == key);
+    return run;
+  }
+  run_blocks_[slot] = b;
+  ++runs_[static_cast<size_t>(run)].live;
+  index_of_[b] = IndexEntry{key, static_cast<int32_t>(slot)};
   blk.keyed = true;
-  keys_[b] = key;
   if (blk.queued) ++num_cached_;
+  return run;
 }
 
-void BlockPool::DropKey(BlockId b) {
-  Block& blk = blocks_[b];
-  key_map_.Erase(keys_[b]);
-  blk.keyed = false;
-  keys_[b] = 0;
+void BlockPool::Unindex(BlockId b) {
+  const int32_t slot = index_of_[b].slot;
+  const int32_t run = shift_ >= 0 ? slot >> shift_ : static_cast<int32_t>(slot / group_);
+  run_blocks_[static_cast<size_t>(slot)] = kNoBlock;
+  Run& r = runs_[static_cast<size_t>(run)];
+  if (--r.live == 0) {
+    run_map_.Erase(r.leader);
+    free_runs_.push_back(run);
+  }
+  blocks_[b].keyed = false;
+}
+
+void BlockPool::CheckKeyIndex() const {
+  const int64_t n = num_blocks();
+  int64_t keyed = 0;
+  std::unordered_set<BlockKey> keys;
+  for (BlockId b = 0; b < n; ++b) {
+    if (!blocks_[b].keyed) continue;
+    ++keyed;
+    KVSIM_CHECK(lru_ && b != kNullBlock, "a key on the null block or outside LRU mode");
+    const int32_t slot = index_of_[b].slot;
+    KVSIM_CHECK(slot >= 0 && static_cast<size_t>(slot) < run_blocks_.size() && run_blocks_[static_cast<size_t>(slot)] == b,
+                "keyed block " + std::to_string(b) + " is not in its run");
+    KVSIM_CHECK(keys.insert(index_of_[b].key).second, "two blocks carry one key");
+  }
+  KVSIM_CHECK(run_blocks_.size() == runs_.size() * static_cast<size_t>(group_), "run storage disagrees with the runs");
+  std::vector<bool> unused(runs_.size(), false);
+  for (int32_t r : free_runs_) {
+    KVSIM_CHECK(r >= 0 && static_cast<size_t>(r) < runs_.size() && !unused[static_cast<size_t>(r)], "bad free run");
+    unused[static_cast<size_t>(r)] = true;
+  }
+  int64_t held = 0, live_runs = 0;
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    int64_t count = 0;
+    for (int64_t pos = 0; pos < group_; ++pos) {
+      const size_t slot = r * static_cast<size_t>(group_) + static_cast<size_t>(pos);
+      const BlockId b = run_blocks_[slot];
+      if (b == kNoBlock) continue;
+      KVSIM_CHECK(b > 0 && b < n && blocks_[b].keyed && index_of_[b].slot == static_cast<int32_t>(slot),
+                  "a run holds a block that does not name it");
+      KVSIM_CHECK(pos != 0 || index_of_[b].key == runs_[r].leader, "a run's first block carries another key than its leader");
+      ++count;
+    }
+    KVSIM_CHECK(count == runs_[r].live, "a run's count of blocks drifted");
+    held += count;
+    if (unused[r]) {
+      KVSIM_CHECK(count == 0, "a free run holds blocks");
+      continue;
+    }
+    KVSIM_CHECK(count > 0 && run_map_.Find(runs_[r].leader) == static_cast<int32_t>(r), "a live run is not found by its leader");
+    ++live_runs;
+  }
+  KVSIM_CHECK(held == keyed, "the runs hold other blocks than the keyed ones");
+  KVSIM_CHECK(static_cast<int64_t>(run_map_.size()) == live_runs, "the run map holds dead runs");
 }
 
 }  // namespace kvsim

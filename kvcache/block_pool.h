@@ -4,13 +4,23 @@
 // handed out, freed or cached. Every other block is either in use (ref_count >= 1) or in the free
 // queue (ref_count == 0). The free queue is a doubly-linked list in LRU order: allocation pops the
 // front, freed blocks are appended at the back. A free block that still carries a prefix key is
-// "cached": it stays findable through the key map until it is popped for reuse (lazy eviction).
+// "cached": it stays findable through the prefix index until it is popped for reuse (lazy eviction).
 //
-// Invariants (PagedAllocator::CheckInvariants walks them):
+// The prefix index (vLLM's cached_block_hash_to_block, one block per key) is kept by runs: the
+// keys of a prompt come in runs of key_group() consecutive blocks (a trace block of several pool
+// blocks: prefix_keys.h) in which the key of the run's first block, its leader, and a block's
+// position determine the block's key. One map entry per run (leader -> run) holds the run's blocks
+// by position, so registering and evicting a block touch its run, not a hash table; the blocks of
+// a run are registered, freed and evicted together, so the run stays in cache meanwhile. Keys whose
+// producer declares no such structure use runs of one block. The free queue keeps its exact
+// per-block LRU order; runs change only how keys are found.
+//
+// Invariants (CheckKeyIndex, and PagedAllocator::CheckInvariants for the rest):
 //   - a block is in the free queue iff its ref_count is 0 (null block excepted);
-//   - the key map holds block b under key k iff b.keyed and b.key == k;
+//   - block b is keyed iff a live run holds b at a position, and then its record names that slot;
+//     a run is live iff it holds a block, and then the map holds it under its leader;
 //   - filled_slots <= block_size; only full blocks are keyed.
-// Complexity: every operation O(1) except the key map's hashing.
+// Complexity: every operation O(1) except the run map's hashing (once per run).
 //
 // Without prefix caching no key ever exists, so which free block is handed out cannot change any
 // result; the pool then keeps its free blocks in a LIFO stack instead of the LRU list (recently
@@ -61,7 +71,8 @@ class BlockPool {
 
   Block& at(BlockId b) { return blocks_[b]; }
   const Block& at(BlockId b) const { return blocks_[b]; }
-  BlockKey key(BlockId b) const { return keys_[b]; }
+  // The key block b carries. REQUIRES: at(b).keyed.
+  BlockKey key(BlockId b) const { return index_of_[b].key; }
 
   // Pops the least recently freed block; drops its key (evicting it from the cache).
   // REQUIRES: num_queued() > 0.
@@ -70,13 +81,28 @@ class BlockPool {
   // Unlinks a queued block (a prefix hit on a cached block). REQUIRES: at(b).queued.
   void Remove(BlockId b);
 
-  // The block cached or in use under `key`, or kNoBlock.
-  BlockId Lookup(BlockKey key) const;
-  // Makes full block `b` findable under `key` unless another block already is (vLLM keeps the
-  // first; the duplicate stays an ordinary block).
-  void AssignKey(BlockId b, BlockKey key);
+  // Blocks per run of the index. Before a request's keys are looked up or registered, UseKeyGroup
+  // with the run length its keys' producer declares (AdmitRequest::prefix_key_group): the index
+  // keeps its runs if their length divides it, starts over with it if nothing is indexed, and
+  // otherwise re-indexes every key as a run of one (always valid). Only the index's representation
+  // changes, never what it finds, hence const.
+  int64_t key_group() const { return group_; }
+  void UseKeyGroup(int64_t group) const;
+  // The live run whose first key is `leader`, or -1.
+  int32_t FindRun(BlockKey leader) const { return run_map_.Find(leader); }
+  // The block cached or in use under the key at position `pos` of run `run` (-1: none).
+  BlockId RunBlock(int32_t run, int64_t pos) const {
+    return run < 0 ? kNoBlock : run_blocks_[static_cast<size_t>(run * group_ + pos)];
+  }
+  // Makes full block `b` findable under `key`, position `pos` of the run led by `leader`, unless
+  // another block already is (vLLM keeps the first; the duplicate stays an ordinary block). `run`:
+  // FindRun(leader), which the caller may have at hand. Returns the run (-1 if none exists).
+  int32_t AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run);
 
-  const BlockKeyMap& key_map() const { return key_map_; }
+  // The run map (leader -> run), for statistics.
+  const BlockKeyMap& key_map() const { return run_map_; }
+  // KVSIM_CHECKs the prefix index against the blocks' records (O(pool + runs)).
+  void CheckKeyIndex() const;
   BlockId front() const { return head_next_; }
   // Calls f(block) for every queued block, front (next to be handed out) first.
   template <typename F>
@@ -90,18 +116,34 @@ class BlockPool {
   }
 
  private:
-  void DropKey(BlockId b);
+  struct Run {
+    BlockKey leader = 0;
+    int32_t live = 0;  // positions holding a block
+  };
+  struct IndexEntry {  // per block, while keyed
+    BlockKey key = 0;
+    int32_t slot = -1;  // run * group_ + position
+  };
+  void Unindex(BlockId b);
+  int32_t NewRun(BlockKey leader) const;
+  void Reindex(int64_t group) const;
 
   bool lru_ = true;
   std::vector<BlockId> stack_;  // LIFO mode's freed blocks, top at the back; below them fresh_, fresh_ + 1, ...
   BlockId fresh_ = 1;           // LIFO mode: blocks from here on were never handed out (queued)
   std::vector<Block> blocks_;
-  std::vector<BlockKey> keys_;
-  BlockKeyMap key_map_;
   BlockId head_next_ = kNoBlock;  // first queued block
   BlockId tail_prev_ = kNoBlock;  // last queued block
   int64_t num_queued_ = 0;
   int64_t num_cached_ = 0;
+  // The prefix index (a representation that UseKeyGroup may change under const).
+  mutable std::vector<IndexEntry> index_of_;  // per block
+  mutable BlockKeyMap run_map_;               // leader -> run
+  mutable std::vector<Run> runs_;
+  mutable std::vector<BlockId> run_blocks_;   // run r's blocks at [r·group_, (r+1)·group_), kNoBlock where none
+  mutable std::vector<int32_t> free_runs_;    // runs with no block, for reuse
+  mutable int64_t group_ = 1;
+  mutable int shift_ = 0;                     // log2(group_) when a power of two, else -1
 };
 
 }  // namespace kvsim

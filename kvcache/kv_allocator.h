@@ -92,6 +92,11 @@ struct AdmitRequest {
   // Keys of the prompt's full blocks at the allocator's block size, chained (prefix_keys.h);
   // empty when the trace carries no token or block ids. Copied by Admit.
   std::span<const BlockKey> prefix_keys = {};
+  // The keys' structure, as their producer guarantees it: they come in runs of this many blocks in
+  // which the key of a run's first block and a block's position in the run determine its key (a
+  // trace block of several pool blocks: prefix_keys.h). Paged allocators index their cache by run
+  // (kvcache/block_pool.h); 1 (no structure) is always right, only slower.
+  int64_t prefix_key_group = 1;
   // Prompt tokens right after the GPU prefix hits that a transfer supplies (a lower KV tier, or a
   // prefill instance): they take new blocks, are marked computed without being computed, and their
   // full blocks become findable. A multiple of the block size; paged allocators only.

@@ -56,16 +56,41 @@ void PagedAllocator::Probe(const AdmitRequest& request, int64_t limit) const {
   probe_.num_keys = request.prefix_keys.size();
   probe_.last_key = request.prefix_keys.back();
   probe_.hits_in_use = 0;
-  int64_t hits = 0;
+  ExtendProbe(request, limit);
+}
+
+void PagedAllocator::ExtendProbe(const AdmitRequest& request, int64_t limit) const {
+  const std::span<const BlockKey> keys = request.prefix_keys;
+  pool_.UseKeyGroup(KeyGroupOf(request));
+  const int64_t group = pool_.key_group();
+  int64_t hits = static_cast<int64_t>(probe_.hits.size());
+  int64_t pos = hits % group;  // in its run
+  int32_t run = pos == 0 ? -1 : pool_.FindRun(keys[static_cast<size_t>(hits - pos)]);
   for (; hits < limit; ++hits) {
-    const BlockId b = pool_.Lookup(request.prefix_keys[static_cast<size_t>(hits)]);
+    if (pos == 0) run = pool_.FindRun(keys[static_cast<size_t>(hits)]);
+    const BlockId b = pool_.RunBlock(run, pos);
     if (b == kNoBlock) break;
+    KVSIM_DCHECK(pool_.key(b) == keys[static_cast<size_t>(hits)]);
     probe_.hits.push_back(b);
-    watched_[static_cast<size_t>(b)] = 1;
+    watched_[static_cast<size_t>(b)] = static_cast<int32_t>(hits + 1);
     if (pool_.at(b).ref_count > 0) ++probe_.hits_in_use;
+    if (++pos == group) pos = 0;
   }
   probe_.has_next = hits < limit;
   probe_.next_key = probe_.has_next ? request.prefix_keys[static_cast<size_t>(hits)] : 0;
+  probe_.extend = false;
+}
+
+void PagedAllocator::CutProbe(size_t n, BlockKey evicted_key) const {
+  for (size_t i = n; i < probe_.hits.size(); ++i) {
+    const BlockId b = probe_.hits[i];
+    watched_[static_cast<size_t>(b)] = 0;
+    if (pool_.at(b).ref_count > 0) --probe_.hits_in_use;
+  }
+  probe_.hits.resize(n);
+  probe_.has_next = true;  // the evicted block's key, n < limit
+  probe_.next_key = evicted_key;
+  probe_.extend = false;
 }
 
 int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const {
@@ -77,6 +102,7 @@ int64_t PagedAllocator::PrefixHits(const AdmitRequest& request, int64_t* hits_in
                                           (request.prompt_tokens - 1) / block_size_);
   if (limit <= 0) return 0;
   if (!ProbeMatches(request)) Probe(request, limit);
+  else if (probe_.extend) ExtendProbe(request, limit);
   const int64_t hits = static_cast<int64_t>(probe_.hits.size());
   *hits_in_free_queue = hits - probe_.hits_in_use;
   return hits;
@@ -121,6 +147,7 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   r.final_tokens = std::max(request.final_tokens, request.prompt_tokens);
   r.keys.clear();
   if (caching_) r.keys.assign(request.prefix_keys.begin(), request.prefix_keys.end());
+  r.key_group = KeyGroupOf(request);
   r.groups.resize(groups_.size());
   for (GroupBlocks& gb : r.groups) {
     gb.first_live = 0;
@@ -258,9 +285,21 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
   // Prompt blocks that are now full become findable (only group 0 exists when caching is on).
   GroupBlocks& gb = r.groups[0];
   const int64_t full = std::min<int64_t>(Index(r.computed), static_cast<int64_t>(r.keys.size()));
-  for (int64_t i = r.keys_registered; i < full; ++i) {
-    if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) DropProbe();  // may extend its hits
-    pool_.AssignKey(gb.blocks[i], r.keys[i]);
+  if (r.keys_registered < full) {
+    pool_.UseKeyGroup(r.key_group);
+    const int64_t group = pool_.key_group();
+    int64_t pos = r.keys_registered % group;  // in its run
+    int64_t leader = r.keys_registered - pos;
+    int32_t run = pool_.FindRun(r.keys[leader]);
+    for (int64_t i = r.keys_registered; i < full; ++i) {
+      if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) probe_.extend = true;  // may extend its hits
+      run = pool_.AssignKey(gb.blocks[i], r.keys[leader], pos, r.keys[i], run);
+      if (++pos == group && i + 1 < full) {
+        pos = 0;
+        leader = i + 1;
+        run = pool_.FindRun(r.keys[leader]);
+      }
+    }
   }
   r.keys_registered = std::max(r.keys_registered, full);
   if (r.keys_registered == static_cast<int64_t>(r.keys.size()) && r.keys.capacity() > kKeptKeyCapacity) {
@@ -272,7 +311,9 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
 
 BlockId PagedAllocator::TakeFreeBlock() {
   // The eviction point: the front block's cached key, if any, is dropped with it.
-  if (probe_.valid && watched_[static_cast<size_t>(pool_.front())]) DropProbe();
+  const BlockId front = pool_.front();
+  if (probe_.valid && watched_[static_cast<size_t>(front)])
+    CutProbe(static_cast<size_t>(watched_[static_cast<size_t>(front)] - 1), pool_.key(front));
   return pool_.PopFront();
 }
 

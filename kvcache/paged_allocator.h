@@ -30,6 +30,8 @@
 #ifndef KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 #define KVSIM_KVCACHE_PAGED_ALLOCATOR_H_
 
+#include <algorithm>
+#include <span>
 #include <vector>
 
 #include "kvcache/block_pool.h"
@@ -89,6 +91,9 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t block_size() const { return block_size_; }
   const BlockPool& pool() const { return pool_; }
 
+  // The blocks request `id` holds in layer group `group`, first to last (not in counting mode).
+  std::span<const BlockId> BlocksOf(RequestId id, size_t group = 0) const { return requests_.at(id).groups[group].blocks; }
+
   // Prefix-cache statistics since construction: prompt blocks looked up and found.
   int64_t prefix_queried_blocks() const { return prefix_queried_blocks_; }
   int64_t prefix_hit_blocks() const { return prefix_hit_blocks_; }
@@ -105,15 +110,20 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     int64_t computed = 0;
     int64_t final_tokens = 0;
     std::vector<BlockKey> keys;     // prefix keys of the prompt's full blocks
+    int64_t key_group = 1;          // their runs (AdmitRequest::prefix_key_group)
     int64_t keys_registered = 0;    // leading blocks already offered to the key map
     std::vector<GroupBlocks> groups;
   };
 
   // The prefix lookup of the last request planned, kept while it stays valid: the request at the
   // head of a blocked waiting queue is planned at every step, and its hundreds of key look-ups
-  // would otherwise be repeated although nothing it found changed. The hit blocks are watched:
-  // evicting one (TakeFreeBlock) or registering the key of its first miss (RegisterKeys) drops the
-  // probe; a hit block's reference count crossing zero adjusts hits_in_use.
+  // would otherwise be repeated although nothing it found changed. The hit blocks are watched and
+  // the probe kept exact rather than redone: evicting hit i (TakeFreeBlock) cuts the hits to the
+  // first i (key i now misses, the leading ones still hit); registering the key of its first miss
+  // (RegisterKeys) marks it for extension, which the next plan does by looking up only the keys
+  // past the hits; a hit block's reference count crossing zero adjusts hits_in_use. (A blocked
+  // head request whose cached prefix is being evicted block by block would otherwise look its
+  // whole prefix up again at every step.)
   struct PrefixProbe {
     bool valid = false;
     RequestId id = 0;
@@ -125,9 +135,15 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
     int64_t hits_in_use = 0;        // of them, held by a running request (not in the free queue)
     bool has_next = false;          // a first miss below the limit exists
     BlockKey next_key = 0;          // its key
+    bool extend = false;            // next_key has been registered since: look up past the hits
   };
+  static int64_t KeyGroupOf(const AdmitRequest& request) { return std::max<int64_t>(1, request.prefix_key_group); }
   bool ProbeMatches(const AdmitRequest& request) const;
   void Probe(const AdmitRequest& request, int64_t limit) const;
+  // Looks up keys from probe_.hits.size() on, appending the leading run of hits.
+  void ExtendProbe(const AdmitRequest& request, int64_t limit) const;
+  // Keeps the first `n` hits (hit n is being evicted).
+  void CutProbe(size_t n, BlockKey evicted_key) const;
   void DropProbe() const;
   int64_t PrefixHits(const AdmitRequest& request, int64_t* hits_in_free_queue) const;
   int64_t BlocksToGrow(const RequestState& r, int64_t tokens, int64_t* released) const;
@@ -184,7 +200,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t prefix_queried_blocks_ = 0;
   int64_t prefix_hit_blocks_ = 0;
   mutable PrefixProbe probe_;
-  mutable std::vector<uint8_t> watched_;  // per block: 1 while it is one of probe_.hits
+  mutable std::vector<int32_t> watched_;  // per block: 1 + its index in probe_.hits while it is one, else 0
 };
 
 }  // namespace kvsim

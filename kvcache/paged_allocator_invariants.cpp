@@ -64,10 +64,7 @@ PagedAllocator::BlockTotals PagedAllocator::CheckBlocks(const std::vector<int32_
       continue;
     }
     KVSIM_CHECK(blk.queued == (blk.ref_count == 0), "block " + std::to_string(b) + " queued iff unreferenced");
-    if (blk.keyed) {
-      KVSIM_CHECK(blk.filled_slots == block_size_, "keyed block not full");
-      KVSIM_CHECK(pool_.Lookup(pool_.key(b)) == b, "keyed block missing from the key map");
-    }
+    if (blk.keyed) KVSIM_CHECK(blk.filled_slots == block_size_, "keyed block not full");
     if (blk.ref_count > 0) {
       t.token += blk.filled_slots;
       t.saved += static_cast<int64_t>(blk.ref_count - 1) * blk.filled_slots;
@@ -94,10 +91,7 @@ void PagedAllocator::CheckFreeQueue(const BlockTotals& t) const {
   });
   KVSIM_CHECK(walked == t.queued && t.queued == pool_.num_queued(), "free queue length disagrees");
   KVSIM_CHECK(t.cached == pool_.num_cached(), "cached count disagrees");
-  pool_.key_map().ForEach([&](BlockKey key, BlockId b) {
-    KVSIM_CHECK(pool_.at(b).keyed && pool_.key(b) == key, "key map stale");
-  });
-  KVSIM_CHECK(static_cast<int64_t>(pool_.key_map().size()) >= t.cached, "key map smaller than the cached blocks");
+  pool_.CheckKeyIndex();
 }
 
 void PagedAllocator::CheckInvariants() const {
@@ -114,10 +108,11 @@ void PagedAllocator::CheckInvariants() const {
     int64_t in_use = 0, watched = 0;
     for (size_t i = 0; i < probe_.hits.size(); ++i) {
       const BlockId b = probe_.hits[i];
-      KVSIM_CHECK(pool_.at(b).keyed && watched_[static_cast<size_t>(b)] == 1, "a kept prefix hit lost its key");
+      KVSIM_CHECK(pool_.at(b).keyed && watched_[static_cast<size_t>(b)] == static_cast<int32_t>(i + 1),
+                  "a kept prefix hit lost its key");
       if (pool_.at(b).ref_count > 0) ++in_use;
     }
-    for (uint8_t w : watched_) watched += w;
+    for (int32_t w : watched_) watched += w != 0;
     KVSIM_CHECK(in_use == probe_.hits_in_use && watched == static_cast<int64_t>(probe_.hits.size()),
                 "the kept prefix probe disagrees with the pool");
   }

@@ -37,13 +37,19 @@ void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_bloc
   // at the same token and the ids up to their last overlapped trace block agree, as full chaining
   // over the pool blocks would give, at one mix per pool block.
   BlockKey chain = kRootKey;
-  int64_t chained = 0;  // trace blocks digested into `chain`
-  for (int64_t j = 0; j < full; ++j) {
-    const int64_t begin = j * block_size;
-    const int64_t last = (begin + block_size - 1) / trace_block_tokens;
-    for (; chained <= last; ++chained) chain = ChainKey(chain, trace_ids[static_cast<size_t>(chained)]);
-    keys[static_cast<size_t>(j)] = Mix(chain ^ (static_cast<uint64_t>(begin) * 0x9e3779b97f4a7c15ULL));
+  size_t chained = 0;          // trace blocks digested into `chain`
+  int64_t chained_tokens = 0;  // the tokens they cover
+  uint64_t position = 0;       // begin · 0x9e3779b97f4a7c15 (mod 2^64), kept by addition
+  const uint64_t step = static_cast<uint64_t>(block_size) * 0x9e3779b97f4a7c15ULL;
+  int64_t end = block_size;   // of pool block j
+  for (BlockKey& key : keys) {
+    // Digest up to the last trace block overlapping [end − B, end).
+    for (; chained_tokens < end; ++chained, chained_tokens += trace_block_tokens) chain = ChainKey(chain, trace_ids[chained]);
+    key = Mix(chain ^ position);
+    end += block_size;
+    position += step;
   }
 }
+
 
 }  // namespace kvsim

@@ -24,6 +24,14 @@ std::vector<BlockKey> KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, i
 void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_block_tokens, int64_t prompt_tokens,
                          int64_t block_size, std::vector<BlockKey>& out);
 
+// The runs KeysFromTraceBlocks' keys come in (AdmitRequest::prefix_key_group): a trace block of
+// whole pool blocks is a run, since the keys of its pool blocks digest the same chain of ids and
+// their own positions; 1 when pool blocks straddle or span trace blocks.
+inline int64_t KeyGroupOfTraceBlocks(int64_t trace_block_tokens, int64_t block_size) {
+  if (block_size <= 0 || trace_block_tokens < block_size || trace_block_tokens % block_size != 0) return 1;
+  return trace_block_tokens / block_size;
+}
+
 // The 64-bit mix (splitmix64 finaliser over the combination).
 BlockKey ChainKey(BlockKey parent, uint64_t content);
 

@@ -178,6 +178,7 @@ AdmitRequest ReplayEngine::AdmissionFor(const Live& l) const {
   AdmitRequest q = FreshAdmission(l.req.id, l.req.prompt_tokens, l.target);
   q.prompt_tokens += l.generated;  // a resumed request recomputes what it generated
   q.prefix_keys = l.keys;
+  if (!l.keys.empty()) q.prefix_key_group = KeyGroupOfTraceBlocks(l.req.block_id_tokens, o_.block_size);
   return q;
 }
 
