@@ -365,6 +365,10 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   }
   StepWork w;
   for (const Scheduled& s : scheduled) w.Add(s.tokens, s.context);
+  if (acceptance_) [[unlikely]] {  // a decoding request's tokens past its first are drafts to verify
+    for (const Scheduled& s : scheduled)
+      if (s.tokens > 1 && !slots_[s.slot].prefilling) w.draft_tokens += s.tokens - 1;
+  }
   const int64_t lazy_context = LazyContextBeforeStep();
   w.sequences += lazy_count_;
   w.new_tokens += lazy_count_;
