@@ -157,7 +157,8 @@ void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSett
     draft.bytes_per_token = st.layout.bytes_per_token_per_layer;
   }
   // A drafter of another page size next to a hybrid target is left out (AddDraftKvLayers returns false).
-  AddDraftKvLayers(st.layout, draft);
+  st.draft_kv_bytes_per_token = draft.bytes_per_token;
+  st.layout_holds_draft_kv = AddDraftKvLayers(st.layout, draft);
 }
 
 StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& tensors, const GpuSpec& gpu,

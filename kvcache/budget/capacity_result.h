@@ -30,6 +30,11 @@ struct StageCapacity {
   double kv_cache_bytes = 0;
   int64_t num_blocks = 0;
   std::string draft_what;  // the speculative proposer's weights, in words (empty: none on this stage)
+  // The drafter's own attention layers (EAGLE head, MTP layer, draft model): its KV bytes per token
+  // on this GPU (0: none), and whether `layout` holds them beside the target's (vLLM v1 groups them
+  // in one KV cache config; a drafter of another page size beside a hybrid target is left out).
+  double draft_kv_bytes_per_token = 0;
+  bool layout_holds_draft_kv = false;
   LoraMemory lora;         // LoRA slots on this stage (empty without --enable-lora)
 };
 

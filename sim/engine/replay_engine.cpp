@@ -431,7 +431,14 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   const int64_t start = now_ns_;
   // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
-  if (acceptance_) dt += ProposerNs(scheduled);
+  if (acceptance_) [[unlikely]] {
+    // A decoding request's tokens past its first are drafts, whose logits the verify pass computes
+    // too; the drafter's passes follow. (Timed again here so that the plain path stays as it is.)
+    for (const Scheduled& s : scheduled)
+      if (s.tokens > 1 && !slots_[s.slot].prefilling) w.draft_tokens += s.tokens - 1;
+    if (w.draft_tokens > 0) dt = timer_.StepNs(w);
+    dt += ProposerNs(scheduled);
+  }
   if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;

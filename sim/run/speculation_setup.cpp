@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/budget/speculative_memory.h"
@@ -30,12 +31,72 @@ std::vector<double> ResolveAcceptanceRates(const SpeculativeSettings& sp, const 
   return AcceptanceRates(given, sp.num_speculative_tokens);
 }
 
+CapacityResult DrafterCapacity(const SpeculativeSettings& sp, const CapacityResult& cap) {
+  KVSIM_CHECK(!cap.stages.empty(), "a capacity plan has at least one stage");
+  CapacityResult c = cap;
+  // vLLM v1 loads the drafter on the last pipeline stage with the target's TP; its attention layers
+  // have KV cache tensors of their own (registered beside the target's, gpu_model_runner.py
+  // initialize_kv_cache), which are all a drafter pass reads.
+  StageCapacity st;
+  st.layout.bytes_per_token = cap.stages.back().draft_kv_bytes_per_token;
+  c.stages = {st};
+  c.settings.pipeline_parallel_size = 1;
+  // Stored as speculative_memory.h plans them: EAGLE heads unquantized, MTP layers like the target's,
+  // a draft model in its checkpoint's format.
+  const ProposerKind kind = ClassifyProposer(sp);
+  if (kind == ProposerKind::kEagle || kind == ProposerKind::kEagle3) c.weight_quantization = QuantizationSpec{};
+  if (kind == ProposerKind::kDraftModel && sp.draft) c.weight_quantization = sp.draft->checkpoint_quantization;
+  return c;
+}
+
+DrafterPassLaunches DrafterPassLaunchesFor(const SpeculativeSettings& sp, int64_t drafter_layers) {
+  DrafterPassLaunches l;
+  // propose()'s loop body before the forward: the drafts cast to int32, positions + 1, the
+  // max_model_len test and clamp, seq_lens + 1 and its masked_fill_, the slot mapping (block number,
+  // block-table gather, block id x block size + offset: 3) and its masked_fill_, and the copies
+  // into the input_ids / positions / hidden_states buffers the graph reads (3).
+  l.input_updates = 15;
+  // EAGLE-3 (llama_eagle3.py compute_logits): the draft vocabulary's logits scattered into the
+  // target's, -inf elsewhere: arange, add, new_full, index_put_.
+  if (ClassifyProposer(sp) == ProposerKind::kEagle3) l.input_updates += 4;
+  // Outside the piecewise graph besides: each layer's attention op (KV write + attention) and
+  // compute_logits' lm_head GEMM and the argmax.
+  l.host_kernels = l.input_updates + 2 * drafter_layers + 2;
+  l.graph_pieces = drafter_layers + 1;
+  return l;
+}
+
+std::vector<ExtraGemm> DrafterExtraGemms(const ModelSpec& target, const ModelSpec& drafter, const SpeculativeSettings& sp,
+                                         int tp) {
+  const ProposerKind kind = ClassifyProposer(sp);
+  if (kind == ProposerKind::kEagle) return {{"fc", drafter.hidden_size, 2 * target.hidden_size}};
+  if (kind == ProposerKind::kMtp) return {{"eh_proj", target.hidden_size, 2 * target.hidden_size}};
+  if (kind == ProposerKind::kEagle3) {
+    const int64_t heads = drafter.num_attention_heads / tp, kv_heads = std::max<int64_t>(1, drafter.num_kv_heads / tp);
+    return {{"qkv_proj_embeds", (heads + 2 * kv_heads) * drafter.head_dim, drafter.hidden_size}};
+  }
+  return {};
+}
+
 std::unique_ptr<StepModel> MakeProposerTimer(const Deployment& d, const CapacityResult& cap, const StepModelOptions& target) {
   const std::optional<ModelSpec> model = ProposerModel(d.model, d.config.speculative);
   if (!model || target.fixed_step_ms > 0) return nullptr;
   StepModelOptions options = target;
-  options.efficiency.step_overhead_ms = 0;
-  return std::make_unique<StepModel>(*model, cap, d.gpu, options);
+  // A pass's host work is its launches alone (the step's scheduling and input handling are the
+  // target's, counted once): with graphs, the kernels outside the captured pieces and the pieces
+  // beyond the one the step model replays; eagerly, the input updates besides the forward's own.
+  const DrafterPassLaunches l = DrafterPassLaunchesFor(d.config.speculative, model->num_layers);
+  const KernelEfficiency& e = target.efficiency;
+  const double host_us = target.enforce_eager ? static_cast<double>(l.input_updates) * e.launch_us
+                                              : static_cast<double>(l.host_kernels) * e.launch_us +
+                                                    static_cast<double>(l.graph_pieces - 1) * e.graph_launch_us;
+  options.efficiency.step_overhead_ms = host_us * 1e-3;
+  options.input_update_kernels = l.input_updates;
+  options.extra_gemms = DrafterExtraGemms(d.model, *model, d.config.speculative, cap.settings.tensor_parallel_size);
+  // propose() issues every pass without waiting for the GPU (the drafts stay on the device until
+  // the step ends), so a pass's launches overlap the previous one's kernels.
+  options.overlap_host = true;
+  return std::make_unique<StepModel>(*model, DrafterCapacity(d.config.speculative, cap), d.gpu, options);
 }
 
 std::string UntimedProposerNote(const SpeculativeSettings& sp) {

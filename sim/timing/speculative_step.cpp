@@ -10,6 +10,7 @@ StepWork Plus(StepWork a, const StepWork& b) {
   a.context_tokens += b.context_tokens;
   a.attended += b.attended;
   a.sequences += b.sequences;
+  a.draft_tokens += b.draft_tokens;
   return a;
 }
 
@@ -28,6 +29,7 @@ SpeculativeStep TimeSpeculativeStep(const StepModel& target, const StepModel* pr
   StepWork plain, verify;
   plain.Add(1, decode_context, decode_seqs);
   verify.Add(1 + k, decode_context, decode_seqs);
+  verify.draft_tokens = k * decode_seqs;
   s.plain_seconds = target.Breakdown(Plus(plain, prefills)).total();
   s.verify_work = Plus(verify, prefills);
   s.verify = target.Breakdown(s.verify_work);

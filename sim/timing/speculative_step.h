@@ -1,7 +1,8 @@
 // One engine step with speculative decoding, as vLLM v1 runs it (sim/engine/speculation.h), timed
 // for `kvsim step` beside the plain step:
 //  - verify: the target's forward with each decoding sequence scheduled 1 + k tokens (its last
-//    sampled token and the k drafts) against its context; prefills as in the plain step;
+//    sampled token and the k drafts) against its context, logits at all 1 + k positions; prefills
+//    as in the plain step;
 //  - drafting: the proposer's passes after it, each one token per decoding sequence over the same
 //    contexts, as the replay times them (none for n-gram matching, which runs on the CPU);
 //  - the expected tokens a decoding sequence gains per step, 1 + Σ accepted_at (position i is

@@ -39,7 +39,8 @@ double AllReduceLatencySeconds(Interconnect i) {
 }  // namespace
 
 StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o)
-    : calibration_(o.calibration), eff_(o.efficiency), eager_(o.enforce_eager), overlap_host_(o.overlap_host) {
+    : calibration_(o.calibration), eff_(o.efficiency), eager_(o.enforce_eager), overlap_host_(o.overlap_host),
+      input_update_kernels_(static_cast<double>(o.input_update_kernels)) {
   if (o.fixed_step_ms > 0) {
     fixed_ns_ = std::max<int64_t>(1, static_cast<int64_t>(std::llround(o.fixed_step_ms * 1e6)));
     return;
@@ -63,6 +64,7 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
   BuildAttentionGemms(spec, cap);
   BuildMlpGemms(spec, cap);
+  for (const ExtraGemm& g : o.extra_gemms) AddGemm(g.name.c_str(), g.n, g.k, false, 1.0, cap);
   ChooseQuantizedKernels(cap, gpu);
 
   hidden_ = static_cast<double>(spec.hidden_size);
@@ -84,7 +86,9 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
     kv_width_ = static_cast<double>(kv_heads * spec.head_dim);
   }
   for (const StageCapacity& st : cap.stages) {
-    kv_bytes_per_token_ += st.layout.bytes_per_token;
+    // The model's own layers: a speculative drafter's KV shares the pool but only its passes read it.
+    kv_bytes_per_token_ += st.layout_holds_draft_kv ? st.layout.bytes_per_token - st.draft_kv_bytes_per_token
+                                                    : st.layout.bytes_per_token;
     for (const KvCacheGroup& g : st.layout.groups)
       if (g.kind == AttentionKind::kSlidingWindow || g.kind == AttentionKind::kChunkedLocal) {  // states read no KV
         window_layers_ += static_cast<double>(g.num_layers);
@@ -273,16 +277,17 @@ void StepModel::AddOther(int64_t tokens, std::vector<OperatorCost>* out, double*
     if (g.name == "mlp_down_proj") inter = static_cast<double>(g.k);
   add("activation", t * (2 + gated_) * inter * act_bytes_ * layers_, layers_);
   add("embedding", t * 2 * hidden_ * act_bytes_, 1);
+  if (input_update_kernels_ > 0) add("input_updates", 0.0, input_update_kernels_);
 }
 
-void StepModel::AddLmHead(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const {
-  if (sequences <= 0) return;
-  const GemmShape s{sequences, static_cast<int64_t>(vocab_per_gpu_), static_cast<int64_t>(hidden_), lm_head_bytes_, act_bytes_, 1.0};
+void StepModel::AddLmHead(int64_t rows, std::vector<OperatorCost>* out, double* seconds) const {
+  if (rows <= 0) return;
+  const GemmShape s{rows, static_cast<int64_t>(vocab_per_gpu_), static_cast<int64_t>(hidden_), lm_head_bytes_, act_bytes_, 1.0};
   const double gemm = GemmSeconds(s, gemm_);
   *seconds += gemm;
   if (out) out->push_back({"lm_head", "lm_head", 1, GemmFlops(s), GemmBytes(s), gemm});
   // Sampling over the gathered fp32 logits: softmax, top-k/top-p and the draw read them ~3 times.
-  const double bytes = static_cast<double>(sequences) * vocab_per_gpu_ * tp_ * 4 * 3;
+  const double bytes = static_cast<double>(rows) * vocab_per_gpu_ * tp_ * 4 * 3;
   const double sample = bytes / (hbm_ * eff_.elementwise_memory) + 4 * eff_.kernel_floor_us * 1e-6;
   *seconds += sample;
   if (out) out->push_back({"sampler", "lm_head", 4, 0.0, bytes, sample});
@@ -338,7 +343,7 @@ StepBreakdown StepModel::Breakdown(const StepWork& w) const {
   b.linear = Memo(linear_memo_, w.new_tokens, &StepModel::AddLinear);
   AddAttention(w, nullptr, &b.attention);
   b.other = Memo(other_memo_, w.new_tokens, &StepModel::AddOther);
-  b.lm_head = Memo(lm_head_memo_, w.sequences, &StepModel::AddLmHead);
+  b.lm_head = Memo(lm_head_memo_, w.logits_rows(), &StepModel::AddLmHead);
   b.communication = Memo(comm_memo_, w.new_tokens, &StepModel::AddCommunication);
   b.overhead = Overhead(w, b.linear + b.attention + b.other + b.lm_head + b.communication);
   return b;
@@ -356,7 +361,7 @@ std::vector<OperatorCost> StepModel::Operators(const StepWork& w) const {
   AddLinear(w.new_tokens, &out, &ignored);
   AddAttention(w, &out, &ignored);
   AddOther(w.new_tokens, &out, &ignored);
-  AddLmHead(w.sequences, &out, &ignored);
+  AddLmHead(w.logits_rows(), &out, &ignored);
   AddCommunication(w.new_tokens, &out, &ignored);
   const double gpu = ignored;
   out.push_back({"host", "overhead", 0, 0.0, 0.0, Overhead(w, gpu)});

@@ -12,7 +12,8 @@
 //                  sequence), whichever is slower, plus a kernel floor
 //   other          embedding, fused residual-add + RMSNorm twice per layer, RoPE, the gated activation
 //                  and the final norm: bytes moved at the elementwise bandwidth, a kernel floor each
-//   lm_head        the vocabulary GEMM for one row per sequence, then sampling over the logits
+//   lm_head        the vocabulary GEMM for one row per sequence and per verified draft token, then
+//                  sampling over the logits
 //   communication  TP: two all-reduces per layer of tokens × hidden × 2 bytes (latency + ring traffic
 //                  2·(tp−1)/tp over the link); PP: one activation hand-off per stage boundary
 //   overhead       the scheduler's per-step CPU work, plus CUDA-graph replay (decode-only batches up
@@ -40,6 +41,12 @@
 
 namespace kvsim {
 
+// A GEMM a step runs once besides the model's layers, on this GPU's shard, unquantized.
+struct ExtraGemm {
+  std::string name;
+  int64_t n = 0, k = 0;  // output and input features
+};
+
 struct StepModelOptions {
   double fixed_step_ms = 0;           // > 0: every step takes this long (no model)
   KernelEfficiency efficiency;        // defaults, or a calibration's
@@ -51,6 +58,13 @@ struct StepModelOptions {
   // exceeds the GPU's.
   bool overlap_host = false;
   double link_bytes_per_s = 0;        // TP all-reduce bandwidth per direction; 0: from the interconnect
+  // Small kernels the step launches outside the model's forward (a drafter pass's position, slot
+  // and input-buffer updates): kernel_floor_us each on the GPU, counted in `other`. Their launches
+  // are host work the caller puts in step_overhead_ms.
+  int64_t input_update_kernels = 0;
+  // GEMMs outside the layers' (a drafter's fc / eh_proj joining the token embedding and the target's
+  // hidden state): timed and counted in `linear`.
+  std::vector<ExtraGemm> extra_gemms;
 };
 
 // The step's time by component, seconds.
@@ -210,7 +224,7 @@ class StepModel final : public StepTimer {
   void AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   void AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const;
   void AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
-  void AddLmHead(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddLmHead(int64_t rows, std::vector<OperatorCost>* out, double* seconds) const;
   void AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   double Overhead(const StepWork& w, double gpu_seconds) const;
   double SequentialOverhead(const StepWork& w, double gpu_seconds) const;  // the host's time, not overlapped
@@ -238,6 +252,7 @@ class StepModel final : public StepTimer {
   double peak16_ = 0, hbm_ = 0;
   bool eager_ = false;
   bool overlap_host_ = false;  // StepModelOptions::overlap_host
+  double input_update_kernels_ = 0;  // StepModelOptions::input_update_kernels
   int tp_ = 1, pp_ = 1;
   double act_bytes_ = 2;            // activation element size
   double hidden_ = 0, layers_ = 0, kv_layers_ = 0, gated_ = 1, inter_per_gpu_ = 0;

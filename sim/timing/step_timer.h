@@ -21,7 +21,13 @@ struct StepWork {
   int64_t new_tokens = 0;        // prefill chunk tokens + decode tokens (the GEMMs' M)
   int64_t context_tokens = 0;    // KV tokens read (each request's computed tokens before the step)
   int64_t attended = 0;          // Σ n_i·c_i + n_i·(n_i + 1)/2: causal (query, key) pairs
-  int64_t sequences = 0;         // requests in the batch (the lm_head's rows)
+  int64_t sequences = 0;         // requests in the batch (one lm_head row each)
+  // Speculative draft tokens the step verifies: vLLM v1 computes the target's logits at every one
+  // of them besides each request's last position (gpu_model_runner.py _calc_spec_decode_metadata:
+  // logits_indices hold 1 + k rows per decoding request; rejection_sampler.py reads the k draft rows
+  // and samples the bonus row), so each adds an lm_head and sampler row.
+  int64_t draft_tokens = 0;
+  int64_t logits_rows() const { return sequences + draft_tokens; }
 
   // `count` requests each computing `tokens` new tokens after `context` cached ones.
   void Add(int64_t tokens, int64_t context, int64_t count = 1) {
