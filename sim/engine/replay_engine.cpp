@@ -382,13 +382,13 @@ int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
 }
 
 void ReplayEngine::Deliver(TraceRequest r) {
-  quiet_until_ns_ = 0;
+  quiet_steps_left_ = 0;
   if (Idle()) now_ns_ = std::max(now_ns_, r.arrival_ns);
   Arrive(std::move(r));
 }
 
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
-  quiet_until_ns_ = 0;
+  quiet_steps_left_ = 0;
   KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());  // the backlog never waits behind an empty waiting_
   if (!not_yet_eligible_.empty()) MarkEligible();
   if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());

@@ -115,7 +115,12 @@ class ReplayEngine {
   // holds: none finishes, is admitted or preempted, so its request counts stay and its KV use can
   // only grow. Known after a quiet run cut short by its horizon; otherwise at most now_ns().
   // Deliver resets it.
-  int64_t quiet_until_ns() const { return quiet_until_ns_; }
+  int64_t quiet_until_ns() const {
+    int64_t span = 0, until = 0;
+    if (__builtin_mul_overflow(quiet_steps_left_, quiet_step_ns_, &span) || __builtin_add_overflow(now_ns_, span, &until))
+      return INT64_MAX;
+    return until;
+  }
   // One step (or the rejection of a request that can never be admitted), or a run of quiet decode
   // steps (nothing due, nothing to admit) that ends before the first step that would start at or
   // after `horizon_ns` (the next arrival: it must be delivered before a step that starts after it).
@@ -246,7 +251,10 @@ class ReplayEngine {
   std::vector<ReplayObserver*> observers_;
 
   int64_t now_ns_ = 0;
-  int64_t quiet_until_ns_ = 0;  // see quiet_until_ns()
+  // quiet_until_ns(): after a quiet run cut by its horizon, the quiet steps it could still have taken
+  // and the time of its last step (a lower bound of theirs); 0 otherwise.
+  int64_t quiet_steps_left_ = 0;
+  int64_t quiet_step_ns_ = 0;
   int64_t last_step_start_ns_ = 0;   // start of the step that ended at now_ns_
   // Async scheduling: arrivals no pass has seen yet, in arrival order: slotted ones, then backlog
   // entries (by Seq). Every backlog entry arrived after every slotted arrival: an arrival takes a

@@ -206,9 +206,8 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   // Cut by the horizon, the run could have gone on quietly to step `limit`: the steps left before it
   // each take at least the last one's time when step times do not fall as contexts grow.
   if (steps < limit && decode.Nondecreasing()) {
-    const int64_t left = limit - steps;  // <= kMaxRunSteps
-    const int64_t last = durations[steps - 1];
-    quiet_until_ns_ = last > 0 && left > (INT64_MAX - now_ns_) / last ? INT64_MAX : now_ns_ + left * last;
+    quiet_steps_left_ = limit - steps;
+    quiet_step_ns_ = durations[steps - 1];
   }
   step_ += steps - 1;
   if (held) held_step_ = step_;
