@@ -198,15 +198,20 @@ TEST(FleetTest, FleetOfOneEqualsTheSingleEngine) {
   ExpectFleetOfOneMatches(d, mooncake);
 }
 
-// A router that reads loads lets a replica's quiet decode steps wait until it could win an arrival
-// (ReplayEngine::quiet_until_ns). Token stepping has no quiet runs, so every replica is stepped to
-// every arrival: both must route and replay alike, on a small GPU that queues and preempts.
-TEST(FleetTest, LoadReadingRoutersGiveWhatSteppingEveryReplicaToEveryArrivalGives) {
+// An L4 with 24 sequences at most: Azure conversation traffic queues and preempts on it.
+Deployment SmallGpuThatQueues() {
   DeploymentOptions o;
   o.gpu = "l4";
   o.max_model_len = "8192";
   o.max_num_seqs = "24";
-  const Deployment d = ResolveDeployment(o, DataDirectory());
+  return ResolveDeployment(o, DataDirectory());
+}
+
+// A router that reads loads lets a replica's quiet decode steps wait until it could win an arrival
+// (ReplayEngine::quiet_until_ns). Token stepping has no quiet runs, so every replica is stepped to
+// every arrival: both must route and replay alike, on a small GPU that queues and preempts.
+TEST(FleetTest, LoadReadingRoutersGiveWhatSteppingEveryReplicaToEveryArrivalGives) {
+  const Deployment d = SmallGpuThatQueues();
   for (RouterKind kind : {RouterKind::kLeastKv, RouterKind::kLeastRequests}) {
     ReplayOptions event;
     event.window.max_requests = 1500;
@@ -239,11 +244,7 @@ TEST(FleetTest, LoadReadingRoutersGiveWhatSteppingEveryReplicaToEveryArrivalGive
 // concurrency, KV, waste, preemptions) against four separate replays, on a small GPU that queues
 // and preempts.
 TEST(FleetTest, RoundRobinReplicasEqualSingleReplaysOfTheirShare) {
-  DeploymentOptions o;
-  o.gpu = "l4";
-  o.max_model_len = "8192";
-  o.max_num_seqs = "24";
-  const Deployment d = ResolveDeployment(o, DataDirectory());
+  const Deployment d = SmallGpuThatQueues();
   testing::TempDir dir;
   std::ifstream in(DataDirectory() + "/traces/AzureLLMInferenceTrace_conv.csv");
   std::string header, line;
