@@ -1,0 +1,108 @@
+// ReplayEngine's arrivals (replay_engine.h): a request joins the waiting queue with a slot, or as a
+// compact backlog record while the queue is long, and gets its slot when admission reaches it.
+#include "sim/engine/replay_engine.h"
+
+#include <algorithm>
+
+#include "kvcache/base/check.h"
+
+namespace kvsim {
+
+void ReplayEngine::Arrive(TraceRequest r) {
+  ++counters_.events;
+  if (r.prompt_tokens >= o_.max_model_len) {
+    Reject(std::move(r), "prompt_tokens >= max_model_len");
+    return;
+  }
+  if (!o_.lora.enabled()) r.adapter = 0;  // without --enable-lora every request runs on the base model
+  else if (r.adapter != 0) ++counters_.lora.requests;
+  const int64_t target = TargetOf(r.prompt_tokens, r.output_tokens);
+  // Its keys are not computed yet (EnsureKeys): whether it can ever fit does not depend on them.
+  if (!alloc_.CanEverFit(FreshAdmission(r.id, r.prompt_tokens, target))) {
+    Reject(std::move(r), "needs more KV cache than the whole pool");
+    return;
+  }
+  if (!o_.prefix_caching && r.block_ids.capacity() != 0) std::vector<uint64_t>().swap(r.block_ids);
+  waiting_tokens_ += r.prompt_tokens;
+  // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
+  const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
+  // The head of the waiting queue always has a slot (a non-empty backlog implies a non-empty waiting_),
+  // so "anything waiting?" is one test on the hot paths (QuietDecodeStep).
+  if (!backlog_.empty() || (!waiting_.empty() && waiting_.size() >= o_.slotted_arrivals)) {
+    backlog_.Push(r, now_ns_, eligible_ns);
+    if (eligible_ns < 0) unseen_backlog_.push_back(backlog_.BackSeq());
+    return;
+  }
+  const Slot slot = NewSlot();
+  Live& l = slots_[slot];
+  l = Live{};
+  l.target = target;
+  l.record.id = r.id;
+  l.record.arrival_ns = r.arrival_ns;
+  l.record.in_flight_end_ns = now_ns_;
+  l.record.eligible_ns = eligible_ns;
+  l.record.prompt_tokens = r.prompt_tokens;
+  l.record.adapter = r.adapter;
+  l.req = std::move(r);
+  // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
+  // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
+  // thousands of long prompts would otherwise hold 32 times the memory.
+  if (l.req.block_ids.capacity() != 0) l.req.block_ids.shrink_to_fit();
+  l.in_use = true;
+  waiting_.push_back(slot);
+  if (eligible_ns < 0) not_yet_eligible_.push_back(slot);
+}
+
+void ReplayEngine::PromoteFront() {
+  const ArrivalBacklog::Arrival& a = backlog_.Front();
+  const Slot slot = NewSlot();
+  if (a.eligible_ns < 0) {
+    // Not reached by admission (it stops at the first request no pass has seen); kept exact anyway:
+    // the oldest unseen backlog entry is the newest unseen slotted arrival.
+    KVSIM_DCHECK(!unseen_backlog_.empty() && unseen_backlog_.front() == backlog_.FrontSeq());
+    unseen_backlog_.pop_front();
+    not_yet_eligible_.push_back(slot);
+  }
+  Live& l = slots_[slot];
+  l = Live{};
+  l.target = TargetOf(a.prompt_tokens, a.output_tokens);
+  l.record.id = a.id;
+  l.record.arrival_ns = a.arrival_ns;
+  l.record.in_flight_end_ns = a.in_flight_end_ns;
+  l.record.eligible_ns = a.eligible_ns;
+  l.record.prompt_tokens = a.prompt_tokens;
+  l.record.adapter = a.adapter;
+  l.req.id = a.id;
+  l.req.arrival_ns = a.arrival_ns;
+  l.req.prompt_tokens = a.prompt_tokens;
+  l.req.output_tokens = a.output_tokens;
+  l.req.block_id_tokens = a.block_id_tokens;
+  l.req.adapter = a.adapter;
+  l.in_use = true;
+  backlog_.PopFront(backlog_ids_);
+  l.req.block_ids.assign(backlog_ids_.begin(), backlog_ids_.end());
+  waiting_.push_back(slot);
+}
+
+// The arrivals the pass of the step starting now sees become eligible now; arrivals come in time
+// order, so they leave the front of the queue.
+void ReplayEngine::MarkEligible() {
+  const int64_t cutoff = PassCutoffNs();
+  while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
+    slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
+    not_yet_eligible_.pop_front();
+  }
+}
+
+// Backlog entries come after every slotted arrival: they wait for those to be marked first.
+// speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
+// most steps under async scheduling (the default).
+[[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
+  if (!not_yet_eligible_.empty()) return;
+  while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
+    backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
+    unseen_backlog_.pop_front();
+  }
+}
+
+}  // namespace kvsim
