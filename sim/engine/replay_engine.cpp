@@ -26,16 +26,6 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
   if (o.lora.enabled()) adapter_slots_.emplace(o.lora.max_loras, std::max(o.lora.max_cpu_loras, o.lora.max_loras));
 }
 
-ReplayEngine::Slot ReplayEngine::NewSlot() {
-  if (!free_slots_.empty()) {
-    const Slot s = free_slots_.back();
-    free_slots_.pop_back();
-    return s;
-  }
-  slots_.emplace_back();
-  return static_cast<Slot>(slots_.size() - 1);
-}
-
 void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
   RequestRecord rec;
   rec.id = r.id;
@@ -44,15 +34,6 @@ void ReplayEngine::Reject(TraceRequest r, const std::string& reason) {
   rec.output_tokens = r.output_tokens;
   rec.rejected_reason = reason;
   Done(rec);
-}
-
-AdmitRequest ReplayEngine::FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const {
-  AdmitRequest q;
-  q.id = id;
-  q.prompt_tokens = prompt_tokens;
-  q.final_tokens = prompt_tokens + target - 1;  // the last sampled token never enters the KV cache
-  q.max_tokens_limit = prompt_tokens + std::max<int64_t>(1, o_.max_model_len - prompt_tokens);
-  return q;
 }
 
 void ReplayEngine::ComputeKeys(Live& l) {
@@ -290,11 +271,37 @@ void ReplayEngine::Deliver(TraceRequest r) {
   Arrive(std::move(r));
 }
 
+// The arrivals the pass of the step starting now sees become eligible now; arrivals come in time
+// order, so they leave the front of the queue.
+void ReplayEngine::MarkEligible() {
+  const int64_t cutoff = PassCutoffNs();
+  while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
+    slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
+    not_yet_eligible_.pop_front();
+    --unseen_arrivals_;
+  }
+}
+
+// Backlog entries come after every slotted arrival: they wait for those to be marked first.
+// speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
+// most steps under async scheduling (the default).
+[[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
+  if (!not_yet_eligible_.empty()) return;
+  while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
+    backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
+    unseen_backlog_.pop_front();
+    --unseen_arrivals_;
+  }
+}
+
 bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   quiet_steps_left_ = 0;
   KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());  // the backlog never waits behind an empty waiting_
-  if (!not_yet_eligible_.empty()) MarkEligible();
-  if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
+  KVSIM_DCHECK(unseen_arrivals_ == static_cast<int64_t>(not_yet_eligible_.size() + unseen_backlog_.size()));
+  if (unseen_arrivals_ != 0) {
+    if (!not_yet_eligible_.empty()) MarkEligible();
+    if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
+  }
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();

@@ -43,6 +43,7 @@
 #include <queue>
 #include <vector>
 
+#include "kvcache/base/check.h"
 #include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/offload/offload_tiers.h"
@@ -109,7 +110,11 @@ class ReplayEngine {
   // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
   // engine is idle, and then its clock jumps to the arrival).
   void Deliver(TraceRequest r);
-  bool Idle() const { return running_.empty() && waiting_.empty() && backlog_.empty(); }
+  // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
+  bool Idle() const {
+    KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());
+    return running_.empty() && waiting_.empty();
+  }
   int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
   // A time before which every step the engine would start is a quiet decode step of the requests it
   // holds: none finishes, is admitted or preempted, so its request counts stay and its KV use can
@@ -182,7 +187,14 @@ class ReplayEngine {
 
   void Arrive(TraceRequest r);
   // The admission of a request that has generated nothing yet, without prefix keys.
-  AdmitRequest FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const;
+  AdmitRequest FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const {
+    AdmitRequest q;
+    q.id = id;
+    q.prompt_tokens = prompt_tokens;
+    q.final_tokens = prompt_tokens + target - 1;  // the last sampled token never enters the KV cache
+    q.max_tokens_limit = prompt_tokens + std::max<int64_t>(1, o_.max_model_len - prompt_tokens);
+    return q;
+  }
   int64_t TargetOf(int64_t prompt_tokens, int64_t output_tokens) const {
     // vLLM's default max_tokens leaves room for the prompt within max_model_len.
     return std::min(output_tokens, o_.max_model_len - prompt_tokens);
@@ -261,6 +273,7 @@ class ReplayEngine {
   // slot only while the backlog is empty.
   std::deque<Slot> not_yet_eligible_;
   std::deque<uint64_t> unseen_backlog_;
+  int64_t unseen_arrivals_ = 0;  // both queues' entries: one test on the hot paths
   int64_t step_ = 0;                 // index of the step being built / last done
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;

@@ -8,6 +8,16 @@
 
 namespace kvsim {
 
+ReplayEngine::Slot ReplayEngine::NewSlot() {
+  if (!free_slots_.empty()) {
+    const Slot s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  slots_.emplace_back();
+  return static_cast<Slot>(slots_.size() - 1);
+}
+
 void ReplayEngine::Arrive(TraceRequest r) {
   ++counters_.events;
   if (r.prompt_tokens >= o_.max_model_len) {
@@ -26,6 +36,7 @@ void ReplayEngine::Arrive(TraceRequest r) {
   waiting_tokens_ += r.prompt_tokens;
   // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
   const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
+  if (eligible_ns < 0) ++unseen_arrivals_;
   // The head of the waiting queue always has a slot (a non-empty backlog implies a non-empty waiting_),
   // so "anything waiting?" is one test on the hot paths (QuietDecodeStep).
   if (!backlog_.empty() || (!waiting_.empty() && waiting_.size() >= o_.slotted_arrivals)) {
@@ -82,27 +93,6 @@ void ReplayEngine::PromoteFront() {
   backlog_.PopFront(backlog_ids_);
   l.req.block_ids.assign(backlog_ids_.begin(), backlog_ids_.end());
   waiting_.push_back(slot);
-}
-
-// The arrivals the pass of the step starting now sees become eligible now; arrivals come in time
-// order, so they leave the front of the queue.
-void ReplayEngine::MarkEligible() {
-  const int64_t cutoff = PassCutoffNs();
-  while (!not_yet_eligible_.empty() && slots_[not_yet_eligible_.front()].record.arrival_ns <= cutoff) {
-    slots_[not_yet_eligible_.front()].record.eligible_ns = now_ns_;
-    not_yet_eligible_.pop_front();
-  }
-}
-
-// Backlog entries come after every slotted arrival: they wait for those to be marked first.
-// speed: out of line, so MarkEligible stays small enough to inline into StepOnce, which calls it on
-// most steps under async scheduling (the default).
-[[gnu::noinline]] void ReplayEngine::MarkBacklogEligible(int64_t cutoff) {
-  if (!not_yet_eligible_.empty()) return;
-  while (!unseen_backlog_.empty() && backlog_.At(unseen_backlog_.front()).arrival_ns <= cutoff) {
-    backlog_.At(unseen_backlog_.front()).eligible_ns = now_ns_;
-    unseen_backlog_.pop_front();
-  }
 }
 
 }  // namespace kvsim

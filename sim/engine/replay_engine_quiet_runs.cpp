@@ -67,7 +67,7 @@ bool ReplayEngine::QuietDecodeStep() const {
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
   // Async scheduling: an arrival no pass has seen yet becomes eligible at the next step's start; that
   // step is taken alone so its eligibility is marked then (it would be swallowed by the run).
-  if (!not_yet_eligible_.empty() || !unseen_backlog_.empty()) return false;
+  if (unseen_arrivals_ != 0) return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
   return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
