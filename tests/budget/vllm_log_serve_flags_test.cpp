@@ -11,6 +11,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "kvcache/base/error.h"
 #include "kvcache/budget/log_validation.h"
@@ -137,6 +138,27 @@ TEST(VllmLogServeFlagsTest, ValuesTheFlagRefusesNameFileLineAndColumn) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(path + c.message), std::string::npos) << e.what();
     }
+  }
+}
+
+// The dev table's rows logged with LoRA (R131-R135) or an n-gram proposer (R136, R137), planned
+// with those settings from their columns: KV cache GiB within 5% of the log on at least 80% of
+// them, for each kind.
+TEST(VllmLogServeFlagsTest, DevTableLoraAndSpeculativeRowsMatchTheirLogs) {
+  const std::string dir = std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/validation";
+  const auto rows = ReadVllmLogRows(dir + "/vllm_memory_logs_dev.csv");
+  std::vector<VllmLogRow> lora, speculative;
+  for (const VllmLogRow& r : rows) {
+    if (r.lora_enabled()) lora.push_back(r);
+    if (!r.speculative_config.empty()) speculative.push_back(r);
+  }
+  ASSERT_GE(lora.size(), 5u);
+  ASSERT_GE(speculative.size(), 2u);
+  for (const auto* kind : {&lora, &speculative}) {
+    const LogValidation v = ValidateAgainstLogs(*kind, "", DataDirectory(), dir);
+    EXPECT_EQ(v.planned, static_cast<int>(kind->size()));
+    EXPECT_EQ(v.kv_cache.checked, static_cast<int>(kind->size()));
+    EXPECT_GE(v.kv_cache.rate(), 0.8) << v.kv_cache.within << "/" << v.kv_cache.checked;
   }
 }
 
