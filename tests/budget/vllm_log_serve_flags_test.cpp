@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,32 @@ TEST(VllmLogServeFlagsTest, DrafterRowIsPlannedWithItsHeadAndItsKvLayer) {
   EXPECT_NEAR((*plain.kv_cache_gib.predicted - *eagle.kv_cache_gib.predicted) * kGiB, kHeadBytes, 1.0);
   const double kv_bytes = *eagle.kv_cache_gib.predicted * kGiB;
   EXPECT_DOUBLE_EQ(*eagle.tokens.predicted, std::floor(kv_bytes / 2162688.0) * 16);
+}
+
+// A draft "model" naming a config shipped beside the table is read from there, as config_file is.
+// yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's config (one layer of Llama-3.1-8B's shape, draft vocabulary
+// 32,000) as an EAGLE-3 head (vllm/model_executor/models/llama_eagle3.py; embed_tokens shared):
+//   fc [4096, 3 x 4096] = 50,331,648; q [4096, 2 x 4096] = 33,554,432 and k, v [1024, 8192] =
+//   16,777,216 (the first layer reads embedding ++ hidden state); o 16,777,216; gate_up
+//   117,440,512; down 58,720,256; 2 layer norms + final norm + hidden_norm 16,384; lm_head
+//   [32000, 4096] = 131,072,000 -> 424,689,664 elements x 2 B = 849,379,328 B, plus the int64
+//   draft-to-target map over 32,000 ids, 256,000 B: 849,635,328 bytes out of the KV budget.
+TEST(VllmLogServeFlagsTest, DraftConfigBesideTheTableIsRead) {
+  testing::TempDir dir;
+  std::filesystem::create_directories(dir.File("configs"));
+  dir.Write("configs/eagle3-llama31-8b.json", R"({
+    "architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama", "hidden_act": "silu",
+    "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "num_hidden_layers": 1, "max_position_embeddings": 2048, "rms_norm_eps": 1e-05,
+    "tie_word_embeddings": false, "torch_dtype": "float16", "vocab_size": 128256, "draft_vocab_size": 32000})");
+  const std::string csv = dir.Write(
+      "logs.csv", kHeader + "\n" + Row("T1", ",,") + "\n" +
+                      Row("T2", ",,\"{\"\"method\"\":\"\"eagle3\"\",\"\"model\"\":\"\"configs/eagle3-llama31-8b.json\"\","
+                                "\"\"num_speculative_tokens\"\":3}\"") + "\n");
+  const LogValidation v = ValidateAgainstLogs(ReadVllmLogRows(csv), "", DataDirectory(), dir.path());
+  ASSERT_EQ(v.rows.size(), 2u);
+  ASSERT_TRUE(v.rows[0].planned && v.rows[1].planned) << v.rows[0].note << v.rows[1].note;
+  EXPECT_NEAR((*v.rows[0].kv_cache_gib.predicted - *v.rows[1].kv_cache_gib.predicted) * kGiB, 849635328.0, 1.0);
 }
 
 // A table written before the serve-flag columns existed still reads: every row without LoRA or a
