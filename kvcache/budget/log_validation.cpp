@@ -5,10 +5,13 @@
 #include <cmath>
 #include <filesystem>
 
+#include <nlohmann/json.hpp>
+
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/capacity_planner.h"
+#include "kvcache/budget/serve_settings.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
@@ -69,6 +72,22 @@ std::string VersionAtDate(const std::string& text) {
   return version;
 }
 
+// A speculative_config whose draft "model" names a config shipped with the table (as config_file
+// does: "configs/org__name.json" beside the CSV or in `configs_dir`) points at that file;
+// otherwise the draft is resolved as the flag would resolve it (a preset id or a path).
+std::string SpeculativeConfigForRow(const std::string& text, const std::string& configs_dir,
+                                    const std::string& logs_dir) {
+  const std::string draft = ReadSpeculative(text).draft_model;
+  if (draft.empty()) return text;
+  const fs::path shipped = !configs_dir.empty() ? fs::path(configs_dir) / fs::path(draft).filename()
+                                                : fs::path(logs_dir.empty() ? "." : logs_dir) / draft;
+  std::error_code ec;
+  if (fs::path(draft).extension() != ".json" || !fs::is_regular_file(shipped, ec)) return text;
+  nlohmann::json j = nlohmann::json::parse(text);  // ReadSpeculative parsed it already
+  j["model"] = shipped.string();
+  return j.dump();
+}
+
 std::optional<double> AsDouble(const std::optional<long long>& v) {
   return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
@@ -111,6 +130,10 @@ DeploymentOptions OptionsForLogRow(const VllmLogRow& row) {
   o.max_num_seqs = count(row.max_num_seqs);
   o.max_num_batched_tokens = count(row.max_num_batched_tokens);
   o.block_size = count(row.block_size);
+  o.enable_lora = row.lora_enabled();
+  o.max_loras = row.max_loras;
+  o.max_lora_rank = row.max_lora_rank;
+  o.speculative_config = row.speculative_config;
   return o;
 }
 
@@ -130,6 +153,7 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
     }
     DeploymentOptions o = OptionsForLogRow(row);
     o.model = preset ? row.model_id : ConfigForRow(row.config_file, configs_dir, logs_dir);
+    o.speculative_config = SpeculativeConfigForRow(o.speculative_config, configs_dir, logs_dir);
     ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,
                      {}, {}, {}, {}, false, ""};
     std::optional<double> w, k, t, b;

@@ -59,13 +59,14 @@ struct LogValidation {
 };
 
 // The deployment a log row describes (engine, version or the release current at the log's date,
-// quantization, dtype, GPU and server settings).
+// quantization, dtype, GPU and server settings, LoRA slots and the speculative proposer).
 DeploymentOptions OptionsForLogRow(const VllmLogRow& row);
 
 // Where a row's config_file cell ("configs/org__name.json") is read from: `configs_dir` / its
 // file name when `configs_dir` is given; else the cell as a path relative to `logs_dir` (the CSV's
 // directory) when that file exists, so a table can ship the configs its rows need beside it; else
-// the preset org/name. Rows whose settings kvsim refuses are kept with the reason as their note.
+// the preset org/name. A speculative_config's draft "model" ending in .json is looked for the
+// same way (beside the CSV or in `configs_dir`), else read as the flag reads it. Rows whose settings kvsim refuses are kept with the reason as their note.
 LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std::string& configs_dir,
                                   const std::string& data_dir, const std::string& logs_dir = "");
 

@@ -30,57 +30,6 @@ int64_t JsonCount(const nlohmann::json& j, const std::string& key, const std::st
   throw Error(flag + ": '" + key + "' must be a non-negative integer");
 }
 
-SpeculativeSettings ReadSpeculative(const std::string& text) {
-  SpeculativeSettings s;
-  if (text.empty()) return s;
-  const nlohmann::json j = ParseJsonFlag(text, "--speculative-config");
-  s.draft_model = j.value("model", std::string());
-  s.method = j.value("method", s.draft_model.empty() ? std::string() : std::string("draft_model"));
-  if (s.method.empty()) throw Error("--speculative-config: give \"method\" (ngram, eagle, eagle3, mtp, ...) or \"model\"");
-  if (j.contains("num_speculative_tokens"))
-    s.num_speculative_tokens = JsonCount(j["num_speculative_tokens"], "num_speculative_tokens", "--speculative-config");
-  if (s.num_speculative_tokens > 64) throw Error("--speculative-config: num_speculative_tokens must be at most 64");
-  return s;
-}
-
-// vLLM's LoRAConfig (vllm/config/lora.py, v0.11) checks: the rank one of its kernel sizes,
-// max_cpu_loras >= max_loras, the extra vocabulary 256 or 512.
-LoraSettings ReadLora(const DeploymentOptions& o) {
-  LoraSettings l;
-  if (!o.enable_lora) {
-    for (const auto& [flag, text] : {std::pair<const char*, const std::string&>{"--max-loras", o.max_loras},
-                                     {"--max-lora-rank", o.max_lora_rank}, {"--max-cpu-loras", o.max_cpu_loras},
-                                     {"--lora-extra-vocab-size", o.lora_extra_vocab_size}})
-      if (!text.empty()) throw Error(std::string(flag) + " needs --enable-lora (vLLM builds no LoRA config without it)");
-    if (o.fully_sharded_loras) throw Error("--fully-sharded-loras needs --enable-lora (vLLM builds no LoRA config without it)");
-    if (o.lora_dtype != "auto") throw Error("--lora-dtype needs --enable-lora (vLLM builds no LoRA config without it)");
-    return l;
-  }
-  l.enabled = true;
-  if (!o.max_loras.empty()) l.max_loras = ParseTokenCount(o.max_loras, "--max-loras");
-  if (l.max_loras < 1 || l.max_loras > 4096) throw Error("--max-loras: must be between 1 and 4096");
-  if (!o.max_lora_rank.empty()) l.max_lora_rank = ParseTokenCount(o.max_lora_rank, "--max-lora-rank");
-  bool rank_known = false;
-  for (const int64_t r : {1, 8, 16, 32, 64, 128, 256, 320, 512}) rank_known = rank_known || r == l.max_lora_rank;
-  if (!rank_known) throw Error("--max-lora-rank: " + std::to_string(l.max_lora_rank) + " is not one vLLM takes (1, 8, 16, 32, 64, 128, 256, 320, 512)");
-  if (!o.max_cpu_loras.empty()) {
-    l.max_cpu_loras = ParseTokenCount(o.max_cpu_loras, "--max-cpu-loras");
-    if (*l.max_cpu_loras < l.max_loras || *l.max_cpu_loras > 1000000)
-      throw Error("--max-cpu-loras: " + std::to_string(*l.max_cpu_loras) + " must be at least --max-loras (" +
-                  std::to_string(l.max_loras) + "), as vLLM requires");
-  }
-  if (o.lora_dtype != "auto" && o.lora_dtype != "float16" && o.lora_dtype != "bfloat16" && o.lora_dtype != "fp16" &&
-      o.lora_dtype != "bf16")
-    throw Error("--lora-dtype: '" + o.lora_dtype + "' is not known (auto, float16, bfloat16)");
-  l.lora_dtype = o.lora_dtype;
-  l.fully_sharded = o.fully_sharded_loras;
-  if (!o.lora_extra_vocab_size.empty()) {
-    l.extra_vocab_size = ParseTokenCount(o.lora_extra_vocab_size, "--lora-extra-vocab-size");
-    if (l.extra_vocab_size != 256 && l.extra_vocab_size != 512)
-      throw Error("--lora-extra-vocab-size: must be 256 or 512, as vLLM 0.11 takes it");
-  }
-  return l;
-}
 
 MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
   MultimodalSettings m;
@@ -163,6 +112,58 @@ CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
 }
 
 }  // namespace
+
+SpeculativeSettings ReadSpeculative(const std::string& text) {
+  SpeculativeSettings s;
+  if (text.empty()) return s;
+  const nlohmann::json j = ParseJsonFlag(text, "--speculative-config");
+  s.draft_model = j.value("model", std::string());
+  s.method = j.value("method", s.draft_model.empty() ? std::string() : std::string("draft_model"));
+  if (s.method.empty()) throw Error("--speculative-config: give \"method\" (ngram, eagle, eagle3, mtp, ...) or \"model\"");
+  if (j.contains("num_speculative_tokens"))
+    s.num_speculative_tokens = JsonCount(j["num_speculative_tokens"], "num_speculative_tokens", "--speculative-config");
+  if (s.num_speculative_tokens > 64) throw Error("--speculative-config: num_speculative_tokens must be at most 64");
+  return s;
+}
+
+// vLLM's LoRAConfig (vllm/config/lora.py, v0.11) checks: the rank one of its kernel sizes,
+// max_cpu_loras >= max_loras, the extra vocabulary 256 or 512.
+LoraSettings ReadLora(const DeploymentOptions& o) {
+  LoraSettings l;
+  if (!o.enable_lora) {
+    for (const auto& [flag, text] : {std::pair<const char*, const std::string&>{"--max-loras", o.max_loras},
+                                     {"--max-lora-rank", o.max_lora_rank}, {"--max-cpu-loras", o.max_cpu_loras},
+                                     {"--lora-extra-vocab-size", o.lora_extra_vocab_size}})
+      if (!text.empty()) throw Error(std::string(flag) + " needs --enable-lora (vLLM builds no LoRA config without it)");
+    if (o.fully_sharded_loras) throw Error("--fully-sharded-loras needs --enable-lora (vLLM builds no LoRA config without it)");
+    if (o.lora_dtype != "auto") throw Error("--lora-dtype needs --enable-lora (vLLM builds no LoRA config without it)");
+    return l;
+  }
+  l.enabled = true;
+  if (!o.max_loras.empty()) l.max_loras = ParseTokenCount(o.max_loras, "--max-loras");
+  if (l.max_loras < 1 || l.max_loras > 4096) throw Error("--max-loras: must be between 1 and 4096");
+  if (!o.max_lora_rank.empty()) l.max_lora_rank = ParseTokenCount(o.max_lora_rank, "--max-lora-rank");
+  bool rank_known = false;
+  for (const int64_t r : {1, 8, 16, 32, 64, 128, 256, 320, 512}) rank_known = rank_known || r == l.max_lora_rank;
+  if (!rank_known) throw Error("--max-lora-rank: " + std::to_string(l.max_lora_rank) + " is not one vLLM takes (1, 8, 16, 32, 64, 128, 256, 320, 512)");
+  if (!o.max_cpu_loras.empty()) {
+    l.max_cpu_loras = ParseTokenCount(o.max_cpu_loras, "--max-cpu-loras");
+    if (*l.max_cpu_loras < l.max_loras || *l.max_cpu_loras > 1000000)
+      throw Error("--max-cpu-loras: " + std::to_string(*l.max_cpu_loras) + " must be at least --max-loras (" +
+                  std::to_string(l.max_loras) + "), as vLLM requires");
+  }
+  if (o.lora_dtype != "auto" && o.lora_dtype != "float16" && o.lora_dtype != "bfloat16" && o.lora_dtype != "fp16" &&
+      o.lora_dtype != "bf16")
+    throw Error("--lora-dtype: '" + o.lora_dtype + "' is not known (auto, float16, bfloat16)");
+  l.lora_dtype = o.lora_dtype;
+  l.fully_sharded = o.fully_sharded_loras;
+  if (!o.lora_extra_vocab_size.empty()) {
+    l.extra_vocab_size = ParseTokenCount(o.lora_extra_vocab_size, "--lora-extra-vocab-size");
+    if (l.extra_vocab_size != 256 && l.extra_vocab_size != 512)
+      throw Error("--lora-extra-vocab-size: must be 256 or 512, as vLLM 0.11 takes it");
+  }
+  return l;
+}
 
 bool IsAutoMaxModelLen(const std::string& text) { return text == "auto" || text == "-1"; }
 

@@ -23,6 +23,14 @@ void ReadServeSettings(const DeploymentOptions& options, DeploymentConfig& confi
 // kvsim::Error naming the flag for JSON that is not an object.
 nlohmann::json ConfigOverrides(const DeploymentOptions& options);
 
+// --speculative-config's JSON (vLLM's SpeculativeConfig fields method, model,
+// num_speculative_tokens), empty text: none. Throws kvsim::Error naming the flag.
+SpeculativeSettings ReadSpeculative(const std::string& text);
+
+// --enable-lora and the LoRAConfig flags, checked as vLLM's LoRAConfig checks them. Throws
+// kvsim::Error naming the flag.
+LoraSettings ReadLora(const DeploymentOptions& options);
+
 // Loads the draft model a --speculative-config names (preset id or config.json path).
 void ResolveDraftModel(DeploymentConfig& config, const std::string& data_dir);
 

@@ -15,7 +15,14 @@ VllmEra VllmVersion::era() const {
 
 double VllmVersion::sampler_bytes_per_logit() const {
   switch (era()) {
-    case VllmEra::kV0: return 4.0;       // fp32 logits only
+    // V0's profile run samples every dummy sequence with top_p 0.99, top_k vocab - 1 "to reflect
+    // the accurate memory usage" (vllm/worker/model_runner.py GPUModelRunnerBase.profile_run), so
+    // its sampler takes the torch top-k/top-p path (vllm/model_executor/layers/sampler.py, the V0
+    // sampler of 0.8-0.10: Sampler.forward, _apply_top_k_top_p). Live at that function's last line,
+    // per logit: the model-dtype logits compute_logits returned (2), their fp32 copy (4), the
+    // ascending sort's values (4) and int64 indices (8), the top-k mask (1), softmax of the sorted
+    // values (4), their cumsum (4), the top-p mask (1) and the re-sorted output scatter_ writes (4).
+    case VllmEra::kV0: return 32.0;
     case VllmEra::kV1Sort: return 38.0;  // + sorted values (4), int64 sort indices (8), probs, cumsum, mask
     case VllmEra::kV1: return 15.0;      // bf16 logits (2), fp32 logits (4), probs (4), logprobs (4), argmax
   }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <tuple>
 
 #include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/budget/serve_settings.h"
 
 namespace kvsim {
 namespace {
@@ -18,7 +20,13 @@ constexpr const char* kColumns[] = {
     "max_model_len", "max_num_seqs", "max_num_batched_tokens", "block_size", "weights_gib", "non_torch_gib",
     "activation_peak_gib", "kv_cache_gib", "gpu_kv_cache_tokens", "num_gpu_blocks", "max_concurrency",
     "config_file", "config_match", "source", "notes", "source_detail"};
-constexpr size_t kNumColumns = sizeof(kColumns) / sizeof(kColumns[0]);
+// Columns a table may leave out (older tables predate them): blank in every row then.
+constexpr const char* kOptionalColumns[] = {"max_loras", "max_lora_rank", "speculative_config"};
+constexpr size_t kNumRequired = sizeof(kColumns) / sizeof(kColumns[0]);
+constexpr size_t kNumColumns = kNumRequired + sizeof(kOptionalColumns) / sizeof(kOptionalColumns[0]);
+constexpr size_t kAbsent = static_cast<size_t>(-1);
+
+const char* ColumnName(size_t i) { return i < kNumRequired ? kColumns[i] : kOptionalColumns[i - kNumRequired]; }
 
 // Cells of one row: blank is "not stated in the log"; anything else must be a number within the
 // column's range, or the error names file, line, column and range.
@@ -38,6 +46,17 @@ class CellParser {
     }
     throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + PrintableExcerpt(cell) +
                 "' is not a number in [" + Format("%g", lo) + ", " + Format("%g", hi) + "]");
+  }
+
+  // The cell read by the parser of the vLLM flag it stands for; that parser's message, prefixed
+  // with file, line and column, when it refuses the value.
+  template <typename Read>
+  void AsFlag(const char* column, Read read) const {
+    try {
+      read();
+    } catch (const Error& e) {
+      throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": " + e.what());
+    }
   }
 
   std::optional<long long> Integer(const std::string& cell, const char* column, double hi) const {
@@ -83,6 +102,21 @@ VllmLogRow ParseRow(const std::string& path, unsigned line, const std::vector<st
   r.max_concurrency = p.Number(c[22], "max_concurrency", 0, 1e15);
   r.source_detail = c[27];
   r.config_file = c[24].rfind("no config", 0) == 0 ? "" : c[23];
+  r.max_loras = c[28];
+  r.max_lora_rank = c[29];
+  r.speculative_config = c[30];
+  // One cell at a time (the other left at vLLM's default), so the error names the right column.
+  for (const auto& [column, text, field] :
+       {std::tuple<const char*, const std::string&, std::string DeploymentOptions::*>{
+            "max_loras", r.max_loras, &DeploymentOptions::max_loras},
+        {"max_lora_rank", r.max_lora_rank, &DeploymentOptions::max_lora_rank}}) {
+    if (text.empty()) continue;
+    DeploymentOptions lora;
+    lora.enable_lora = true;
+    lora.*field = text;
+    p.AsFlag(column, [&] { ReadLora(lora); });
+  }
+  p.AsFlag("speculative_config", [&] { ReadSpeculative(r.speculative_config); });
   return r;
 }
 
@@ -96,9 +130,9 @@ std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path) {
   if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
   size_t index[kNumColumns];
   for (size_t i = 0; i < kNumColumns; ++i) {
-    const auto it = std::find(header.begin(), header.end(), kColumns[i]);
-    if (it == header.end()) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
-    index[i] = static_cast<size_t>(it - header.begin());
+    const auto it = std::find(header.begin(), header.end(), ColumnName(i));
+    if (it == header.end() && i < kNumRequired) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
+    index[i] = it == header.end() ? kAbsent : static_cast<size_t>(it - header.begin());
   }
   std::vector<VllmLogRow> rows;
   std::vector<std::string> c(kNumColumns);
@@ -109,7 +143,7 @@ std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path) {
     if (cells.size() != header.size())
       throw Error(where + "the row has " + std::to_string(cells.size()) + " cells, the header has " +
                   std::to_string(header.size()));
-    for (size_t i = 0; i < kNumColumns; ++i) c[i] = cells[index[i]];
+    for (size_t i = 0; i < kNumColumns; ++i) c[i] = index[i] == kAbsent ? std::string() : cells[index[i]];
     if (in.line_number() > static_cast<int64_t>(UINT_MAX)) throw Error(where + "too many lines");
     rows.push_back(ParseRow(path, static_cast<unsigned>(in.line_number()), c));
   }

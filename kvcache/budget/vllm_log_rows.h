@@ -20,11 +20,18 @@ struct VllmLogRow {
   // What the server logged.
   std::optional<double> weights_gib, non_torch_gib, activation_peak_gib, kv_cache_gib, max_concurrency;
   std::optional<long long> gpu_kv_cache_tokens, num_gpu_blocks;
+  // Serve flags that change the budget, as their vLLM flags take them; blank: not used. LoRA is on
+  // when max_loras or max_lora_rank is given (the other then takes vLLM's default).
+  std::string max_loras, max_lora_rank;  // --max-loras, --max-lora-rank
+  std::string speculative_config;        // --speculative-config's JSON
+  bool lora_enabled() const { return !max_loras.empty() || !max_lora_rank.empty(); }
 };
 
 // Reads every row. A cell that should be numeric is read up to its first non-numeric character
 // ("0.93 (mem-fraction-static)" -> 0.93); a cell with no leading number is an error naming
-// file, line and column. Throws kvsim::Error.
+// file, line and column; so is a LoRA or speculative_config cell its vLLM flag would refuse. The
+// columns max_loras, max_lora_rank and speculative_config may be absent (blank in every row).
+// Throws kvsim::Error.
 std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path);
 
 }  // namespace kvsim

@@ -97,8 +97,13 @@ TEST(CapacityPlannerTest, GraniteMatchesItsVllmLog) {
 
 // Tensor parallelism on PCIe-only GPUs adds no NVLS / custom all-reduce buffers. R020: 2 x RTX
 // 4090 (23.64 GiB), V0 engine, util 0.98, max_model_len 131072: the log gives weights 13.95 GiB,
-// non-torch 0.25 GiB, activation 0.19 GiB and KV 8.69 GiB per GPU. R130: Qwen3-32B on 2 x RTX
-// PRO 6000 Blackwell (94.973 GiB), vLLM 0.28, util 0.92, 40960 / 128 / 2048: 462,144 tokens.
+// non-torch 0.25 GiB, activation 0.19 GiB and KV 8.69 GiB for one worker, and the engine's KV
+// capacity, 81,536 tokens (the minimum over the workers: 81,536 x 98,304 B = 7.46 GiB). V0 samples
+// on the driver only (the worker's 0.19 GiB has no sampler in it), and the profile samples all 256
+// dummy sequences with top-k/top-p: 256 x 152,064 logits x 32 B = 1.16 GiB on the driver, which
+// is the worker kvsim plans, so its KV lies below the other worker's 8.69 GiB and near the
+// engine's 81,536 tokens (+5.4%: 0.4 GiB of the driver's use is not explained). R130: Qwen3-32B on
+// 2 x RTX PRO 6000 Blackwell (94.973 GiB), vLLM 0.28, util 0.92, 40960 / 128 / 2048: 462,144 tokens.
 TEST(CapacityPlannerTest, PcieTensorParallelKeepsTheKvBudgetOfItsLogs) {
   GpuSpec rtx4090;
   rtx4090.name = "NVIDIA GeForce RTX 4090";
@@ -113,7 +118,8 @@ TEST(CapacityPlannerTest, PcieTensorParallelKeepsTheKvBudgetOfItsLogs) {
   const ModelSpec qwen14 = LoadModelConfigFile(std::string(KVSIM_TEST_DATA_DIR) + "/models/DeepSeek-R1-Distill-Qwen-14B.json");
   const CapacityResult r020 = PlanCapacity(qwen14, rtx4090, c);
   EXPECT_NEAR(BytesToGiB(r020.stages.front().overhead.non_torch_bytes), 0.25, 0.15);
-  EXPECT_NEAR(BytesToGiB(r020.kv_cache_bytes), 8.69, 0.03 * 8.69);
+  EXPECT_LT(BytesToGiB(r020.kv_cache_bytes), 8.69);
+  EXPECT_NEAR(static_cast<double>(r020.gpu_kv_cache_tokens), 81536, 0.06 * 81536);
 
   GpuSpec pro6000;
   pro6000.name = "NVIDIA RTX PRO 6000 Blackwell Server Edition";
