@@ -51,7 +51,7 @@ class WindowedSource final : public RequestSource {
         }
         continue;
       }
-      TraceRequest req = std::move(*r);
+      TraceRequest& req = *r;  // speed: edited in place and returned without a move
       if (req.arrival_ns < start_ns_) continue;
       if (caching_) {
         if (cache_.size() < kMaxCachedRequests) {
@@ -70,7 +70,7 @@ class WindowedSource final : public RequestSource {
                            ? tiled
                            : RoundToInt64OrThrow(static_cast<double>(tiled) / o_.rate_scale, 0, kMaxArrivalNs, arrival_what_);
       req.id = static_cast<uint64_t>(emitted_++);
-      return req;
+      return r;
     }
   }
 

@@ -109,7 +109,7 @@ class ReplayEngine {
   // arrival to one engine and steps the engine whose next step starts first.
   // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
   // engine is idle, and then its clock jumps to the arrival).
-  void Deliver(TraceRequest r);
+  void Deliver(TraceRequest&& r);
   // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
   bool Idle() const {
     KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());
@@ -185,7 +185,7 @@ class ReplayEngine {
     int64_t context;  // computed tokens before this step
   };
 
-  void Arrive(TraceRequest r);
+  void Arrive(TraceRequest&& r);
   // The admission of a request that has generated nothing yet, without prefix keys.
   AdmitRequest FreshAdmission(uint64_t id, int64_t prompt_tokens, int64_t target) const {
     AdmitRequest q;

@@ -18,7 +18,7 @@ ReplayEngine::Slot ReplayEngine::NewSlot() {
   return static_cast<Slot>(slots_.size() - 1);
 }
 
-void ReplayEngine::Arrive(TraceRequest r) {
+void ReplayEngine::Arrive(TraceRequest&& r) {
   ++counters_.events;
   if (r.prompt_tokens >= o_.max_model_len) {
     Reject(std::move(r), "prompt_tokens >= max_model_len");

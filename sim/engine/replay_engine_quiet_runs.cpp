@@ -205,7 +205,8 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   }
   // Cut by the horizon, the run could have gone on quietly to step `limit`: the steps left before it
   // each take at least the last one's time when step times do not fall as contexts grow.
-  if (steps < limit && decode.Nondecreasing()) {
+  const bool nondecreasing = decode.Nondecreasing();
+  if (steps < limit && nondecreasing) {
     quiet_steps_left_ = limit - steps;
     quiet_step_ns_ = durations[steps - 1];
   }
@@ -215,7 +216,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.duration_ns = durations[0];
   run.durations = durations;
   run.steps = steps;
-  run.durations_nondecreasing = decode.Nondecreasing();
+  run.durations_nondecreasing = nondecreasing;
   run.token_slots_per_step = lazy_count_ * slots_per_token_;
   run.duration_sum = duration_sum;
   run.step_duration_sum = step_duration_sum;

@@ -54,7 +54,7 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     earliest.Set(i, ahead ? std::min(next_start[i], next_arrival[i]) : std::max(next_start[i], e.quiet_until_ns()));
     record(i, t_ns);
   };
-  auto deliver = [&](size_t k, TraceRequest r) {
+  auto deliver = [&](size_t k, TraceRequest&& r) {
     const int64_t t = r.arrival_ns;
     replicas[k].engine->Deliver(std::move(r));
     update(k, t);
@@ -114,17 +114,16 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
       if (!result.stopped && next_start[k] < t && !step_to(k, t)) result.stopped = true;
       if (result.stopped) return result;
       ++routed[k];
-      TraceRequest r = std::move(*pending);
+      deliver(k, std::move(*pending));
       pending = source.Next();
-      deliver(k, std::move(r));
       continue;
     }
     if (first == INT64_MAX) break;
     if (next_arrival[next] <= next_start[next]) {
-      TraceRequest r = std::move(queued[next].front());
-      queued[next].pop_front();
-      next_arrival[next] = queued[next].empty() ? INT64_MAX : queued[next].front().arrival_ns;
-      deliver(next, std::move(r));  // updates its key
+      std::deque<TraceRequest>& q = queued[next];
+      next_arrival[next] = q.size() > 1 ? q[1].arrival_ns : INT64_MAX;
+      deliver(next, std::move(q.front()));  // updates its key
+      q.pop_front();
       continue;
     }
     // A replica running ahead must know its own next arrival: read until it has one.
