@@ -153,6 +153,8 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   void SetTail(RequestState& r);
   void RegisterKeys(RequestState& r);
   BlockId TakeFreeBlock();
+  // n TakeFreeBlock calls into out[0..n).
+  void TakeFreeBlocks(int64_t n, BlockId* out);
   void AddRef(BlockId b);
   void DropRef(BlockId b);
   void AddFill(BlockId b, int32_t slots);
