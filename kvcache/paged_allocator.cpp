@@ -25,6 +25,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
   caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+  has_sliding_ = std::any_of(groups_.begin(), groups_.end(),
+                             [](const KvCacheGroup& g) { return g.kind == AttentionKind::kSlidingWindow; });
   counting_ = o.count_interchangeable_blocks && !caching_ &&
               std::all_of(groups_.begin(), groups_.end(), [](const KvCacheGroup& g) { return g.kind == AttentionKind::kFull; });
 }
@@ -116,6 +118,8 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
   *released = 0;
   int64_t need = 0;
   const int64_t target = r.computed + tokens;
+  if (groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull)  // the common case, in short
+    return std::max<int64_t>(0, BlocksFor(target) - r.groups[0].held());
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
@@ -150,6 +154,7 @@ int64_t PagedAllocator::GrowRoom(RequestId id) const {
   const RequestState& r = requests_.at(id);
   // Slots left in the last block (never shared: only full blocks are).
   int64_t room = Offset(block_size_ - Offset(r.computed));
+  if (!has_sliding_) return room;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
@@ -179,7 +184,7 @@ void PagedAllocator::ReleaseSkipped(RequestState& r) {
 void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
   if (counting_) return CommitGrowCounted(r, tokens);
   ClearTail(r);
-  ReleaseSkipped(r);
+  if (has_sliding_) ReleaseSkipped(r);
   const int64_t target = r.computed + tokens;
   for (size_t g = 0; g < groups_.size(); ++g) {
     GroupBlocks& gb = r.groups[g];
@@ -223,7 +228,9 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
     }
   }
   r.computed = target;
-  if (caching_) RegisterKeys(r);
+  // RegisterKeys has nothing to do once every key is registered and the copy of the keys is kept.
+  if (caching_ && (r.keys_registered < static_cast<int64_t>(r.keys.size()) || r.keys.capacity() > kKeptKeyCapacity))
+    RegisterKeys(r);
   SetTail(r);
 }
 
