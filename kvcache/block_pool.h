@@ -116,6 +116,12 @@ class BlockPool {
       before_pop(b);
       out[k] = b;
       const BlockId next = blk.next;
+      // The queue visits blocks all over memory: start fetching the next one (and its index entry)
+      // while this one is unindexed.
+      if (next != kNoBlock) {
+        __builtin_prefetch(&blocks_[next]);
+        __builtin_prefetch(&index_of_[next]);
+      }
       if (blk.keyed) {
         ++uncached;
         Unindex(b);
