@@ -91,25 +91,6 @@ int32_t BlockPool::NewRun(BlockKey leader) const {
   return run;
 }
 
-int32_t BlockPool::AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run) {
-  KVSIM_DCHECK(lru_ && pos >= 0 && pos < group_ && run == FindRun(leader));
-  Block& blk = blocks_[b];
-  if (blk.keyed) return run;
-  if (run < 0) run = NewRun(leader);
-  const size_t slot = static_cast<size_t>(run * group_ + pos);
-  if (run_blocks_[slot] != kNoBlock) {
-    // The producer's word: leader and position determine the key.
-    KVSIM_DCHECK(index_of_[run_blocks_[slot]].key == key);
-    return run;
-  }
-  run_blocks_[slot] = b;
-  ++runs_[static_cast<size_t>(run)].live;
-  index_of_[b] = IndexEntry{key, static_cast<int32_t>(slot)};
-  blk.keyed = true;
-  if (blk.queued) ++num_cached_;
-  return run;
-}
-
 void BlockPool::AssignKeys(const BlockId* blocks, const BlockKey* keys, int64_t n, BlockKey leader, int64_t pos) {
   KVSIM_DCHECK(lru_ && pos >= 0 && pos + n <= group_);
   int32_t run = FindRun(leader);

@@ -13,7 +13,9 @@
 // by position, so registering and evicting a block touch its run, not a hash table; the blocks of
 // a run are registered, freed and evicted together, so the run stays in cache meanwhile. Keys whose
 // producer declares no such structure use runs of one block. The free queue keeps its exact
-// per-block LRU order; runs change only how keys are found.
+// per-block LRU order; runs change only how keys are found. What a request does to many blocks at
+// once has a bulk form (PopFront(n, ...), PushBackTailFirst, AssignKeys) that is the same sequence
+// of single-block operations, done in one pass.
 //
 // Invariants (CheckKeyIndex, and PagedAllocator::CheckInvariants for the rest):
 //   - a block is in the free queue iff its ref_count is 0 (null block excepted);
@@ -191,12 +193,10 @@ class BlockPool {
   BlockId RunBlock(int32_t run, int64_t pos) const {
     return run < 0 ? kNoBlock : run_blocks_[static_cast<size_t>(run * group_ + pos)];
   }
-  // Makes full block `b` findable under `key`, position `pos` of the run led by `leader`, unless
-  // another block already is (vLLM keeps the first; the duplicate stays an ordinary block). `run`:
-  // FindRun(leader), which the caller may have at hand. Returns the run (-1 if none exists).
-  int32_t AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run);
-  // AssignKey for blocks[i] under keys[i] at positions pos + i (i < n) of the run led by `leader`:
-  // the consecutive full blocks of one run, registered together. REQUIRES: pos + n <= key_group().
+  // Makes full block blocks[i] findable under keys[i], position pos + i of the run led by `leader`
+  // (i < n: the consecutive full blocks of one run, registered together), unless another block
+  // already is (vLLM keeps the first; the duplicate stays an ordinary block) or the block carries
+  // a key already. REQUIRES: pos + n <= key_group().
   void AssignKeys(const BlockId* blocks, const BlockKey* keys, int64_t n, BlockKey leader, int64_t pos);
 
   // The run map (leader -> run), for statistics.
