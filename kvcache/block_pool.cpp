@@ -25,55 +25,27 @@ BlockPool::BlockPool(int64_t num_blocks, FreeBlockOrder order)
   num_queued_ = num_blocks - 1;
 }
 
-BlockId BlockPool::PopFront() {
+BlockId BlockPool::PopFrontLifo() {
   KVSIM_DCHECK(num_queued_ > 0);
-  if (!lru_) {
-    BlockId b;
-    if (!stack_.empty()) {
-      b = stack_.back();
-      stack_.pop_back();
-    } else {
-      b = fresh_++;
-    }
-    blocks_[b].queued = false;
-    blocks_[b].filled_slots = 0;
-    --num_queued_;
-    return b;
+  BlockId b;
+  if (!stack_.empty()) {
+    b = stack_.back();
+    stack_.pop_back();
+  } else {
+    b = fresh_++;
   }
-  const BlockId b = head_next_;
-  Remove(b);
-  if (blocks_[b].keyed) Unindex(b);
+  blocks_[b].queued = false;
   blocks_[b].filled_slots = 0;
+  --num_queued_;
   return b;
 }
 
-void BlockPool::PushBack(BlockId b) {
+void BlockPool::PushBackLifo(BlockId b) {
   Block& blk = blocks_[b];
   KVSIM_DCHECK(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
-  if (!lru_) {
-    blk.queued = true;
-    stack_.push_back(b);
-    ++num_queued_;
-    return;
-  }
   blk.queued = true;
-  blk.prev = tail_prev_;
-  blk.next = kNoBlock;
-  if (tail_prev_ == kNoBlock) head_next_ = b; else blocks_[tail_prev_].next = b;
-  tail_prev_ = b;
+  stack_.push_back(b);
   ++num_queued_;
-  if (blk.keyed) ++num_cached_;
-}
-
-void BlockPool::Remove(BlockId b) {
-  Block& blk = blocks_[b];
-  KVSIM_DCHECK(blk.queued && lru_);
-  if (blk.prev == kNoBlock) head_next_ = blk.next; else blocks_[blk.prev].next = blk.next;
-  if (blk.next == kNoBlock) tail_prev_ = blk.prev; else blocks_[blk.next].prev = blk.prev;
-  blk.prev = blk.next = kNoBlock;
-  blk.queued = false;
-  --num_queued_;
-  if (blk.keyed) --num_cached_;
 }
 
 void BlockPool::UseKeyGroup(int64_t group) const {
@@ -119,35 +91,30 @@ int32_t BlockPool::NewRun(BlockKey leader) const {
   return run;
 }
 
-int32_t BlockPool::AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run) {
-  KVSIM_DCHECK(lru_ && pos >= 0 && pos < group_ && run == FindRun(leader));
-  Block& blk = blocks_[b];
-  if (blk.keyed) return run;
-  if (run < 0) run = NewRun(leader);
-  const size_t slot = static_cast<size_t>(run * group_ + pos);
-  if (run_blocks_[slot] != kNoBlock) {
-    // The producer's word: leader and position determine the key.
-    KVSIM_DCHECK(index_of_[run_blocks_[slot]].key == key);
-    return run;
+void BlockPool::AssignKeys(const BlockId* blocks, const BlockKey* keys, int64_t n, BlockKey leader, int64_t pos) {
+  KVSIM_DCHECK(lru_ && pos >= 0 && pos + n <= group_);
+  int32_t run = FindRun(leader);
+  for (int64_t i = 0; i < n; ++i) {
+    const BlockId b = blocks[i];
+    Block& blk = blocks_[b];
+    if (blk.keyed) continue;
+    if (run < 0) run = NewRun(leader);
+    const size_t slot = static_cast<size_t>(run * group_ + pos + i);
+    if (run_blocks_[slot] != kNoBlock) {
+      KVSIM_DCHECK(index_of_[run_blocks_[slot]].key == keys[i]);  // leader and position determine the key
+      continue;
+    }
+    run_blocks_[slot] = b;
+    ++runs_[static_cast<size_t>(run)].live;
+    index_of_[b] = IndexEntry{keys[i], static_cast<int32_t>(slot)};
+    blk.keyed = true;
+    num_cached_ += blk.queued;
   }
-  run_blocks_[slot] = b;
-  ++runs_[static_cast<size_t>(run)].live;
-  index_of_[b] = IndexEntry{key, static_cast<int32_t>(slot)};
-  blk.keyed = true;
-  if (blk.queued) ++num_cached_;
-  return run;
 }
 
-void BlockPool::Unindex(BlockId b) {
-  const int32_t slot = index_of_[b].slot;
-  const int32_t run = shift_ >= 0 ? slot >> shift_ : static_cast<int32_t>(slot / group_);
-  run_blocks_[static_cast<size_t>(slot)] = kNoBlock;
-  Run& r = runs_[static_cast<size_t>(run)];
-  if (--r.live == 0) {
-    run_map_.Erase(r.leader);
-    free_runs_.push_back(run);
-  }
-  blocks_[b].keyed = false;
+void BlockPool::DropRun(int32_t run) {
+  run_map_.Erase(runs_[static_cast<size_t>(run)].leader);
+  free_runs_.push_back(run);
 }
 
 void BlockPool::CheckKeyIndex() const {

@@ -13,7 +13,9 @@
 // by position, so registering and evicting a block touch its run, not a hash table; the blocks of
 // a run are registered, freed and evicted together, so the run stays in cache meanwhile. Keys whose
 // producer declares no such structure use runs of one block. The free queue keeps its exact
-// per-block LRU order; runs change only how keys are found.
+// per-block LRU order; runs change only how keys are found. What a request does to many blocks at
+// once has a bulk form (PopFront(n, ...), PushBackTailFirst, AssignKeys) that is the same sequence
+// of single-block operations, done in one pass.
 //
 // Invariants (CheckKeyIndex, and PagedAllocator::CheckInvariants for the rest):
 //   - a block is in the free queue iff its ref_count is 0 (null block excepted);
@@ -31,6 +33,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kvcache/base/check.h"
 #include "kvcache/block_key_map.h"
 #include "kvcache/kv_allocator.h"
 
@@ -76,10 +79,106 @@ class BlockPool {
 
   // Pops the least recently freed block; drops its key (evicting it from the cache).
   // REQUIRES: num_queued() > 0.
-  BlockId PopFront();
-  void PushBack(BlockId b);
+  BlockId PopFront() {
+    if (!lru_) return PopFrontLifo();
+    const BlockId b = head_next_;
+    Remove(b);
+    if (blocks_[b].keyed) Unindex(b);
+    blocks_[b].filled_slots = 0;
+    return b;
+  }
+  void PushBack(BlockId b) {
+    if (!lru_) return PushBackLifo(b);
+    Block& blk = blocks_[b];
+    KVSIM_DCHECK(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
+    blk.queued = true;
+    blk.prev = tail_prev_;
+    blk.next = kNoBlock;
+    if (tail_prev_ == kNoBlock) head_next_ = b; else blocks_[tail_prev_].next = b;
+    tail_prev_ = b;
+    ++num_queued_;
+    num_cached_ += blk.keyed;
+  }
+  // n PopFront calls, the blocks written to out[0..n): the front run of the queue, unlinked as a
+  // whole. before_pop(b) is called on each block while it still carries its key.
+  // REQUIRES: num_queued() >= n.
+  template <typename F>
+  void PopFront(int64_t n, BlockId* out, F&& before_pop) {
+    KVSIM_DCHECK(n <= num_queued_);
+    if (!lru_) {
+      for (int64_t k = 0; k < n; ++k) out[k] = PopFrontLifo();
+      return;
+    }
+    // speed: the queue's ends and counts live in locals here; stores to the blocks would otherwise
+    // make the compiler reload the members after each one.
+    BlockId b = head_next_;
+    int64_t uncached = 0;
+    for (int64_t k = 0; k < n; ++k) {
+      Block& blk = blocks_[b];
+      before_pop(b);
+      out[k] = b;
+      const BlockId next = blk.next;
+      // The queue visits blocks all over memory: start fetching the next one (and its index entry)
+      // while this one is unindexed.
+      if (next != kNoBlock) {
+        __builtin_prefetch(&blocks_[next]);
+        __builtin_prefetch(&index_of_[next]);
+      }
+      if (blk.keyed) {
+        ++uncached;
+        Unindex(b);
+      }
+      blk.prev = blk.next = kNoBlock;
+      blk.queued = false;
+      blk.filled_slots = 0;
+      b = next;
+    }
+    head_next_ = b;
+    if (b == kNoBlock) tail_prev_ = kNoBlock; else blocks_[b].prev = kNoBlock;
+    num_queued_ -= n;
+    num_cached_ -= uncached;
+  }
+  // For blocks[n − 1], ..., blocks[0] (a request's blocks, tail first, as vLLM frees them): calls
+  // released(block, its record), and appends the block as PushBack would if that returns true.
+  template <typename F>
+  void PushBackTailFirst(const BlockId* blocks, size_t n, F&& released) {
+    if (!lru_) {
+      for (size_t i = n; i-- > 0;)
+        if (released(blocks[i], blocks_[blocks[i]])) PushBackLifo(blocks[i]);
+      return;
+    }
+    BlockId tail = tail_prev_;
+    int64_t queued = 0, cached = 0;
+    for (size_t i = n; i-- > 0;) {
+      // A finished request's blocks were last touched long ago: fetch ahead.
+      if (i >= 8) __builtin_prefetch(&blocks_[blocks[i - 8]]);
+      const BlockId b = blocks[i];
+      Block& blk = blocks_[b];
+      if (!released(b, blk)) continue;
+      KVSIM_DCHECK(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
+      blk.queued = true;
+      blk.prev = tail;
+      blk.next = kNoBlock;
+      if (tail == kNoBlock) head_next_ = b; else blocks_[tail].next = b;
+      tail = b;
+      ++queued;
+      cached += blk.keyed;
+    }
+    tail_prev_ = tail;
+    num_queued_ += queued;
+    num_cached_ += cached;
+  }
   // Unlinks a queued block (a prefix hit on a cached block). REQUIRES: at(b).queued.
-  void Remove(BlockId b);
+  void Remove(BlockId b) {
+    Block& blk = blocks_[b];
+    KVSIM_DCHECK(blk.queued && lru_);
+    if (blk.prev == kNoBlock) head_next_ = blk.next; else blocks_[blk.prev].next = blk.next;
+    if (blk.next == kNoBlock) tail_prev_ = blk.prev; else blocks_[blk.next].prev = blk.prev;
+    blk.prev = blk.next = kNoBlock;
+    blk.queued = false;
+    --num_queued_;
+    num_cached_ -= blk.keyed;
+  }
 
   // Blocks per run of the index. Before a request's keys are looked up or registered, UseKeyGroup
   // with the run length its keys' producer declares (AdmitRequest::prefix_key_group): the index
@@ -94,10 +193,11 @@ class BlockPool {
   BlockId RunBlock(int32_t run, int64_t pos) const {
     return run < 0 ? kNoBlock : run_blocks_[static_cast<size_t>(run * group_ + pos)];
   }
-  // Makes full block `b` findable under `key`, position `pos` of the run led by `leader`, unless
-  // another block already is (vLLM keeps the first; the duplicate stays an ordinary block). `run`:
-  // FindRun(leader), which the caller may have at hand. Returns the run (-1 if none exists).
-  int32_t AssignKey(BlockId b, BlockKey leader, int64_t pos, BlockKey key, int32_t run);
+  // Makes full block blocks[i] findable under keys[i], position pos + i of the run led by `leader`
+  // (i < n: the consecutive full blocks of one run, registered together), unless another block
+  // already is (vLLM keeps the first; the duplicate stays an ordinary block) or the block carries
+  // a key already. REQUIRES: pos + n <= key_group().
+  void AssignKeys(const BlockId* blocks, const BlockKey* keys, int64_t n, BlockKey leader, int64_t pos);
 
   // The run map (leader -> run), for statistics.
   const BlockKeyMap& key_map() const { return run_map_; }
@@ -124,7 +224,16 @@ class BlockPool {
     BlockKey key = 0;
     int32_t slot = -1;  // run * group_ + position
   };
-  void Unindex(BlockId b);
+  BlockId PopFrontLifo();
+  void PushBackLifo(BlockId b);
+  void Unindex(BlockId b) {
+    const int32_t slot = index_of_[b].slot;
+    const int32_t run = shift_ >= 0 ? slot >> shift_ : static_cast<int32_t>(slot / group_);
+    run_blocks_[static_cast<size_t>(slot)] = kNoBlock;
+    if (--runs_[static_cast<size_t>(run)].live == 0) DropRun(run);
+    blocks_[b].keyed = false;
+  }
+  void DropRun(int32_t run);
   int32_t NewRun(BlockKey leader) const;
   void Reindex(int64_t group) const;
 

@@ -25,6 +25,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
   caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+  has_sliding_ = std::any_of(groups_.begin(), groups_.end(),
+                             [](const KvCacheGroup& g) { return g.kind == AttentionKind::kSlidingWindow; });
   counting_ = o.count_interchangeable_blocks && !caching_ &&
               std::all_of(groups_.begin(), groups_.end(), [](const KvCacheGroup& g) { return g.kind == AttentionKind::kFull; });
 }
@@ -87,17 +89,27 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
   prefix_hit_blocks_ += hits;
   // PlanAdmit left the probe of this request's hits valid.
   KVSIM_DCHECK(hits == 0 || (ProbeMatches(request) && static_cast<int64_t>(probe_.hits.size()) == hits));
-  for (int64_t i = 0; i < hits; ++i) {
-    const BlockId b = probe_.hits[static_cast<size_t>(i)];
-    if (pool_.at(b).queued) {
-      pool_.Remove(b);
-      token_slots_ += pool_.at(b).filled_slots;  // cached content is live again
+  if (hits > 0) {
+    // As AddRef on each hit; the probe is dropped right after, so no watched block is counted.
+    r.groups[0].blocks.assign(probe_.hits.begin(), probe_.hits.end());
+    int64_t revived_slots = 0, shared_slots = 0;
+    for (const BlockId b : probe_.hits) {
+      Block& blk = pool_.at(b);
+      if (blk.queued) {
+        pool_.Remove(b);
+        revived_slots += blk.filled_slots;  // cached content is live again
+      } else {
+        shared_slots += blk.filled_slots;
+      }
+      ++blk.ref_count;
     }
-    AddRef(b);
-    r.groups[0].blocks.push_back(b);
+    token_slots_ += revived_slots;
+    shared_saved_ += shared_slots;
+    DropProbe();
   }
-  if (hits > 0) DropProbe();
   r.computed = plan.cached_tokens;
+  // The hits are found by their keys, so they are registered already.
+  r.keys_registered = std::min<int64_t>(hits, static_cast<int64_t>(r.keys.size()));
   CommitGrow(r, plan.loaded_tokens + plan.new_tokens);
   return plan;
 }
@@ -106,6 +118,8 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
   *released = 0;
   int64_t need = 0;
   const int64_t target = r.computed + tokens;
+  if (groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull)  // the common case, in short
+    return std::max<int64_t>(0, BlocksFor(target) - r.groups[0].held());
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
@@ -140,6 +154,7 @@ int64_t PagedAllocator::GrowRoom(RequestId id) const {
   const RequestState& r = requests_.at(id);
   // Slots left in the last block (never shared: only full blocks are).
   int64_t room = Offset(block_size_ - Offset(r.computed));
+  if (!has_sliding_) return room;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
     if (groups_[g].kind == AttentionKind::kSlidingWindow) {
@@ -169,7 +184,7 @@ void PagedAllocator::ReleaseSkipped(RequestState& r) {
 void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
   if (counting_) return CommitGrowCounted(r, tokens);
   ClearTail(r);
-  ReleaseSkipped(r);
+  if (has_sliding_) ReleaseSkipped(r);
   const int64_t target = r.computed + tokens;
   for (size_t g = 0; g < groups_.size(); ++g) {
     GroupBlocks& gb = r.groups[g];
@@ -192,17 +207,30 @@ void PagedAllocator::CommitGrow(RequestState& r, int64_t tokens) {
       AddFill(last, add);
       pos += add;
     }
-    while (pos < target) {
-      const BlockId b = TakeFreeBlock();
-      AddRef(b);
-      const int32_t add = static_cast<int32_t>(std::min<int64_t>(block_size_, target - pos));
-      AddFill(b, add);
-      gb.blocks.push_back(b);
-      pos += add;
+    if (pos < target) {
+      // New blocks, all full but perhaps the last, each held by this request alone (no sharing
+      // accounting): taken from the queue's front as a run.
+      const int64_t n = BlocksFor(target - pos);
+      const size_t first = gb.blocks.size();
+      gb.blocks.resize(first + static_cast<size_t>(n));
+      BlockId* out = gb.blocks.data() + first;
+      TakeFreeBlocks(n, out);
+      const uint16_t full = static_cast<uint16_t>(block_size_);
+      for (int64_t k = 0; k + 1 < n; ++k) {
+        Block& blk = pool_.at(out[k]);
+        blk.ref_count = 1;
+        blk.filled_slots = full;
+      }
+      Block& last = pool_.at(out[n - 1]);
+      last.ref_count = 1;
+      last.filled_slots = static_cast<uint16_t>(target - pos - (n - 1) * block_size_);
+      token_slots_ += target - pos;
     }
   }
   r.computed = target;
-  if (caching_) RegisterKeys(r);
+  // RegisterKeys has nothing to do once every key is registered and the copy of the keys is kept.
+  if (caching_ && (r.keys_registered < static_cast<int64_t>(r.keys.size()) || r.keys.capacity() > kKeptKeyCapacity))
+    RegisterKeys(r);
   SetTail(r);
 }
 
@@ -213,17 +241,16 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
   if (r.keys_registered < full) {
     pool_.UseKeyGroup(r.key_group);
     const int64_t group = pool_.key_group();
-    int64_t pos = r.keys_registered % group;  // in its run
-    int64_t leader = r.keys_registered - pos;
-    int32_t run = pool_.FindRun(r.keys[leader]);
-    for (int64_t i = r.keys_registered; i < full; ++i) {
-      if (probe_.valid && probe_.has_next && r.keys[i] == probe_.next_key) probe_.extend = true;  // may extend its hits
-      run = pool_.AssignKey(gb.blocks[i], r.keys[leader], pos, r.keys[i], run);
-      if (++pos == group && i + 1 < full) {
-        pos = 0;
-        leader = i + 1;
-        run = pool_.FindRun(r.keys[leader]);
-      }
+    if (probe_.valid && probe_.has_next &&
+        std::find(r.keys.begin() + r.keys_registered, r.keys.begin() + full, probe_.next_key) != r.keys.begin() + full)
+      probe_.extend = true;  // the probe's first miss becomes findable: it may extend its hits
+    // Run by run: the blocks of one run are registered together.
+    for (int64_t i = r.keys_registered; i < full;) {
+      const int64_t pos = i % group;  // in its run
+      const int64_t n = std::min<int64_t>(group - pos, full - i);
+      pool_.AssignKeys(&gb.blocks[static_cast<size_t>(i)], &r.keys[static_cast<size_t>(i)], n,
+                       r.keys[static_cast<size_t>(i - pos)], pos);
+      i += n;
     }
   }
   r.keys_registered = std::max(r.keys_registered, full);
@@ -232,6 +259,14 @@ void PagedAllocator::RegisterKeys(RequestState& r) {
     std::vector<BlockKey>().swap(r.keys);
     r.keys_registered = 0;
   }
+}
+
+void PagedAllocator::TakeFreeBlocks(int64_t n, BlockId* out) {
+  if (!probe_.valid) return pool_.PopFront(n, out, [](BlockId) {});
+  // The eviction points: a watched block's cached key is dropped with it.
+  pool_.PopFront(n, out, [this](BlockId b) {
+    if (const int32_t w = watched_[static_cast<size_t>(b)]) CutProbe(static_cast<size_t>(w - 1), pool_.key(b));
+  });
 }
 
 BlockId PagedAllocator::TakeFreeBlock() {
@@ -300,14 +335,24 @@ void PagedAllocator::Free(RequestId id) {
     return;
   }
   ClearTail(r);
+  // As DropRef on every block, tail first; the blocks whose last reference this was are appended.
+  const bool watching = probe_.valid;
+  int64_t freed_slots = 0, unshared_slots = 0;
   for (GroupBlocks& gb : r.groups) {
-    // Tail first. A finished request's blocks were last touched long ago: fetch ahead.
-    const auto& blocks = gb.blocks;
-    for (size_t i = blocks.size(); i-- > 0;) {
-      if (i >= 8) __builtin_prefetch(&pool_.at(blocks[i - 8]));
-      DropRef(blocks[i]);
-    }
+    pool_.PushBackTailFirst(gb.blocks.data(), gb.blocks.size(), [&](BlockId b, Block& blk) {
+      KVSIM_DCHECK(blk.ref_count >= 1);
+      if (--blk.ref_count >= 1) {
+        unshared_slots += blk.filled_slots;
+        return false;
+      }
+      if (watching && watched_[static_cast<size_t>(b)]) --probe_.hits_in_use;
+      freed_slots += blk.filled_slots;
+      if (!blk.keyed) blk.filled_slots = 0;  // a keyed (full) block keeps its content while cached
+      return true;
+    });
   }
+  token_slots_ -= freed_slots;
+  shared_saved_ -= unshared_slots;
   requests_.erase(id);
 }
 

@@ -153,6 +153,8 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   void SetTail(RequestState& r);
   void RegisterKeys(RequestState& r);
   BlockId TakeFreeBlock();
+  // n TakeFreeBlock calls into out[0..n).
+  void TakeFreeBlocks(int64_t n, BlockId* out);
   void AddRef(BlockId b);
   void DropRef(BlockId b);
   void AddFill(BlockId b, int32_t slots);
@@ -186,6 +188,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int shift_ = -1;
   std::vector<KvCacheGroup> groups_;
   bool caching_;
+  bool has_sliding_ = false;    // a sliding-window group exists (blocks slide out of the window)
   double watermark_fraction_;
   bool counting_ = false;
   int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests, plus held_

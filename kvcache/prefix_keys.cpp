@@ -30,7 +30,11 @@ void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_bloc
   keys.clear();
   const int64_t covered = std::min<int64_t>(prompt_tokens, static_cast<int64_t>(trace_ids.size()) * trace_block_tokens);
   const int64_t full = covered / block_size;
-  keys.resize(static_cast<size_t>(full));
+  // speed: written a batch at a time into reserved capacity (resize would zero every key first,
+  // push_back check the capacity at every key).
+  keys.reserve(static_cast<size_t>(full));
+  constexpr int64_t kBatch = 64;
+  BlockKey batch[kBatch];
   // Pool block j covers tokens [j·B, (j+1)·B) and so depends on the trace ids up to the last trace
   // block it overlaps; that prefix is chained once per trace block (not once per pool block), and
   // the block's start digests its position. Two pool blocks get equal keys exactly when they start
@@ -42,12 +46,18 @@ void KeysFromTraceBlocks(std::span<const uint64_t> trace_ids, int64_t trace_bloc
   uint64_t position = 0;       // begin · 0x9e3779b97f4a7c15 (mod 2^64), kept by addition
   const uint64_t step = static_cast<uint64_t>(block_size) * 0x9e3779b97f4a7c15ULL;
   int64_t end = block_size;   // of pool block j
-  for (BlockKey& key : keys) {
+  for (int64_t j = 0; j < full;) {
     // Digest up to the last trace block overlapping [end − B, end).
     for (; chained_tokens < end; ++chained, chained_tokens += trace_block_tokens) chain = ChainKey(chain, trace_ids[chained]);
-    key = Mix(chain ^ position);
-    end += block_size;
-    position += step;
+    // Every pool block ending by chained_tokens shares this chain: keyed without re-checking it.
+    const int64_t same_chain = std::min<int64_t>({full - j, (chained_tokens - end) / block_size + 1, kBatch});
+    for (int64_t k = 0; k < same_chain; ++k) {
+      batch[k] = Mix(chain ^ position);
+      position += step;
+    }
+    keys.insert(keys.end(), batch, batch + same_chain);
+    j += same_chain;
+    end += same_chain * block_size;
   }
 }
 

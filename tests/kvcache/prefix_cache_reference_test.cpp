@@ -36,6 +36,14 @@ class ReferencePool {
     for (BlockId b = 1; b < num_blocks; ++b) blocks_[b].pos = queue_.insert(queue_.end(), b);
   }
 
+  // The hits a request would have now (without admitting it).
+  int64_t Hits(int64_t prompt, const std::vector<BlockKey>& keys) const {
+    const int64_t limit = std::min<int64_t>(static_cast<int64_t>(keys.size()), (prompt - 1) / kB);
+    int64_t hits = 0;
+    while (hits < limit && index_.count(keys[hits])) ++hits;
+    return hits;
+  }
+
   // Returns the hit count if admitted.
   std::optional<int64_t> Admit(RequestId id, int64_t prompt, const std::vector<BlockKey>& keys, int64_t budget) {
     const int64_t limit = std::min<int64_t>(static_cast<int64_t>(keys.size()), (prompt - 1) / kB);
@@ -134,8 +142,12 @@ struct KeyShape {
   int64_t declared = 1;     // AdmitRequest::prefix_key_group (1, or a divisor of trace_block)
 };
 
-// Each request draws its key shape from `shapes`.
-void CompareWithReference(uint64_t seed, std::vector<KeyShape> shapes, int64_t ops) {
+// Each request draws its key shape from `shapes`. With `retry_blocked`, a request that is not
+// admitted waits (as the head of vLLM's waiting queue) and is retried instead of a new one, its
+// keys kept in place, and its hits are planned and compared after every operation: the allocator
+// keeps its lookup between plans and trims or extends it as other requests evict (several blocks
+// at a time, cutting the hits in the middle) or register (a run of keys at a time) its blocks.
+void CompareWithReference(uint64_t seed, std::vector<KeyShape> shapes, int64_t ops, bool retry_blocked = false) {
   constexpr int64_t kPool = 96;
   PagedAllocatorOptions o;
   o.num_blocks = kPool;
@@ -152,17 +164,30 @@ void CompareWithReference(uint64_t seed, std::vector<KeyShape> shapes, int64_t o
   }
   std::map<RequestId, int64_t> live;  // id -> tokens still to grow
   RequestId next = 1;
-  int64_t admitted = 0, hits = 0, evicting_admissions = 0;
+  int64_t admitted = 0, hits = 0, evicting_admissions = 0, blocked_plans = 0;
+  struct Blocked {
+    std::vector<BlockKey> keys;  // where the allocator's AdmitRequest points
+    AdmitRequest q;
+    int64_t budget = 0;
+  };
+  std::optional<Blocked> blocked;
   for (int64_t op = 0; op < ops; ++op) {
     const int choice = static_cast<int>(rng() % 100);
     if (choice < 35 || live.empty()) {
-      const KeyShape shape = shapes[rng() % shapes.size()];
-      const auto& ids = conversations[rng() % conversations.size()];
-      const int64_t prompt = 1 + static_cast<int64_t>(rng() % 80);
-      const std::vector<BlockKey> keys = KeysFromTraceBlocks(ids, shape.trace_block * kB, prompt, kB);
-      AdmitRequest q = MakeAdmitRequest(next, prompt, prompt + static_cast<int64_t>(rng() % 40), keys);
-      q.prefix_key_group = shape.declared;
-      const int64_t budget = 1 + static_cast<int64_t>(rng() % 64);
+      if (!blocked) {
+        const KeyShape shape = shapes[rng() % shapes.size()];
+        const auto& ids = conversations[rng() % conversations.size()];
+        const int64_t prompt = 1 + static_cast<int64_t>(rng() % 80);
+        blocked.emplace();
+        blocked->keys = KeysFromTraceBlocks(ids, shape.trace_block * kB, prompt, kB);
+        blocked->q = MakeAdmitRequest(next, prompt, prompt + static_cast<int64_t>(rng() % 40), blocked->keys);
+        blocked->q.prefix_key_group = shape.declared;
+        blocked->budget = 1 + static_cast<int64_t>(rng() % 64);
+      }
+      const std::vector<BlockKey> keys = blocked->keys;
+      const AdmitRequest q = blocked->q;
+      const int64_t prompt = q.prompt_tokens;
+      const int64_t budget = blocked->budget;
       const int64_t cached_before = a.pool().num_cached();
       const std::optional<AdmitPlan> plan = a.Admit(q, budget);
       const std::optional<int64_t> ref_hits = ref.Admit(next, prompt, keys, budget);
@@ -175,7 +200,10 @@ void CompareWithReference(uint64_t seed, std::vector<KeyShape> shapes, int64_t o
         hits += *ref_hits;
         evicting_admissions += a.pool().num_cached() < cached_before;
       }
-      ++next;
+      if (plan || !retry_blocked) {
+        blocked.reset();
+        ++next;
+      }
     } else if (choice < 80) {
       auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
       const int64_t tokens = 1 + static_cast<int64_t>(rng() % 24);
@@ -194,7 +222,15 @@ void CompareWithReference(uint64_t seed, std::vector<KeyShape> shapes, int64_t o
     ASSERT_EQ(a.prefix_hit_blocks(), hits) << "op " << op;
     ASSERT_EQ(a.num_free_blocks(), ref.free_blocks()) << "op " << op;
     ASSERT_EQ(a.pool().num_cached(), ref.cached_blocks()) << "op " << op;
+    if (blocked) {
+      const AdmitPlan plan = a.PlanAdmit(blocked->q, blocked->budget);
+      ASSERT_EQ(plan.cached_tokens, ref.Hits(blocked->q.prompt_tokens, blocked->keys) * kB) << "op " << op;
+      ++blocked_plans;
+    }
     a.CheckInvariants();
+  }
+  if (retry_blocked) {
+    EXPECT_GT(blocked_plans, ops / 10);
   }
   // The sequence exercised hits, eviction of cached blocks and pool pressure.
   EXPECT_GT(admitted, ops / 10);
@@ -211,6 +247,12 @@ TEST(PrefixCacheReferenceTest, StructureNotDeclared) {
   // what it was told.
   CompareWithReference(3, {{4, 1}}, 40000);
   CompareWithReference(4, {{4, 2}}, 40000);
+}
+
+TEST(PrefixCacheReferenceTest, BlockedRequestPlannedAsOthersEvictAndRegister) {
+  CompareWithReference(7, {{1, 1}}, 40000, /*retry_blocked=*/true);
+  CompareWithReference(8, {{8, 8}}, 40000, /*retry_blocked=*/true);
+  CompareWithReference(9, {{4, 4}, {4, 1}, {2, 2}}, 40000, /*retry_blocked=*/true);
 }
 
 TEST(PrefixCacheReferenceTest, RequestsDeclaringDifferentGroups) {
