@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvcache/base/check.h"
+
 namespace kvsim {
 
 void LogHistogram::Add(double seconds) {
@@ -46,31 +48,94 @@ void ChartRecorder::HalveResolution() {
   chart_ = std::move(merged);
 }
 
-void ChartRecorder::OnStep(const StepSample& s) {
-  const double cap = static_cast<double>(std::max<int64_t>(1, s.kv.capacity_slots));
-  const double used = static_cast<double>(s.kv.token_slots + s.kv.reserved_slots + s.kv.internal_fragmentation_slots) / cap;
-  double t = static_cast<double>(s.start_ns / interval_ns_ * interval_ns_) / 1e9;
+namespace {
+
+double Capacity(const KvAccounting& kv) { return static_cast<double>(std::max<int64_t>(1, kv.capacity_slots)); }
+
+// The share of the pool a step holds: token states, reserved slots and internal fragmentation.
+double UsedFraction(const KvAccounting& kv) {
+  return static_cast<double>(kv.used_slots()) / Capacity(kv);
+}
+
+void TakeFractions(ChartPoint& p, const KvAccounting& kv, double used) {
+  const double cap = Capacity(kv);
+  for (int i = 0; i < kNumWasteCategories; ++i) p.fractions[i] = static_cast<double>(kv.slots(static_cast<WasteCategory>(i))) / cap;
+  p.used_fraction = used;
+}
+
+// What a step adds to its point besides the KV shares.
+void TakeCounts(ChartPoint& p, const StepSample& s) {
+  p.running_max = std::max(p.running_max, s.running);
+  p.waiting_max = std::max(p.waiting_max, s.waiting);
+  p.preemptions = s.preemptions_total;
+  p.offload_tiers = s.offload_tiers;
+  for (int i = 0; i < s.offload_tiers; ++i) p.offload_used_max[i] = std::max(p.offload_used_max[i], s.offload_used_fraction[i]);
+}
+
+}  // namespace
+
+ChartPoint& ChartRecorder::OpenPoint(int64_t start_ns) {
+  double t = static_cast<double>(start_ns / interval_ns_ * interval_ns_) / 1e9;
   if (chart_.empty() || t > chart_.back().t_s) {
     if (chart_.size() >= kMaxChartPoints) {
       HalveResolution();
-      t = static_cast<double>(s.start_ns / interval_ns_ * interval_ns_) / 1e9;
+      t = static_cast<double>(start_ns / interval_ns_ * interval_ns_) / 1e9;
     }
     if (chart_.empty() || t > chart_.back().t_s) {
       chart_.push_back(ChartPoint{});
       chart_.back().t_s = t;
     }
   }
-  ChartPoint& p = chart_.back();
-  if (used > p.used_fraction) {
-    for (int i = 0; i < kNumWasteCategories; ++i)
-      p.fractions[i] = static_cast<double>(s.kv.slots(static_cast<WasteCategory>(i))) / cap;
-    p.used_fraction = used;
+  // The last point's time is now at least t: later steps in this bucket open none. (In a fleet the
+  // replicas' steps interleave, so a step may also fall in an earlier bucket and join the last point.)
+  bucket_begin_ns_ = start_ns / interval_ns_ * interval_ns_;
+  bucket_end_ns_ = bucket_begin_ns_ + interval_ns_;
+  return chart_.back();
+}
+
+void ChartRecorder::OnStep(const StepSample& s) {
+  ChartPoint& p = PointFor(s.start_ns);
+  const double used = UsedFraction(s.kv);
+  if (used > p.used_fraction) TakeFractions(p, s.kv, used);
+  TakeCounts(p, s);
+}
+
+// Within a run the counts and tiers are the first step's, and the KV in use only grows (decoded
+// tokens fill reserved slots, crossings move free slots to reserved), so a point's share of the run
+// is its last step's use and, when that beats the point, the shares of the first step with that use
+// (as OnStep step by step keeps the first of equal peaks).
+void ChartRecorder::OnStepRun(const StepRun& run) {
+  // Step j's use, as UsedFraction(run.Step(j, ·).kv) adds it up: decoding moves slots from reserved
+  // to token states (the sum stays), each block crossed into adds block_slots reserved ones.
+  const KvAccounting& kv = run.first.kv;
+  const int64_t used_slots = kv.used_slots();
+  const double cap = Capacity(kv);
+  auto used_at = [&](int64_t j) {
+    return static_cast<double>(used_slots + (run.added_blocks ? run.added_blocks[j] * run.block_slots : 0)) / cap;
+  };
+  int64_t start = run.first.start_ns;
+  for (int64_t j = 0; j < run.steps;) {
+    ChartPoint& p = PointFor(start);
+    const int64_t from = j;
+    do {
+      KVSIM_DCHECK(run.durations[j] >= 0);
+      start += run.durations[j++];
+    } while (j < run.steps && start < bucket_end_ns_);
+    const int64_t last = j - 1;
+    const double used = used_at(last);
+    if (used > p.used_fraction) {
+      int64_t lo = from, hi = run.added_blocks ? last : from;  // without crossings the use is constant
+      while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (used_at(mid) < used) lo = mid + 1;
+        else hi = mid;
+      }
+      const StepSample peak = run.Step(lo, run.first.start_ns);
+      KVSIM_DCHECK(UsedFraction(peak.kv) == used);
+      TakeFractions(p, peak.kv, used);
+    }
+    TakeCounts(p, run.first);
   }
-  p.running_max = std::max(p.running_max, s.running);
-  p.waiting_max = std::max(p.waiting_max, s.waiting);
-  p.preemptions = s.preemptions_total;
-  p.offload_tiers = s.offload_tiers;
-  for (int i = 0; i < s.offload_tiers; ++i) p.offload_used_max[i] = std::max(p.offload_used_max[i], s.offload_used_fraction[i]);
 }
 
 void ChartRecorder::OnRequestDone(const RequestRecord& r) {

@@ -2,6 +2,8 @@
 // the KV pool by category, running and waiting requests and preemptions (at most ~1,200 points:
 // when the series would grow past that the bucket width doubles, each bucket keeping its peak
 // step), and latency histograms for the CDFs. Memory: constant in the trace's length.
+// A quiet run (StepRun) is taken whole: its steps change only the clock and the KV use, which never
+// falls within the run, so each bucket it touches needs one peak step, found without the others.
 #ifndef KVSIM_REPORTS_CHART_RECORDER_H_
 #define KVSIM_REPORTS_CHART_RECORDER_H_
 
@@ -44,6 +46,8 @@ class LogHistogram {
 class ChartRecorder final : public ReplayObserver {
  public:
   void OnStep(const StepSample& s) override;
+  // The same points as OnStep on each of the run's steps in turn.
+  void OnStepRun(const StepRun& run) override;
   void OnRequestDone(const RequestRecord& r) override;
 
   const std::vector<ChartPoint>& chart() const { return chart_; }
@@ -54,10 +58,19 @@ class ChartRecorder final : public ReplayObserver {
   static constexpr size_t kMaxChartPoints = 1200;
 
  private:
+  // The point a step starting at start_ns updates: always the last one, opened first when the step
+  // is past its bucket.
+  ChartPoint& PointFor(int64_t start_ns) {
+    return start_ns >= bucket_begin_ns_ && start_ns < bucket_end_ns_ ? chart_.back() : OpenPoint(start_ns);
+  }
+  ChartPoint& OpenPoint(int64_t start_ns);
   void HalveResolution();
 
   std::vector<ChartPoint> chart_;
   int64_t interval_ns_ = 100000000;  // doubles whenever the series would pass kMaxChartPoints
+  // speed: the bucket [begin, end) of the last step PointFor placed; a step starting in it opens no
+  // point (the last point's time is at least the bucket's), so most steps skip the division.
+  int64_t bucket_begin_ns_ = 0, bucket_end_ns_ = 0;
   LogHistogram ttft_, tpot_, e2e_;
 };
 

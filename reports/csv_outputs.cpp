@@ -49,6 +49,16 @@ void TimeSeriesCsv::OnStep(const StepSample& s) {
   }
 }
 
+void TimeSeriesCsv::OnStepRun(const StepRun& run) {
+  if (interval_ns_ <= 0) {
+    ReplayObserver::OnStepRun(run);  // a row per step
+    return;
+  }
+  int64_t start = run.first.start_ns;
+  for (int64_t j = 0; j < run.steps; start += run.durations[j++])
+    if (start >= next_sample_ns_) OnStep(run.Step(j, start));
+}
+
 void TimeSeriesCsv::WriteRow(const StepSample& s) {
   const double cap = static_cast<double>(std::max<int64_t>(1, s.kv.capacity_slots));
   char buf[256];

@@ -24,6 +24,8 @@ class TimeSeriesCsv final : public ReplayObserver {
   // Throws kvsim::Error naming `path` when it cannot be created. `sample_interval_s` 0: every step.
   TimeSeriesCsv(const std::string& path, double sample_interval_s);
   void OnStep(const StepSample& s) override;
+  // Sampled (--sample-interval): only the run's steps that take a row are built.
+  void OnStepRun(const StepRun& run) override;
   // `partial_reason` non-empty: the replay was cut short; the file ends with "# partial: <reason>".
   void Commit(const std::string& partial_reason = {}) { CommitCsv(file_, partial_reason); }
 

@@ -6,7 +6,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/chart_recorder.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
@@ -91,30 +90,6 @@ TEST(HtmlReportTest, KvTiersGetAnOccupancyChart) {
   int charts = 0;
   for (size_t at = html.find("class=\"chart\""); at != std::string::npos; at = html.find("class=\"chart\"", at + 1)) ++charts;
   EXPECT_EQ(charts, 8);
-}
-
-// Each bucket keeps the largest share of every tier seen in its steps: 0.2, 0.5 and 0.3 in one
-// 100 ms bucket chart as 0.5; a later bucket starts afresh.
-TEST(ChartRecorderTest, TierOccupancyKeepsTheBucketMaximum) {
-  ChartRecorder rec;
-  auto step = [&](int64_t start_ns, double host, double disk) {
-    StepSample s;
-    s.start_ns = start_ns;
-    s.kv.capacity_slots = 16;
-    s.kv.free_slots = 16;
-    s.offload_tiers = 2;
-    s.offload_used_fraction[0] = host;
-    s.offload_used_fraction[1] = disk;
-    rec.OnStep(s);
-  };
-  step(0, 0.2, 0.1);
-  step(40000000, 0.5, 0.05);
-  step(80000000, 0.3, 0.2);
-  step(150000000, 0.1, 0.0);
-  ASSERT_EQ(rec.chart().size(), 2u);
-  EXPECT_DOUBLE_EQ(rec.chart()[0].offload_used_max[0], 0.5);
-  EXPECT_DOUBLE_EQ(rec.chart()[0].offload_used_max[1], 0.2);
-  EXPECT_DOUBLE_EQ(rec.chart()[1].offload_used_max[0], 0.1);
 }
 
 }  // namespace
