@@ -1,5 +1,6 @@
 #include "kvcache/base/line_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -32,7 +33,9 @@ LineReader::LineReader(std::string path, const std::string& what) : path_(std::m
     }
     if (S_ISREG(st.st_mode)) size_ = static_cast<int64_t>(st.st_size);
   }
-  buffer_.resize(kBlock);
+  // speed: a small file (a config, the GPU table) gets a buffer its size, not a zero-filled 64 KiB
+  // block: a short command reads three of them.
+  buffer_.resize(size_ > 0 ? std::min(kBlock, static_cast<size_t>(size_) + 1) : kBlock);
 }
 
 LineReader::~LineReader() {
