@@ -63,7 +63,7 @@ static_assert(sizeof(Block) == 16, "Block metadata should stay 16 bytes");
 
 class BlockPool {
  public:
-  // REQUIRES: num_blocks >= 2 (the null block and one usable block). Under kLifo, AssignKey and
+  // REQUIRES: num_blocks >= 2 (the null block and one usable block). Under kLifo, AssignKeys and
   // Remove must not be used.
   explicit BlockPool(int64_t num_blocks, FreeBlockOrder order = FreeBlockOrder::kLru);
   FreeBlockOrder order() const { return lru_ ? FreeBlockOrder::kLru : FreeBlockOrder::kLifo; }
@@ -80,24 +80,12 @@ class BlockPool {
   // Pops the least recently freed block; drops its key (evicting it from the cache).
   // REQUIRES: num_queued() > 0.
   BlockId PopFront() {
-    if (!lru_) return PopFrontLifo();
-    const BlockId b = head_next_;
-    Remove(b);
-    if (blocks_[b].keyed) Unindex(b);
-    blocks_[b].filled_slots = 0;
+    BlockId b = kNoBlock;
+    PopFront(1, &b, [](BlockId) {});
     return b;
   }
   void PushBack(BlockId b) {
-    if (!lru_) return PushBackLifo(b);
-    Block& blk = blocks_[b];
-    KVSIM_DCHECK(!blk.queued && blk.ref_count == 0 && b != kNullBlock);
-    blk.queued = true;
-    blk.prev = tail_prev_;
-    blk.next = kNoBlock;
-    if (tail_prev_ == kNoBlock) head_next_ = b; else blocks_[tail_prev_].next = b;
-    tail_prev_ = b;
-    ++num_queued_;
-    num_cached_ += blk.keyed;
+    PushBackTailFirst(&b, 1, [](BlockId, const Block&) { return true; });
   }
   // n PopFront calls, the blocks written to out[0..n): the front run of the queue, unlinked as a
   // whole. before_pop(b) is called on each block while it still carries its key.
