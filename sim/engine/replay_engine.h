@@ -201,6 +201,8 @@ class ReplayEngine {
   }
   // Gives the backlog's front a full slot at the back of waiting_ (admission is about to consider it).
   void PromoteFront();
+  // A request joins the back of waiting_ with a slot of its own (an arrival, or the backlog's front).
+  void TakeSlot(TraceRequest&& r, int64_t target, int64_t in_flight_end_ns, int64_t eligible_ns);
   // Async scheduling: the newest arrival the scheduler pass of the step starting now could see, and
   // the eligibility times of the arrivals it could not see yet (in arrival order).
   int64_t PassCutoffNs() const { return !o_.async_scheduling || running_.empty() ? now_ns_ : last_step_start_ns_; }

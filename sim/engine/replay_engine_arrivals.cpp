@@ -18,6 +18,28 @@ ReplayEngine::Slot ReplayEngine::NewSlot() {
   return static_cast<Slot>(slots_.size() - 1);
 }
 
+// speed: inlined into Arrive, which runs once per request.
+[[gnu::always_inline]] inline void ReplayEngine::TakeSlot(TraceRequest&& r, int64_t target, int64_t in_flight_end_ns, int64_t eligible_ns) {
+  const Slot slot = NewSlot();
+  Live& l = slots_[slot];
+  l = Live{};
+  l.target = target;
+  l.record.id = r.id;
+  l.record.arrival_ns = r.arrival_ns;
+  l.record.in_flight_end_ns = in_flight_end_ns;
+  l.record.eligible_ns = eligible_ns;
+  l.record.prompt_tokens = r.prompt_tokens;
+  l.record.adapter = r.adapter;
+  l.req = std::move(r);
+  // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
+  // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
+  // thousands of long prompts would otherwise hold 32 times the memory.
+  if (l.req.block_ids.capacity() != l.req.block_ids.size()) l.req.block_ids.shrink_to_fit();
+  l.in_use = true;
+  waiting_.push_back(slot);
+  if (eligible_ns < 0) not_yet_eligible_.push_back(slot);
+}
+
 void ReplayEngine::Arrive(TraceRequest&& r) {
   ++counters_.events;
   if (r.prompt_tokens >= o_.max_model_len) {
@@ -44,55 +66,29 @@ void ReplayEngine::Arrive(TraceRequest&& r) {
     if (eligible_ns < 0) unseen_backlog_.push_back(backlog_.BackSeq());
     return;
   }
-  const Slot slot = NewSlot();
-  Live& l = slots_[slot];
-  l = Live{};
-  l.target = target;
-  l.record.id = r.id;
-  l.record.arrival_ns = r.arrival_ns;
-  l.record.in_flight_end_ns = now_ns_;
-  l.record.eligible_ns = eligible_ns;
-  l.record.prompt_tokens = r.prompt_tokens;
-  l.record.adapter = r.adapter;
-  l.req = std::move(r);
-  // A waiting request keeps the trace's block ids (one per 512 tokens in Mooncake) and gets its
-  // pool-block keys (one per 16 tokens) only when admission first considers it: a backlog of
-  // thousands of long prompts would otherwise hold 32 times the memory.
-  if (l.req.block_ids.capacity() != 0) l.req.block_ids.shrink_to_fit();
-  l.in_use = true;
-  waiting_.push_back(slot);
-  if (eligible_ns < 0) not_yet_eligible_.push_back(slot);
+  TakeSlot(std::move(r), target, now_ns_, eligible_ns);
 }
 
 void ReplayEngine::PromoteFront() {
   const ArrivalBacklog::Arrival& a = backlog_.Front();
-  const Slot slot = NewSlot();
   if (a.eligible_ns < 0) {
     // Not reached by admission (it stops at the first request no pass has seen); kept exact anyway:
     // the oldest unseen backlog entry is the newest unseen slotted arrival.
     KVSIM_DCHECK(!unseen_backlog_.empty() && unseen_backlog_.front() == backlog_.FrontSeq());
     unseen_backlog_.pop_front();
-    not_yet_eligible_.push_back(slot);
   }
-  Live& l = slots_[slot];
-  l = Live{};
-  l.target = TargetOf(a.prompt_tokens, a.output_tokens);
-  l.record.id = a.id;
-  l.record.arrival_ns = a.arrival_ns;
-  l.record.in_flight_end_ns = a.in_flight_end_ns;
-  l.record.eligible_ns = a.eligible_ns;
-  l.record.prompt_tokens = a.prompt_tokens;
-  l.record.adapter = a.adapter;
-  l.req.id = a.id;
-  l.req.arrival_ns = a.arrival_ns;
-  l.req.prompt_tokens = a.prompt_tokens;
-  l.req.output_tokens = a.output_tokens;
-  l.req.block_id_tokens = a.block_id_tokens;
-  l.req.adapter = a.adapter;
-  l.in_use = true;
-  backlog_.PopFront(backlog_ids_);
-  l.req.block_ids.assign(backlog_ids_.begin(), backlog_ids_.end());
-  waiting_.push_back(slot);
+  TraceRequest r;
+  r.id = a.id;
+  r.arrival_ns = a.arrival_ns;
+  r.prompt_tokens = a.prompt_tokens;
+  r.output_tokens = a.output_tokens;
+  r.block_id_tokens = a.block_id_tokens;
+  r.adapter = a.adapter;
+  const int64_t in_flight_end_ns = a.in_flight_end_ns, eligible_ns = a.eligible_ns;
+  backlog_.PopFront(backlog_ids_);  // (`a` ends here)
+  r.block_ids.assign(backlog_ids_.begin(), backlog_ids_.end());
+  const int64_t target = TargetOf(r.prompt_tokens, r.output_tokens);
+  TakeSlot(std::move(r), target, in_flight_end_ns, eligible_ns);
 }
 
 }  // namespace kvsim
