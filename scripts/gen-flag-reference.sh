@@ -18,6 +18,10 @@ page=$repo/docs/reference/flags.md
 mapfile -t commands < <("$kvsim" --help | awk '/^  [a-z][a-z-]* / {print $1}')
 if (( ${#commands[@]} == 0 )); then echo "gen-flag-reference: '$kvsim --help' lists no commands" >&2; exit 2; fi
 
+# A default that names a file of the checkout (the bundled data) is printed relative to it, so the page
+# does not depend on where the repository was cloned.
+help_of() { "$kvsim" "$@" --help | while IFS= read -r line; do printf '%s\n' "${line//"$repo/"/}"; done; }
+
 generate() {
   echo "# Commands and flags"
   echo
@@ -25,17 +29,17 @@ generate() {
   echo "parsers print from their declarations; do not edit by hand. The CTest \`docs_flag_reference\` fails"
   echo "when this page differs from what the program declares. Sizes are GiB = 2^30 bytes."
   echo
-  echo '```text'
+  echo '```console'
   echo '$ kvsim --help'
-  "$kvsim" --help
+  help_of
   echo '```'
   for c in "${commands[@]}"; do
     echo
     echo "## kvsim $c"
     echo
-    echo '```text'
+    echo '```console'
     echo "\$ kvsim $c --help"
-    "$kvsim" "$c" --help
+    help_of "$c"
     echo '```'
   done
 }
