@@ -6,12 +6,13 @@
 #
 #   scripts/gen-flag-reference.sh build/kvsim            # rewrite docs/reference/flags.md
 #   scripts/gen-flag-reference.sh --check build/kvsim    # the CTest docs_flag_reference
+#   scripts/gen-flag-reference.sh --check build/kvsim PAGE   # check another copy of the page
 set -euo pipefail
 check=0
 if [[ ${1:-} == --check ]]; then check=1; shift; fi
 kvsim=${1:?usage: gen-flag-reference.sh [--check] KVSIM_BINARY}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-page=$repo/docs/reference/flags.md
+page=${2:-$repo/docs/reference/flags.md}
 
 # The commands, in the order `kvsim --help` lists them: the indented lines whose first word is a
 # lowercase command name.

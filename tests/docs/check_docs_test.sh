@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The docs check itself: it fails on an output that differs from the one shown, on a command hidden in
-# another kind of block and on a no-run block without a reason, and --update rewrites a stale output
-# so that the check then passes.
+# The docs checks themselves: check-docs fails on an output that differs from the one shown, on a
+# command hidden in another kind of block and on a no-run block without a reason, and --update
+# rewrites a stale output so that the check then passes; the flag-reference check fails, naming the
+# flag, on a page missing one.
 #
 # Usage: check_docs_test.sh REPO KVSIM_BINARY SHARED_DIR
 set -euo pipefail
@@ -40,4 +41,12 @@ grep -q "hidden.md:2: a '\$ ' command in a \`\`\`sh block" "$dir/out" || { cat "
 printf '```console no-run\n$ kvsim gpus\n```\n' > "$dir/noreason.md"
 if "${check[@]}" "$dir/noreason.md" > /dev/null 2>&1; then fail "a no-run block without a reason passed"; fi
 
-echo "check-docs catches stale outputs, hidden commands and no-run blocks without a reason"
+# The flag reference: a page missing a flag fails its check, which names the flag and its commands.
+grep -v -- '--max-lora-rank' "$repo/docs/reference/flags.md" > "$dir/flags.md"
+if "$repo/scripts/gen-flag-reference.sh" --check "$kvsim" "$dir/flags.md" > "$dir/out" 2>&1; then
+  fail "a flag reference without --max-lora-rank passed"
+fi
+grep -q '^  kvsim capacity --max-lora-rank$' "$dir/out" || { cat "$dir/out"; fail "the missing flag is not named"; }
+
+echo "check-docs catches stale outputs, hidden commands and no-run blocks without a reason;"
+echo "the flag-reference check names a flag missing from the page"
