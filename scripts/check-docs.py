@@ -53,13 +53,19 @@ class Block:
         self.path, self.start, self.info, self.body = path, start, info, body  # body: lines
 
 
+class DocError(Exception):
+    """A block that does not follow the convention: reported with its file and line, the other files
+    are still checked."""
+
+
 class Command:
     def __init__(self, line_no, text, output):
         self.line_no, self.text, self.output = line_no, text, output  # text: lines of the command
 
 
 def parse_blocks(path, lines):
-    """Yields (start index, end index exclusive, kind, info) for every fenced block."""
+    """(start index, end index exclusive, indent, kind, info) of every fenced block; a block inside a list
+    item is indented, and its lines are read without that indent."""
     i = 0
     blocks = []
     while i < len(lines):
@@ -67,13 +73,13 @@ def parse_blocks(path, lines):
         if not m:
             i += 1
             continue
-        fence, lang, info = m.group(2), m.group(3), m.group(4)
+        indent, fence, lang, info = m.group(1), m.group(2), m.group(3), m.group(4)
         j = i + 1
         while j < len(lines) and not lines[j].strip().startswith(fence[0] * len(fence)):
             j += 1
         if j >= len(lines):
-            raise SystemExit(f"{path}:{i + 1}: fenced block never closed")
-        blocks.append((i, j, lang, info))
+            raise DocError(f"{path}:{i + 1}: fenced block never closed")
+        blocks.append((i, j, indent, lang, info))
         i = j + 1
     return blocks
 
@@ -84,7 +90,7 @@ def split_commands(path, first_line, body):
     while i < len(body):
         line = body[i]
         if not line.startswith("$ "):
-            raise SystemExit(f"{path}:{first_line + i}: a console block starts with a '$ ' command, "
+            raise DocError(f"{path}:{first_line + i}: a console block starts with a '$ ' command, "
                              f"found: {line!r}")
         text = [line[2:]]
         line_no = first_line + i
@@ -182,12 +188,19 @@ class Workspace:
 
 
 def check_file(path, display, ws, update, counts):
+    try:
+        return _check_file(path, display, ws, update, counts)
+    except DocError as e:
+        return [str(e)]
+
+
+def _check_file(path, display, ws, update, counts):
     with open(path, encoding="utf-8") as f:
         lines = f.read().split("\n")
     failures = []
     replaced = []  # (start, end, new lines) in the file, applied back to front
-    for start, end, lang, info in parse_blocks(display, lines):
-        body = lines[start + 1:end]
+    for start, end, indent, lang, info in parse_blocks(display, lines):
+        body = [line[len(indent):] if line.startswith(indent) else line.lstrip() for line in lines[start + 1:end]]
         if lang == "markdown":  # an example of the convention itself (docs/reference/writing-docs.md)
             continue
         if lang != "console":
@@ -224,7 +237,7 @@ def check_file(path, display, ws, update, counts):
             new_body.extend(["$ " + cmd.text[0]] + cmd.text[1:])
             new_body.extend(actual if update and comparable(actual) != comparable(cmd.output)
                             else strip_trailing_blank(cmd.output))
-        replaced.append((start + 1, end, new_body))
+        replaced.append((start + 1, end, [indent + line if line else line for line in new_body]))
     if update:
         for s, e, new in reversed(replaced):
             lines[s:e] = new
