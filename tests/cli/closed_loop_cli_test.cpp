@@ -173,6 +173,24 @@ TEST(ClosedLoopCliTest, SharedPrefixDatasetByName) {
   EXPECT_EQ(j.at("prefix_cache").at("hit_tokens").get<int64_t>(), 4 * 48 + 6 * 64);
 }
 
+// The clients see each reply end at its step, whether quiet decode steps are skipped or not: the
+// event and token stepping replay the same closed loop, request for request, on one replica or three.
+TEST(ClosedLoopCliTest, EventSteppingEqualsTokenStepping) {
+  for (const char* replicas : {"1", "3"}) {
+    auto run = [&](const char* stepping) {
+      nlohmann::json j = ReplayJson({"--gpu", "h100", "--max-model-len", "4096", "--synthetic", "200", "--dataset-name",
+                                     "random", "--random-input-len", "500", "--random-output-len", "100",
+                                     "--random-range-ratio", "0.5", "--max-concurrency", "9", "--replicas", replicas,
+                                     "--router", "least-requests", "--stepping", stepping});
+      EXPECT_FALSE(j.empty());
+      j.erase("sim");
+      j.erase("fleet");  // its per-replica sections carry their own sim counters
+      return j;
+    };
+    EXPECT_EQ(run("event").dump(), run("token").dump()) << replicas << " replicas";
+  }
+}
+
 TEST(ClosedLoopCliTest, DatasetAndClientFlagsOutOfPlaceAreRefused) {
   ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--random-input-len", "100", "--quiet"}),
                      "--random-input-len: sets the random dataset; give --dataset-name random");
