@@ -8,6 +8,9 @@
 //
 // The clients watch the engines as a ReplayObserver (a request ends when its last token is out, or
 // when it is rejected); the event loop (event_loop.h) asks them when the next request may be sent.
+// As for open-loop arrivals, a send reaches the engine at once: the API server's and tokenizer's
+// time (ttft_components) is added to the client's TTFT but does not delay the client's next send,
+// which makes a client's cycle shorter by those milliseconds than a real client's.
 #ifndef KVSIM_SIM_FLEET_CLOSED_LOOP_CLIENTS_H_
 #define KVSIM_SIM_FLEET_CLOSED_LOOP_CLIENTS_H_
 
