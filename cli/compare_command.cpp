@@ -115,7 +115,13 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   if (!compared.empty())
     out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
   for (const auto& line : not_fitting) out << line << "\n";
-  if (compared.empty() && unfinished.empty()) return kExitOk;
+  if (compared.empty() && unfinished.empty()) {
+    // Named outputs are written or the command fails: an exit 0 would leave an old file standing as this run's.
+    if (!json_path.empty() || !report_path.empty())
+      throw Error(std::string(json_path.empty() ? "--report " + report_path : "--json " + json_path) +
+                  ": no deployment fits, so there is nothing to write (" + Join(not_fitting, "; ") + ")");
+    return kExitOk;
+  }
   if (!json_path.empty()) WriteOutput(json_path, CompareToJson(compared, unfinished).dump(2) + "\n", out);
   if (!report_path.empty() && !compared.empty()) WriteOutput(report_path, RenderCompareHtml(compared), out);
   if (!unfinished.empty())

@@ -7,6 +7,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 
 namespace kvsim {
@@ -33,6 +34,31 @@ void AddOffloadOptions(po::options_description& desc, OffloadFlags& f) {
 }
 
 namespace {
+
+// Sizes past what one machine holds are typos (TiB for GiB, a missing unit), refused before
+// anything is sized from them: the token counts derived from them would overflow. Host memory: the
+// largest shared-memory x86 system sold holds 32 sockets x 1.5 TB = 48 TB (HPE Superdome Flex,
+// https://www.hpe.com/psnow/doc/a00036491enw), below 64 TiB. Disk: a 2U server of 24 drives of
+// 122.88 TB (Solidigm D5-P5336, https://www.solidigm.com/products/data-center/d5/p5336.html) holds
+// 2.9 PB, below 4 PiB.
+constexpr double kMaxHostTierBytes = 64.0 * 1024 * 1024 * 1024 * 1024;
+constexpr double kMaxDiskTierBytes = 4.0 * 1024 * 1024 * 1024 * 1024 * 1024;
+
+// `host_flag`: the flag that sized the host tier.
+void CheckTierSizes(const OffloadConfig& c, const std::string& host_flag) {
+  for (const TierSpec& t : c.tiers) {
+    const bool host = t.kind == TierKind::kHost;
+    const std::string flag = host ? host_flag : "--kv-offload disk";
+    const double max = host ? kMaxHostTierBytes : kMaxDiskTierBytes;
+    if (!(t.capacity_bytes > 0))
+      throw Error(flag + ": the tier's size must be positive");
+    if (t.capacity_bytes > max)
+      throw Error(Format("%s: %.4g GiB is more than any one machine holds (at most %.0f TiB of %s); "
+                         "check the unit (GiB = 2^30 B, TiB = 2^40 B)",
+                         flag.c_str(), t.capacity_bytes / (1024.0 * 1024 * 1024), max / (1024.0 * 1024 * 1024 * 1024),
+                         host ? "host memory" : "disk"));
+  }
+}
 
 std::vector<std::string> Split(const std::string& text, char sep) {
   std::vector<std::string> out;
@@ -81,6 +107,8 @@ void ParseTransferConfig(const std::string& text, OffloadConfig& c) {
     if (extra.contains("block_size")) c.chunk_tokens = extra.at("block_size").get<int64_t>();
     if (extra.contains("cpu_bytes_to_use")) {
       TierSpec t;
+      if (!extra.at("cpu_bytes_to_use").is_number())
+        throw Error("--kv-transfer-config: kv_connector_extra_config.cpu_bytes_to_use: not a number of bytes");
       t.capacity_bytes = extra.at("cpu_bytes_to_use").get<double>();
       c.tiers = {t};
     } else if (c.tiers.empty()) {
@@ -156,6 +184,10 @@ OffloadConfig ResolveOffloadFlags(const OffloadFlags& f) {
   }
   if (c.tiers.empty() && (f.chunk_tokens != 0 || !f.host_link.empty() || !f.disk.empty()))
     throw Error("--kv-offload-chunk-tokens/--kv-host-link/--kv-disk: only with a tier (--kv-offload)");
+  const bool json_sized = f.transfer_config.find("cpu_bytes_to_use") != std::string::npos;
+  CheckTierSizes(c, json_sized                    ? "--kv-transfer-config cpu_bytes_to_use"
+                    : !f.offloading_size.empty() ? "--kv-offloading-size"
+                                                 : "--kv-offload cpu");
   return c;
 }
 

@@ -1,10 +1,13 @@
 #include "cli/replay_flags.h"
 
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "cli/enum_option.h"
+#include "workloads/bench_datasets.h"
 #include "cli/shared_flags.h"
 
 namespace kvsim {
@@ -12,6 +15,36 @@ namespace po = boost::program_options;
 namespace {
 
 std::string G(double v) { return Format("%g", v); }
+
+// A flag whose absence means the dataset's own default.
+template <typename T>
+po::typed_value<T>* Optional(std::optional<T>& target) {
+  return po::value<T>()->notifier([&target](const T& v) { target = v; });
+}
+
+// The datasets of vllm bench serve and inference-perf by name (workloads/bench_datasets.h), with
+// vllm bench serve's own flag names.
+void AddDatasetOptions(po::options_description& desc, ReplayFlags& f) {
+  BenchDatasetOptions& d = f.options.dataset;
+  desc.add_options()
+      ("dataset-name", Optional(d.name),
+       ("with --synthetic N: draw the requests from a benchmark's dataset: " + Choices<BenchDataset>() +
+        " (vllm bench serve's random and prefix_repetition, inference-perf's shared_prefix)").c_str())
+      ("random-input-len", Optional(d.random_input_len), "random: mean input tokens (default 1024)")
+      ("random-output-len", Optional(d.random_output_len), "random: mean output tokens (default 128)")
+      ("random-range-ratio", Optional(d.random_range_ratio),
+       "random: lengths uniform in [L(1-R), L(1+R)], 0 <= R < 1 (default 0)")
+      ("random-prefix-len", Optional(d.random_prefix_len), "random: tokens of one prefix every request shares (default 0)")
+      ("prefix-repetition-prefix-len", Optional(d.prefix_repetition_prefix_len), "prefix_repetition: prefix tokens (default 256)")
+      ("prefix-repetition-suffix-len", Optional(d.prefix_repetition_suffix_len), "prefix_repetition: suffix tokens (default 256)")
+      ("prefix-repetition-num-prefixes", Optional(d.prefix_repetition_num_prefixes), "prefix_repetition: prefixes (default 10)")
+      ("prefix-repetition-output-len", Optional(d.prefix_repetition_output_len), "prefix_repetition: output tokens (default 128)")
+      ("num-groups", Optional(d.num_groups), "shared_prefix: system prompts (inference-perf num_groups)")
+      ("num-prompts-per-group", Optional(d.num_prompts_per_group), "shared_prefix: questions per system prompt")
+      ("system-prompt-len", Optional(d.system_prompt_len), "shared_prefix: system prompt tokens")
+      ("question-len", Optional(d.question_len), "shared_prefix: question tokens")
+      ("shared-prefix-output-len", Optional(d.output_len), "shared_prefix: output tokens (inference-perf output_len)");
+}
 
 void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
   ReplayOptions& r = f.options;
@@ -31,7 +64,17 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("synthetic", po::value(&r.synthetic), "generate N requests instead of reading a trace")
       ("arrival", po::value(&r.arrival)->default_value(r.arrival, NameOf(r.arrival)),
        ("synthetic / lengths arrivals: " + Choices<ArrivalKind>()).c_str())
-      ("rate", po::value(&r.rate), "synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)")
+      ("rate", po::value(&r.rate),
+       "synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale); with "
+       "--max-concurrency the requests are scheduled at this rate, and all at once without it (vllm bench serve's "
+       "default --request-rate inf)")
+      ("max-concurrency", po::value<int64_t>()->notifier([&r](int64_t n) {
+         if (n < 1) throw Error("--max-concurrency: must be a positive number of clients (got " + std::to_string(n) + ")");
+         r.max_concurrency = n;
+       }),
+       "closed-loop load: N clients, each sending its next request when its last one ends (vllm bench serve "
+       "--max-concurrency; inference-perf's constant concurrency; genai-perf --concurrency); a request is sent at "
+       "the later of its arrival time and a client being free")
       ("cv", po::value(&r.cv)->default_value(r.cv, G(r.cv)), "gamma arrivals: coefficient of variation of the gaps")
       ("prompt-len", po::value(&f.prompt_len),
        ("synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA | empirical:FILE[:COLUMN] (default " +
@@ -101,6 +144,7 @@ void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
 
 void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
   AddTraceOptions(desc, flags);
+  AddDatasetOptions(desc, flags);
   AddEngineOptions(desc, flags);
   AddOffloadOptions(desc, flags.offload);
   AddOutputOptions(desc, flags.options);
@@ -114,7 +158,12 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
                                     std::pair<const char*, const std::string&>{"--output-len", flags.output_len}})
     if (trace && !given.empty())
       throw Error(std::string(flag) + ": sets the lengths of --synthetic requests; a trace gives each request's own");
+    else if (r.dataset.name && !given.empty())
+      throw Error(std::string(flag) + ": the --dataset-name dataset sets the lengths; give its own length flags");
   if (!flags.prompt_len.empty()) r.prompt_len = flags.prompt_len;
+  // vllm bench serve schedules every request at once unless --request-rate is given
+  // (vllm/benchmarks/serve.py: request_rate defaults to inf); its clients then pace them.
+  if (r.max_concurrency > 0 && r.synthetic > 0 && r.rate == 0) r.rate = std::numeric_limits<double>::infinity();
   if (!flags.output_len.empty()) r.output_len = flags.output_len;
   if (flags.trace_format != "auto") r.trace_format = ParseEnum<TraceFormat>(flags.trace_format, "--trace-format");
   if (flags.delimiter == "tab" || flags.delimiter == "\\t" || flags.delimiter == "\t") r.reader.delimiter = '\t';

@@ -50,6 +50,14 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   CheckOptionRules(vm);
   ApplyDeploymentSwitches(vm, dep);
   v.replay = ResolveReplayFlags(std::move(replay), data_dir);
+  // Compare and sweep write one summary per run and no per-run file: a file named once for many
+  // runs would be claimed by all of them and written by none.
+  for (const auto& [flag, path] : {std::pair<const char*, const std::string&>{"--timeseries", v.replay.timeseries_path},
+                                   std::pair<const char*, const std::string&>{"--requests", v.replay.requests_path},
+                                   std::pair<const char*, const std::string&>{"--report", v.replay.report_path}})
+    if (!path.empty())
+      throw Error(std::string(flag) + " " + path + ": compare and sweep write no per-run file, so it would never be "
+                  "written; run kvsim replay with the run's options for it (compare's own --report overlays the deployments)");
   v.deployment = ResolveDeployment(dep, data_dir, cache);
   v.disagg = ResolveDisaggFlags(disagg, dep, v.replay.replicas, data_dir);
   return v;

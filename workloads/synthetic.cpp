@@ -86,8 +86,11 @@ class SyntheticSource final : public RequestSource {
 
 }  // namespace
 
-ArrivalGenerator::ArrivalGenerator(ArrivalKind kind, double rate_per_s, double cv, uint64_t seed) : rng_(seed) {
+ArrivalGenerator::ArrivalGenerator(ArrivalKind kind, double rate_per_s, double cv, uint64_t seed)
+    : rng_(seed), all_at_once_(std::isinf(rate_per_s) && rate_per_s > 0) {
   if (!(rate_per_s > 0)) throw Error("--rate: must be a positive number of requests per second");
+  // inf: every request at once (vllm bench serve's default --request-rate), paced by closed-loop clients.
+  if (std::isinf(rate_per_s)) return;
   double shape = 1.0;  // Poisson: exponential gaps
   if (kind == ArrivalKind::kGamma) {
     if (!(cv > 0)) throw Error("--cv: must be positive");
@@ -98,6 +101,7 @@ ArrivalGenerator::ArrivalGenerator(ArrivalKind kind, double rate_per_s, double c
 }
 
 int64_t ArrivalGenerator::NextArrivalNs() {
+  if (all_at_once_) return 0;
   now_s_ += gap_s_(rng_);
   return RoundToInt64OrThrow(now_s_ * 1e9, 0, kMaxArrivalNs, "--rate: arrival time (ns) of a generated request");
 }

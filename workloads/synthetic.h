@@ -24,7 +24,7 @@ struct EnumNames<ArrivalKind> {
 // (cv = 1 is Poisson; > 1 burstier). Mean rate `rate_per_s` requests per second.
 class ArrivalGenerator {
  public:
-  // Throws kvsim::Error for rate <= 0 or cv <= 0.
+  // Throws kvsim::Error for rate <= 0 or cv <= 0. A rate of +inf sends every request at 0.
   ArrivalGenerator(ArrivalKind kind, double rate_per_s, double cv, uint64_t seed);
   int64_t NextArrivalNs();  // cumulative, first arrival after one gap
 
@@ -32,6 +32,7 @@ class ArrivalGenerator {
   std::mt19937_64 rng_;
   std::gamma_distribution<double> gap_s_;
   double now_s_ = 0;
+  bool all_at_once_ = false;  // rate inf: every arrival at 0
 };
 
 // A token-length distribution. Specs: "fixed:N", "uniform:A:B", "lognormal:MEDIAN:SIGMA",

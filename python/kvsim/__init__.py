@@ -32,7 +32,7 @@ def _text_of(command, flags):
 
 
 def _structured(command, result_type, kwargs):
-    flags = flags_from_kwargs(kwargs)
+    flags = flags_from_kwargs(kwargs, command=command)
     data = run_json_to_stdout([_PROG, command] + flags)
     return result_type(data, _text_of(command, flags))
 
@@ -77,7 +77,7 @@ def replay(trace=None, progress=None, requests=False, timeseries=False, **flags)
                 csv_paths[name] = os.path.join(tmp, name + ".csv")
             elif value:
                 csv_paths[name] = os.fspath(value)
-        argv = [_PROG, "replay"] + flags_from_kwargs(dict(flags, trace=trace, **csv_paths))
+        argv = [_PROG, "replay"] + flags_from_kwargs(dict(flags, trace=trace, **csv_paths), command="replay")
         data, text, _ = run_json_to_file(argv, progress)
         return ReplayResult(data, text, csv_paths.get("requests"), csv_paths.get("timeseries"))
 
@@ -87,7 +87,7 @@ def _deployment_options(value):
     whole `vllm serve ...` line)."""
     if isinstance(value, dict):
         words = []
-        for flag in flags_from_kwargs(value):
+        for flag in flags_from_kwargs(value, command="replay"):  # a variant takes replay's deployment flags
             words += flag.split("=", 1)  # "--gpu h100": compare reads an option string as separate words
         return shlex.join(words)
     return str(value)
@@ -99,7 +99,7 @@ def compare(a, b, c=None, d=None, e=None, f=None, g=None, h=None, **flags):
     for name, value in (("a", a), ("b", b), ("c", c), ("d", d), ("e", e), ("f", f), ("g", g), ("h", h)):
         if value is not None:
             flags[name] = _deployment_options(value)
-    data, text, _ = run_json_to_file([_PROG, "compare"] + flags_from_kwargs(flags))
+    data, text, _ = run_json_to_file([_PROG, "compare"] + flags_from_kwargs(flags, command="compare"))
     return CompareResult(data, text)
 
 
@@ -123,7 +123,7 @@ def sweep(grid=None, find=None, slo=None, **flags):
         axes.append("%s=%s" % (option.replace("_", "-"),
                                ",".join(json.dumps(v, separators=(",", ":")) if isinstance(v, (dict, list)) else str(v)
                                         for v in values)))
-    argv = [_PROG, "sweep"] + flags_from_kwargs(dict(flags, find=find, slo=_slo_text(slo)))
+    argv = [_PROG, "sweep"] + flags_from_kwargs(dict(flags, find=find, slo=_slo_text(slo)), command="sweep")
     argv += ["--sweep=" + axis for axis in axes]
     data, text, _ = run_json_to_file(argv)
     return SweepResult(data, text)

@@ -572,6 +572,7 @@ def replay(
     synthetic: _Value | None = None,
     arrival: str = 'poisson',
     rate: _Value | None = None,
+    max_concurrency: _Value | None = None,
     cv: int = 1,
     prompt_len: _Value | None = None,
     output_len: _Value | None = None,
@@ -586,6 +587,20 @@ def replay(
     adapter_column: _Value | None = None,
     adapters: _Value | None = None,
     adapter_popularity: _Value | None = None,
+    dataset_name: _Value | None = None,
+    random_input_len: _Value | None = None,
+    random_output_len: _Value | None = None,
+    random_range_ratio: _Value | None = None,
+    random_prefix_len: _Value | None = None,
+    prefix_repetition_prefix_len: _Value | None = None,
+    prefix_repetition_suffix_len: _Value | None = None,
+    prefix_repetition_num_prefixes: _Value | None = None,
+    prefix_repetition_output_len: _Value | None = None,
+    num_groups: _Value | None = None,
+    num_prompts_per_group: _Value | None = None,
+    system_prompt_len: _Value | None = None,
+    question_len: _Value | None = None,
+    shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -689,7 +704,13 @@ def replay(
         time_unit: csv: s | ms | us | ns | datetime
         synthetic: generate N requests instead of reading a trace
         arrival: synthetic / lengths arrivals: poisson | gamma
-        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale);
+            with --max-concurrency the requests are scheduled at this rate, and all at once without
+            it (vllm bench serve's default --request-rate inf)
+        max_concurrency: closed-loop load: N clients, each sending its next request when its last
+            one ends (vllm bench serve --max-concurrency; inference-perf's constant concurrency;
+            genai-perf --concurrency); a request is sent at the later of its arrival time and a
+            client being free
         cv: gamma arrivals: coefficient of variation of the gaps
         prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
             empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
@@ -710,6 +731,22 @@ def replay(
             --seed
         adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
             proportional to 1/k^S; default uniform)
+        dataset_name: with --synthetic N: draw the requests from a benchmark's dataset: random |
+            prefix_repetition | shared_prefix (vllm bench serve's random and prefix_repetition,
+            inference-perf's shared_prefix)
+        random_input_len: random: mean input tokens (default 1024)
+        random_output_len: random: mean output tokens (default 128)
+        random_range_ratio: random: lengths uniform in [L(1-R), L(1+R)], 0 <= R < 1 (default 0)
+        random_prefix_len: random: tokens of one prefix every request shares (default 0)
+        prefix_repetition_prefix_len: prefix_repetition: prefix tokens (default 256)
+        prefix_repetition_suffix_len: prefix_repetition: suffix tokens (default 256)
+        prefix_repetition_num_prefixes: prefix_repetition: prefixes (default 10)
+        prefix_repetition_output_len: prefix_repetition: output tokens (default 128)
+        num_groups: shared_prefix: system prompts (inference-perf num_groups)
+        num_prompts_per_group: shared_prefix: questions per system prompt
+        system_prompt_len: shared_prefix: system prompt tokens
+        question_len: shared_prefix: question tokens
+        shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
@@ -858,6 +895,7 @@ def compare(
     synthetic: _Value | None = None,
     arrival: str = 'poisson',
     rate: _Value | None = None,
+    max_concurrency: _Value | None = None,
     cv: int = 1,
     prompt_len: _Value | None = None,
     output_len: _Value | None = None,
@@ -872,6 +910,20 @@ def compare(
     adapter_column: _Value | None = None,
     adapters: _Value | None = None,
     adapter_popularity: _Value | None = None,
+    dataset_name: _Value | None = None,
+    random_input_len: _Value | None = None,
+    random_output_len: _Value | None = None,
+    random_range_ratio: _Value | None = None,
+    random_prefix_len: _Value | None = None,
+    prefix_repetition_prefix_len: _Value | None = None,
+    prefix_repetition_suffix_len: _Value | None = None,
+    prefix_repetition_num_prefixes: _Value | None = None,
+    prefix_repetition_output_len: _Value | None = None,
+    num_groups: _Value | None = None,
+    num_prompts_per_group: _Value | None = None,
+    system_prompt_len: _Value | None = None,
+    question_len: _Value | None = None,
+    shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -978,7 +1030,13 @@ def compare(
         time_unit: csv: s | ms | us | ns | datetime
         synthetic: generate N requests instead of reading a trace
         arrival: synthetic / lengths arrivals: poisson | gamma
-        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale);
+            with --max-concurrency the requests are scheduled at this rate, and all at once without
+            it (vllm bench serve's default --request-rate inf)
+        max_concurrency: closed-loop load: N clients, each sending its next request when its last
+            one ends (vllm bench serve --max-concurrency; inference-perf's constant concurrency;
+            genai-perf --concurrency); a request is sent at the later of its arrival time and a
+            client being free
         cv: gamma arrivals: coefficient of variation of the gaps
         prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
             empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
@@ -999,6 +1057,22 @@ def compare(
             --seed
         adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
             proportional to 1/k^S; default uniform)
+        dataset_name: with --synthetic N: draw the requests from a benchmark's dataset: random |
+            prefix_repetition | shared_prefix (vllm bench serve's random and prefix_repetition,
+            inference-perf's shared_prefix)
+        random_input_len: random: mean input tokens (default 1024)
+        random_output_len: random: mean output tokens (default 128)
+        random_range_ratio: random: lengths uniform in [L(1-R), L(1+R)], 0 <= R < 1 (default 0)
+        random_prefix_len: random: tokens of one prefix every request shares (default 0)
+        prefix_repetition_prefix_len: prefix_repetition: prefix tokens (default 256)
+        prefix_repetition_suffix_len: prefix_repetition: suffix tokens (default 256)
+        prefix_repetition_num_prefixes: prefix_repetition: prefixes (default 10)
+        prefix_repetition_output_len: prefix_repetition: output tokens (default 128)
+        num_groups: shared_prefix: system prompts (inference-perf num_groups)
+        num_prompts_per_group: shared_prefix: questions per system prompt
+        system_prompt_len: shared_prefix: system prompt tokens
+        question_len: shared_prefix: question tokens
+        shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
@@ -1149,6 +1223,7 @@ def sweep(
     synthetic: _Value | None = None,
     arrival: str = 'poisson',
     rate: _Value | None = None,
+    max_concurrency: _Value | None = None,
     cv: int = 1,
     prompt_len: _Value | None = None,
     output_len: _Value | None = None,
@@ -1163,6 +1238,20 @@ def sweep(
     adapter_column: _Value | None = None,
     adapters: _Value | None = None,
     adapter_popularity: _Value | None = None,
+    dataset_name: _Value | None = None,
+    random_input_len: _Value | None = None,
+    random_output_len: _Value | None = None,
+    random_range_ratio: _Value | None = None,
+    random_prefix_len: _Value | None = None,
+    prefix_repetition_prefix_len: _Value | None = None,
+    prefix_repetition_suffix_len: _Value | None = None,
+    prefix_repetition_num_prefixes: _Value | None = None,
+    prefix_repetition_output_len: _Value | None = None,
+    num_groups: _Value | None = None,
+    num_prompts_per_group: _Value | None = None,
+    system_prompt_len: _Value | None = None,
+    question_len: _Value | None = None,
+    shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -1280,7 +1369,13 @@ def sweep(
         time_unit: csv: s | ms | us | ns | datetime
         synthetic: generate N requests instead of reading a trace
         arrival: synthetic / lengths arrivals: poisson | gamma
-        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale)
+        rate: synthetic / lengths-file arrival rate, requests/s (a timestamped trace: --rate-scale);
+            with --max-concurrency the requests are scheduled at this rate, and all at once without
+            it (vllm bench serve's default --request-rate inf)
+        max_concurrency: closed-loop load: N clients, each sending its next request when its last
+            one ends (vllm bench serve --max-concurrency; inference-perf's constant concurrency;
+            genai-perf --concurrency); a request is sent at the later of its arrival time and a
+            client being free
         cv: gamma arrivals: coefficient of variation of the gaps
         prompt_len: synthetic prompt lengths: fixed:N | uniform:A:B | lognormal:MEDIAN:SIGMA |
             empirical:FILE[:COLUMN] (default lognormal:1000:0.8)
@@ -1301,6 +1396,22 @@ def sweep(
             --seed
         adapter_popularity: with --adapters: uniform | zipf:S (adapter k drawn with probability
             proportional to 1/k^S; default uniform)
+        dataset_name: with --synthetic N: draw the requests from a benchmark's dataset: random |
+            prefix_repetition | shared_prefix (vllm bench serve's random and prefix_repetition,
+            inference-perf's shared_prefix)
+        random_input_len: random: mean input tokens (default 1024)
+        random_output_len: random: mean output tokens (default 128)
+        random_range_ratio: random: lengths uniform in [L(1-R), L(1+R)], 0 <= R < 1 (default 0)
+        random_prefix_len: random: tokens of one prefix every request shares (default 0)
+        prefix_repetition_prefix_len: prefix_repetition: prefix tokens (default 256)
+        prefix_repetition_suffix_len: prefix_repetition: suffix tokens (default 256)
+        prefix_repetition_num_prefixes: prefix_repetition: prefixes (default 10)
+        prefix_repetition_output_len: prefix_repetition: output tokens (default 128)
+        num_groups: shared_prefix: system prompts (inference-perf num_groups)
+        num_prompts_per_group: shared_prefix: questions per system prompt
+        system_prompt_len: shared_prefix: system prompt tokens
+        question_len: shared_prefix: question tokens
+        shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens

@@ -7,6 +7,7 @@ an interrupted run (Ctrl-C: kvsim's handler takes SIGINT while the command runs)
 import json
 import math
 import os
+import re
 import tempfile
 import warnings
 
@@ -32,13 +33,41 @@ def _format_value(value):
     return str(value)
 
 
-def flags_from_kwargs(kwargs, repeatable=()):
+_known_flags = {}
+
+
+def _flags_of(command):
+    """The flags `kvsim COMMAND --help` lists (read once per command)."""
+    if command not in _known_flags:
+        code, out, _ = _core.run(["kvsim", command, "--help"], None)
+        text = out.decode("utf-8", "replace")
+        if code != 0 or not text:
+            raise RuntimeError("kvsim %s --help failed (exit %d)" % (command, code))
+        _known_flags[command] = set(re.findall(r"^  (?:-\w+ \[ )?(--[a-z0-9][a-z0-9-]*)", text, re.MULTILINE))
+    return _known_flags[command]
+
+
+def _off_flags(name, flag, command):
+    """A keyword set to False: the switch's off form (--no-X) when the CLI has one, else nothing, as
+    an unset switch is off; a keyword the command does not know is refused, not dropped."""
+    known = _flags_of(command)
+    off = "--no-" + flag[2:]
+    if off in known:
+        return [off]
+    if flag in known:
+        return []
+    raise ValueError("kvsim %s: unknown keyword %s=False (no flag %s)" % (command, name, flag))
+
+
+def flags_from_kwargs(kwargs, repeatable=(), command=None):
     """Keyword arguments as the CLI's flags: max_model_len=4096 -> --max-model-len=4096.
 
-    None leaves a flag out (the CLI's default); True gives a switch; False gives nothing, except
-    enable_prefix_caching=False -> --no-enable-prefix-caching (the one switch whose default is on);
-    a dict is passed as JSON (hf_overrides, speculative_config, ...); a list or tuple repeats the flag
-    when the flag is repeatable, else it is joined with commas.
+    None leaves a flag out (the CLI's default); True gives a switch; False gives the switch's off
+    form when the CLI has one (enable_chunked_prefill=False -> --no-enable-chunked-prefill), else
+    nothing, and a keyword that names no flag of `command` raises ValueError (without `command`,
+    False is refused for want of a way to check it); a dict is passed as JSON (hf_overrides,
+    speculative_config, ...); a list or tuple repeats the flag when the flag is repeatable, else it
+    is joined with commas.
     """
     argv = []
     for name, value in kwargs.items():
@@ -48,8 +77,9 @@ def flags_from_kwargs(kwargs, repeatable=()):
         if value is True:
             argv.append(flag)
         elif value is False:
-            if name == "enable_prefix_caching":
-                argv.append("--no-enable-prefix-caching")
+            if command is None:
+                raise ValueError("%s=False: no command to check the flag against" % name)
+            argv.extend(_off_flags(name, flag, command))
         elif isinstance(value, (list, tuple)) and name in repeatable:
             for v in value:
                 argv.append(flag + "=" + _format_value(v))

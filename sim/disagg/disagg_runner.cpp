@@ -139,6 +139,8 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   if (r.allocator != AllocatorKind::kPaged || r.scheduler != SchedulerKind::kVllmV1)
     throw Error("--prefill-replicas: disaggregation needs --allocator paged and --scheduler vllm (v1's connector API)");
   if (r.offload.enabled()) throw Error("--kv-offload: not combined with --prefill-replicas/--decode-replicas here");
+  if (r.max_concurrency > 0)
+    throw Error("--max-concurrency: closed-loop load is not replayed with --prefill-replicas/--decode-replicas here");
   if (r.adapters > 0 || !r.reader.adapter_column.empty())
     throw Error("--adapters/--adapter-column: LoRA adapters are not replayed with --prefill-replicas/--decode-replicas here");
   if (dd.prefill.model.name != dd.decode.model.name) throw Error("--decode-*: both pools must serve the same model");

@@ -18,8 +18,15 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   if (r.synthetic < 0) throw Error("--synthetic: must not be negative");
   if (r.sample_interval_s < 0) throw Error("--sample-interval: must not be negative");
   if (r.replicas < 1) throw Error("--replicas: must be at least 1 (got " + std::to_string(r.replicas) + ")");
+  if (r.max_concurrency < 0)
+    throw Error("--max-concurrency: must be a positive number of clients (got " + std::to_string(r.max_concurrency) + ")");
   if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
   (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
+  ValidateBenchDataset(r.dataset);
+  if (r.dataset.name && r.synthetic == 0)
+    throw Error("--dataset-name: draws the --synthetic requests; give --synthetic N (vllm bench serve's --num-prompts)");
+  if (r.dataset.name && !r.shared_prefix.empty())
+    throw Error("--shared-prefix: the --dataset-name dataset states its own prompts; give its prefix flags instead");
   if (r.offload.enabled()) {
     // A lower tier holds prompt chunks named by prefix keys, loaded into paged blocks while vLLM v1's
     // scheduler holds the request back.
@@ -68,7 +75,7 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
          a.reader.arrival_column == b.reader.arrival_column && a.reader.prompt_column == b.reader.prompt_column &&
          a.reader.output_column == b.reader.output_column && a.reader.time_unit == b.reader.time_unit &&
          a.reader.delimiter == b.reader.delimiter &&
-         a.synthetic == b.synthetic && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
+         a.synthetic == b.synthetic && a.dataset == b.dataset && a.arrival == b.arrival && a.rate == b.rate && a.cv == b.cv &&
          a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
          a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
          a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat &&

@@ -15,6 +15,7 @@
 #include "kvcache/region_placer.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_model.h"
+#include "workloads/bench_datasets.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
 #include "workloads/trace_window.h"
@@ -56,7 +57,11 @@ struct ReplayOptions {
   ArrivalKind arrival = ArrivalKind::kPoisson;
   double rate = 0;                          // requests/s (synthetic, lengths files)
   double cv = 1.0;                          // gamma arrivals: coefficient of variation of the gaps
+  // Closed-loop load (sim/fleet/closed_loop_clients.h): this many clients, each sending its next
+  // request when its last one ends (0: open loop, every request sent at its arrival time).
+  int64_t max_concurrency = 0;
   std::string prompt_len = "lognormal:1000:0.8", output_len = "lognormal:200:0.8";
+  BenchDatasetOptions dataset;  // the --synthetic requests drawn from a benchmark's dataset by name
   uint64_t seed = 1;
   WindowOptions window;
   // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".

@@ -25,14 +25,20 @@ ReplicaLoad LoopReplica::Load() const {
   return l;
 }
 
-LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router, RequestSource& source,
-                        const LoopControl& control, LoadSeries* series) {
+namespace {
+
+// One loop for open and closed-loop load; the open loop's instance has none of the closed loop's
+// code (speed: the plain replay runs through it once per stretch).
+template <bool kClosedLoop>
+LoopResult RunLoop(const std::vector<LoopReplica>& replicas, Router& router, RequestSource& source,
+                   const LoopControl& control, LoadSeries* series, ClosedLoopClients* clients) {
   const size_t n = replicas.size();
   KVSIM_CHECK(n >= 1, "the event loop needs a replica");
   LoopResult result;
   result.routed.assign(n, 0);
   std::vector<int64_t>& routed = result.routed;
-  const bool ahead = n == 1 || !router.NeedsLoads();
+  // A closed loop's next arrival depends on every replica's replies: no replica may run ahead.
+  const bool ahead = !kClosedLoop && (n == 1 || !router.NeedsLoads());
   std::vector<ReplicaLoad> loads(n);
   std::vector<std::deque<TraceRequest>> queued(n);
   // Each replica's next step start and next queued arrival (INT64_MAX: none); `earliest` holds when
@@ -60,6 +66,13 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     update(k, t);
   };
   std::optional<TraceRequest> pending = source.Next();
+  // Closed loop: when the pending request was scheduled; its arrival_ns is its send time.
+  int64_t scheduled_ns = pending ? pending->arrival_ns : 0;
+  auto read_next = [&] {
+    pending = source.Next();
+    if constexpr (kClosedLoop)
+      if (pending) scheduled_ns = pending->arrival_ns;
+  };
   auto route_ahead = [&] {
     const size_t k = static_cast<size_t>(router.Pick(*pending, loads));  // reads no load
     ++routed[k];
@@ -68,7 +81,7 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
       earliest.Set(k, std::min(next_start[k], next_arrival[k]));
     }
     queued[k].push_back(std::move(*pending));
-    pending = source.Next();
+    read_next();
   };
   int64_t steps = 0;
   // A replica steps on up to the next arrival it can receive (its own, or the next one the router
@@ -76,13 +89,21 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
   // sees every replica after the steps that start before the arrival, as it would step by step
   // (speed: one reschedule per stretch, not per step). False when the stop flag ended the run.
   // speed: inlined, as one replica's replay runs through it once per stretch.
-  auto step_to = [&](size_t i, int64_t horizon) __attribute__((always_inline)) {
+  // `until_reply` (closed loop, every client waiting): also stop once a reply ends anywhere.
+  auto step_to = [&](size_t i, int64_t horizon, bool until_reply = false) __attribute__((always_inline)) {
     ReplayEngine& engine = *replicas[i].engine;
     // speed: counted in a local, as `steps` is reachable from the router's make_exact callback and
     // would be reloaded after every step.
     int64_t stepped_total = steps;
+    if constexpr (kClosedLoop) (void)clients->TakeRelease();
+    else (void)until_reply;
     do {
       const bool stepped = engine.StepOnce(horizon);
+      if constexpr (kClosedLoop)
+        if (until_reply && clients->TakeRelease()) {
+          if (stepped) record(i, engine.now_ns());
+          break;
+        }
       if (!stepped) continue;
       record(i, engine.now_ns());
       if ((++stepped_total & 4095) == 0 && control.progress) control.progress(source.progress(), engine.now_ns());
@@ -95,6 +116,8 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
   while (true) {
     const size_t next = earliest.replica();
     const int64_t first = earliest.time_ns();
+    if constexpr (kClosedLoop)
+      if (pending) pending->arrival_ns = clients->SendTimeNs(scheduled_ns);
     if (pending && pending->arrival_ns <= first) {
       if (ahead) {
         route_ahead();
@@ -114,11 +137,16 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
       if (!result.stopped && next_start[k] < t && !step_to(k, t)) result.stopped = true;
       if (result.stopped) return result;
       ++routed[k];
+      if constexpr (kClosedLoop) clients->Sent(t);
       deliver(k, std::move(*pending));
-      pending = source.Next();
+      read_next();
       continue;
     }
-    if (first == INT64_MAX) break;
+    if (first == INT64_MAX) {
+      // Every client waiting on a reply with every engine idle would be a lost reply.
+      if constexpr (kClosedLoop) KVSIM_CHECK(!pending, "closed-loop clients wait on replies no engine holds");
+      break;
+    }
     if (next_arrival[next] <= next_start[next]) {
       std::deque<TraceRequest>& q = queued[next];
       next_arrival[next] = q.size() > 1 ? q[1].arrival_ns : INT64_MAX;
@@ -129,8 +157,19 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
     // A replica running ahead must know its own next arrival: read until it has one.
     if (ahead)
       while (queued[next].empty() && pending) route_ahead();
-    const int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
-    if (!step_to(next, horizon)) {
+    int64_t horizon = ahead ? next_arrival[next] : pending ? pending->arrival_ns : INT64_MAX;
+    bool until_reply = false;
+    if constexpr (kClosedLoop) {
+      if (pending && horizon == INT64_MAX) {
+        // Every client waits: a reply may end on any replica, at the earliest at the end of the
+        // step another replica starts next, so this one steps no further than that start.
+        until_reply = true;
+        earliest.Set(next, INT64_MAX);
+        horizon = earliest.time_ns();
+        update(next, replicas[next].engine->now_ns());
+      }
+    }
+    if (!step_to(next, horizon, until_reply)) {
       result.stopped = true;
       return result;
     }
@@ -139,6 +178,14 @@ LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router
   for (const LoopReplica& r : replicas) KVSIM_DCHECK(r.engine->HeldBlocksSettled());  // every held block went to its request
 #endif
   return result;
+}
+
+}  // namespace
+
+LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router, RequestSource& source,
+                        const LoopControl& control, LoadSeries* series, ClosedLoopClients* clients) {
+  if (clients) return RunLoop<true>(replicas, router, source, control, series, clients);
+  return RunLoop<false>(replicas, router, source, control, series, nullptr);
 }
 
 }  // namespace kvsim

@@ -7,6 +7,11 @@
 // loads routes each request when its time comes, and every quiet run ends at the next arrival
 // anywhere; one that does not (round-robin, or any router of one replica) routes requests as they
 // are read into per-replica queues, and a replica runs ahead to its own next arrival.
+//
+// Under closed-loop load (closed_loop_clients.h) a request's arrival is its send time, known only
+// once a client is free: the loop routes each request when its time comes, as under a router that
+// reads loads, and while every client waits it steps replicas no further than any other replica's
+// next step start, so a reply that ends anywhere frees its client in time order.
 #ifndef KVSIM_SIM_FLEET_EVENT_LOOP_H_
 #define KVSIM_SIM_FLEET_EVENT_LOOP_H_
 
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "sim/engine/replay_engine.h"
+#include "sim/fleet/closed_loop_clients.h"
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
 #include "workloads/request_source.h"
@@ -41,8 +47,11 @@ struct LoopResult {
 };
 
 // Replays `source` through the replicas. `series` (optional) records each replica's requests over time.
+// `clients` (optional; it must observe every replica's engine) makes the load closed-loop: the
+// source's arrival times are then when requests are scheduled, and each is sent when a client is free.
 LoopResult RunEventLoop(const std::vector<LoopReplica>& replicas, Router& router, RequestSource& source,
-                        const LoopControl& control, LoadSeries* series = nullptr);
+                        const LoopControl& control, LoadSeries* series = nullptr,
+                        ClosedLoopClients* clients = nullptr);
 
 }  // namespace kvsim
 

@@ -5,7 +5,10 @@
 #include <cmath>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/process_memory.h"
+#include "kvcache/base/text_format.h"
 #include "kvcache/checked_allocator.h"
+#include "sim/fleet/closed_loop_clients.h"
 #include "sim/fleet/event_loop.h"
 #include "sim/fleet/load_series.h"
 #include "sim/fleet/router.h"
@@ -60,6 +63,22 @@ std::shared_ptr<FleetSummary> SummarizeReplicas(const std::vector<Replica>& repl
   return f;
 }
 
+// A fleet's replicas each hold their own KV pool and engine state; the kernel lets a process
+// reserve more than the machine has and kills it when the pages are touched. What the first
+// replica took, times the replicas, is checked against what the machine can still give before the
+// others are built. `first_bytes` <= 0: unknown (no /proc), nothing checked.
+void CheckFleetFits(int64_t replicas, int64_t first_bytes) {
+  const int64_t available = AvailableMemoryBytes();
+  if (first_bytes <= 0 || available <= 0) return;
+  const double need = static_cast<double>(first_bytes) * static_cast<double>(replicas - 1);
+  if (need <= static_cast<double>(available)) return;
+  throw Error(Format("--replicas %lld: the replay would need about %.1f GiB more (%.1f MiB per replica: its KV pool's "
+                     "blocks and engine state, measured on the first) but this machine has %.1f GiB available; "
+                     "give fewer replicas",
+                     static_cast<long long>(replicas), need / (1 << 30), static_cast<double>(first_bytes) / (1 << 20),
+                     static_cast<double>(available) / (1 << 30)));
+}
+
 }  // namespace
 
 ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const ReplayHooks& hooks) {
@@ -81,9 +100,14 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   MakeLoraRun(d, r, cap, timer_options, timer.EagerLaunchSeconds(), lora);
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
   LoadCheckObserver load_check;
-  std::vector<Replica> replicas(static_cast<size_t>(r.replicas));
+  std::optional<ClosedLoopClients> clients;
+  if (r.max_concurrency > 0) clients.emplace(r.max_concurrency);
+  std::vector<Replica> replicas;
   std::vector<LoopReplica> loop_replicas;
-  for (Replica& rep : replicas) {
+  const int64_t resident_before = r.replicas > 1 ? ResidentBytes() : 0;
+  for (int64_t i = 0; i < r.replicas; ++i) {
+    if (i == 1) CheckFleetFits(r.replicas, ResidentBytes() - resident_before);
+    Replica& rep = replicas.emplace_back();
     rep.allocator = MakeAllocator(d, r, cap);
     if (hooks.check_invariants) rep.checked = std::make_unique<CheckedAllocator>(*rep.allocator);
     std::vector<ReplayObserver*> observers;
@@ -93,6 +117,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     }
     observers.push_back(&run_stats);
     observers.push_back(&load_check);
+    if (clients) observers.push_back(&*clients);
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
     KvAllocator& allocator = rep.checked ? static_cast<KvAllocator&>(*rep.checked) : *rep.allocator;
     EngineOptions eo = MakeEngineOptions(d, r, cap);
@@ -111,7 +136,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   std::optional<LoadSeries> series;
   if (fleet_section) series.emplace(replicas.size());
   const auto t0 = std::chrono::steady_clock::now();
-  const LoopResult run = RunEventLoop(loop_replicas, *router, *source, {hooks.progress, hooks.stop}, series ? &*series : nullptr);
+  const LoopResult run = RunEventLoop(loop_replicas, *router, *source, {hooks.progress, hooks.stop}, series ? &*series : nullptr,
+                                      clients ? &*clients : nullptr);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   int64_t requests = 0;
   for (int64_t n : run.routed) requests += n;
@@ -161,6 +187,9 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     s.offload = std::make_shared<OffloadSummary>(SummarizeOffload(connector, tier_stats, replicas.front().tiers->chunk_tokens()));
   }
   FinishSummary(r, *source, replicas.front().allocator->name(), d.gpu.id, s);
+  if (clients)
+    s.config.trace = "closed loop of " + std::to_string(clients->clients()) +
+                     " clients (--max-concurrency: each sends its next request when its last one ends), over " + s.config.trace;
   if (d.config.lora.enabled) {
     s.lora = std::make_shared<LoraSummary>(SummarizeLora(lora, total.lora, total.lora.requests));
     if (r.adapters == 0 && r.reader.adapter_column.empty())
@@ -173,6 +202,13 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
       s.warnings.push_back("--enable-lora: under a fixed step time the LoRA kernels' time is not added (adapter loads are)");
   }
   if (const std::string note = UntimedProposerNote(d.config.speculative); !note.empty()) s.warnings.push_back(note);
+  else if (Speculating(d.config.speculative) && timer_options.fixed_step_ms > 0)
+    s.warnings.push_back("--step-time-ms: every step takes the fixed time, so the " + d.config.speculative.method +
+                         " drafter's passes add nothing to it (the per-operator step model times them)");
+  for (const TierSpec& t : r.offload.tiers)
+    if (t.kind == TierKind::kDisk)
+      s.warnings.push_back("--kv-disk: the disk tier's write bandwidth is not used: stores to the tiers are not timed "
+                           "(a chunk is there as soon as it is computed); reads and their latency are");
   return result;
 }
 

@@ -5,6 +5,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
 #include "workloads/adapter_overlay.h"
+#include "workloads/bench_datasets.h"
 #include "workloads/prefix_overlay.h"
 #include "workloads/trace_window.h"
 
@@ -45,6 +46,11 @@ TraceFormat FormatOf(const ReplayOptions& r) {
 }
 
 SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
+  if (r.synthetic > 0 && r.dataset.name) {
+    return [r] {
+      return MakeBenchDatasetSource(r.dataset, r.synthetic, ArrivalGenerator(r.arrival, r.rate, r.cv, r.seed), r.seed);
+    };
+  }
   if (r.synthetic > 0) {
     return [r] {
       return MakeSyntheticSource(r.synthetic, ArrivalGenerator(r.arrival, r.rate, r.cv, r.seed),
@@ -91,7 +97,8 @@ SourceFactory MakeSourceFactory(const ReplayOptions& r) {
 }  // namespace
 
 bool TraceHasBlockIds(const ReplayOptions& r) {
-  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || !r.shared_prefix.empty() || !r.conversations.empty();
+  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || !r.shared_prefix.empty() || !r.conversations.empty() ||
+         (r.synthetic > 0 && BenchDatasetHasBlockIds(r.dataset));
 }
 
 std::unique_ptr<RequestSource> OpenRequestSource(const ReplayOptions& r, const std::shared_ptr<const PreloadedTrace>& preloaded) {

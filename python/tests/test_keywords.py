@@ -1,0 +1,38 @@
+"""A keyword set to False is not dropped: a switch whose default is on is turned off, and a keyword
+that names no flag raises instead of vanishing (before, every False but enable_prefix_caching was
+left out of the command line, so a misspelt one and enable_chunked_prefill=False did nothing)."""
+import pytest
+
+import kvsim
+
+_SMALL = dict(gpu="h100", max_model_len=4096)
+
+
+def test_enable_chunked_prefill_false_turns_it_off(cli):
+    expected = cli.json(["capacity", "--gpu=h100", "--max-model-len=4096", "--no-enable-chunked-prefill"])
+    got = kvsim.capacity(enable_chunked_prefill=False, **_SMALL).to_dict()
+    assert got == expected
+    default = cli.json(["capacity", "--gpu=h100", "--max-model-len=4096"])
+    # The flag moves what the CLI prints, so dropping it would not pass unseen here.
+    assert expected != default
+
+
+def test_enable_prefix_caching_false_still_turns_it_off(cli):
+    expected = cli.json(["capacity", "--gpu=h100", "--max-model-len=4096", "--no-enable-prefix-caching"])
+    assert kvsim.capacity(enable_prefix_caching=False, **_SMALL).to_dict() == expected
+
+
+def test_misspelt_keyword_false_raises(cli):
+    with pytest.raises(ValueError, match="enable_chunked_prefil=False"):
+        kvsim.capacity(enable_chunked_prefil=False, **_SMALL)
+
+
+def test_misspelt_replay_keyword_false_raises(cli):
+    with pytest.raises(ValueError, match="exact_quantile=False"):
+        kvsim.replay(synthetic=10, rate=5, exact_quantile=False, **_SMALL)
+
+
+def test_switch_without_off_form_false_is_its_default(cli):
+    on = kvsim.replay(synthetic=20, rate=5, omit_wall_time=True, exact_quantiles=False, **_SMALL).to_dict()
+    default = kvsim.replay(synthetic=20, rate=5, omit_wall_time=True, **_SMALL).to_dict()
+    assert on == default
