@@ -47,6 +47,7 @@ class Translator {
       }
     }
     EmitJsonFlags();
+    RefuseTwoSizesOfTheOffloadTier();
     return result_;
   }
 
@@ -191,10 +192,11 @@ class Translator {
     Emit(f.kvsim, values[0]);
   }
 
-  // vLLM shards the KV cache of each request across the DCP ranks of the tensor-parallel group (each
-  // rank keeps every dcp-th token: vllm/v1/worker/block_table.py, kv_cache_utils with
-  // dcp_world_size), so one GPU holds dcp times the tokens kvsim would count. Not modelled yet: a
-  // size above 1 is refused rather than answered with a pool dcp times too small.
+  // vLLM shards the KV cache of each request across the DCP ranks, which reuse the GPUs of the
+  // tensor-parallel group (vllm/engine/arg_utils.py create_engine_config: tp_size % dcp_size == 0):
+  // token i lives on the rank i % dcp, and a block of the table spans block_size x dcp tokens
+  // (vllm/v1/worker/block_table.py, "virtual block"). One GPU thus holds dcp times the tokens kvsim
+  // would count. Not modelled yet: a size above 1 is refused rather than answered dcp times too small.
   void DecodeContextParallel(const std::vector<std::string>& values) {
     const std::string& v = values.empty() ? std::string() : values[0];
     if (v == "1") return Note(result_.accepted_no_effect, "--decode-context-parallel-size");
@@ -251,6 +253,17 @@ class Translator {
       if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
       else Emit(flag, value.dump());
     }
+  }
+
+  // --kv-offloading-size builds the offloading connector itself; an OffloadingConnector (or LMCache)
+  // --kv-transfer-config sizes the same tier its own way. kvsim would keep one and drop the other, so
+  // the pair is refused, naming both.
+  void RefuseTwoSizesOfTheOffloadTier() const {
+    const auto& a = result_.kvsim_args;
+    if (std::find(a.begin(), a.end(), "--kv-offloading-size") != a.end() &&
+        std::find(a.begin(), a.end(), "--kv-transfer-config") != a.end())
+      throw Error("--kv-offloading-size and --kv-transfer-config (an offloading connector) both size the KV tier below "
+                  "the GPU: give one");
   }
 
   // Releases before the JSON form took "image=16,video=2".
