@@ -27,6 +27,9 @@ std::string Dashed(const std::string& flag) {
   return out;
 }
 
+// A pasted value may hold bytes that are not UTF-8: they are written as U+FFFD, never thrown on.
+std::string JsonText(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 bool IsBoolWord(const std::string& s) {
   return s == "True" || s == "False" || s == "true" || s == "false" || s == "1" || s == "0";
 }
@@ -235,8 +238,8 @@ class Translator {
       } else if (whole[it.key()].is_object() && it.value().is_object()) {
         MergeDotted(whole[it.key()], it.value(), key_path, flag, whole_as_given);
       } else if (whole[it.key()] != it.value()) {
-        throw Error(flag + "." + key_path + " " + it.value().dump() + " and the JSON of " + whole_as_given + " (" +
-                    key_path + ": " + whole[it.key()].dump() + ") set the same key to different values: give one");
+        throw Error(flag + "." + key_path + " " + JsonText(it.value()) + " and the JSON of " + whole_as_given + " (" +
+                    key_path + ": " + JsonText(whole[it.key()]) + ") set the same key to different values: give one");
       }
     }
   }
@@ -251,7 +254,7 @@ class Translator {
       if (auto d = json_dotted_.find(flag); d != json_dotted_.end())
         MergeDotted(value, d->second, "", flag, json_whole_.count(flag) ? json_whole_.at(flag).as_given : flag);
       if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
-      else Emit(flag, value.dump());
+      else Emit(flag, JsonText(value));
     }
   }
 
@@ -288,7 +291,7 @@ class Translator {
       j[item.substr(0, eq)] = count;
       start = comma + 1;
     }
-    return j.dump();
+    return JsonText(j);
   }
 
   // A flag given twice keeps its last value, as argparse does.

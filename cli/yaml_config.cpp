@@ -124,7 +124,8 @@ ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string&
         for (const auto& item : value) out.tokens.push_back({ItemText(item, name, where), where});
       } else if (value.IsMap()) {
         out.tokens.push_back({flag, where});
-        out.tokens.push_back({NodeAsJson(value, name, 1).dump(), where});
+        // Bytes that are not UTF-8 become U+FFFD rather than an exception from the JSON writer.
+        out.tokens.push_back({NodeAsJson(value, name, 1).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), where});
       } else {
         out.tokens.push_back({flag, where});
         out.tokens.push_back({value.Scalar(), where});
