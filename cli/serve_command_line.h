@@ -13,6 +13,8 @@ struct ServeCommandLine {
   std::vector<std::string> accepted_no_effect;  // flags and environment variables with no effect on memory
   std::vector<std::string> not_modelled;        // flags and environment variables kvsim does not model
   std::vector<std::string> replaced_by_later;   // flags given again (or negated) later in the line
+  std::vector<std::string> notes;               // what vLLM does with the line that kvsim repeats (e.g. a
+                                                // --config key set to false, which vLLM drops)
   bool sglang = false;                          // an SGLang launch_server command line
 };
 

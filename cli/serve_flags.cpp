@@ -38,7 +38,8 @@ const ServeFlag kVllmFlags[] = {
     {"--distributed-executor-backend", "", V, N},
     {"--pipeline-parallel-size", "-pp", V, M, "--pipeline-parallel-size"},
     {"--tensor-parallel-size", "-tp", V, M, "--tensor-parallel-size"},
-    {"--decode-context-parallel-size", "-dcp", V, X},
+    // Decode context parallel: 1 has no effect; a larger size is refused by the translator with the reason.
+    {"--decode-context-parallel-size", "-dcp", V, N},
     {"--data-parallel-size", "-dp", V, M, "--data-parallel-size"}, {"--data-parallel-rank", "-dpn", V, N},
     {"--data-parallel-start-rank", "-dpr", V, N}, {"--data-parallel-size-local", "-dpl", V, N},
     {"--data-parallel-address", "-dpa", V, N}, {"--data-parallel-rpc-port", "-dpp", V, N},
@@ -80,7 +81,7 @@ const ServeFlag kVllmFlags[] = {
     {"--max-num-partial-prefills", "", V, N}, {"--max-long-partial-prefills", "", V, N},
     {"--long-prefill-token-threshold", "", V, N}, {"--num-lookahead-slots", "", V, N},
     {"--scheduling-policy", "", V, N}, {"--enable-chunked-prefill", "", S, M, "--enable-chunked-prefill", "--no-enable-chunked-prefill"}, {"--disable-chunked-mm-input", "", S, N},
-    {"--scheduler-cls", "", V, N},
+    {"--scheduler-cls", "", V, N}, {"--external-parameters", "", V, N},
     {"--disable-hybrid-kv-cache-manager", "", S, M, "--disable-hybrid-kv-cache-manager"},
     {"--async-scheduling", "", S, N},
     // CompilationConfig, VllmConfig (CUDA graphs are captured after the KV cache is sized)
@@ -95,7 +96,7 @@ const ServeFlag kVllmFlags[] = {
     {"--language-model-only", "", S, X}, {"--reasoning-parser-plugin", "", V, N}, {"--kv-offloading-size", "", V, M, "--kv-offloading-size"},
     {"--kv-offloading-backend", "", V, M, "--kv-offloading-backend"},
     {"--structured-outputs-config", "", V, N}, {"--disable-log-stats", "", S, N}, {"--aggregate-engine-logging", "", S, N},
-    {"--enable-log-requests", "", S, N}, {"--disable-log-requests", "", S, N},
+    {"--enable-log-requests", "", S, N}, {"--disable-log-requests", "", S, N}, {"--stream-interval", "", V, N},
     // make_arg_parser and FrontendArgs (the OpenAI-compatible server)
     {"--headless", "", S, N}, {"--api-server-count", "-asc", V, N}, {"--config", "", V, X},
     {"--host", "", V, N}, {"--port", "", V, N}, {"--uds", "", V, N}, {"--uvicorn-log-level", "", V, N},

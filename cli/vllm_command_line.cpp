@@ -13,6 +13,7 @@
 #include "cli/option_words.h"
 #include "cli/serve_flags.h"
 #include "cli/server_environment.h"
+#include "cli/yaml_config.h"
 
 namespace kvsim {
 namespace {
@@ -26,6 +27,9 @@ std::string Dashed(const std::string& flag) {
   return out;
 }
 
+// A pasted value may hold bytes that are not UTF-8: they are written as U+FFFD, never thrown on.
+std::string JsonText(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
 bool IsBoolWord(const std::string& s) {
   return s == "True" || s == "False" || s == "true" || s == "false" || s == "1" || s == "0";
 }
@@ -34,16 +38,60 @@ class Translator {
  public:
   explicit Translator(bool sglang) : sglang_(sglang) { result_.sglang = sglang; }
 
-  ServeCommandLine Run(const std::vector<std::string>& args) {
-    for (size_t i = 0; i < args.size(); ++i) i = Consume(args, i);
-    for (const auto& [flag, value] : json_) {
-      if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
-      else Emit(flag, value.dump());
+  ServeCommandLine Run(const std::vector<std::string>& given) {
+    std::vector<std::string> args, origins;
+    ExpandConfigFile(given, args, origins);
+    for (size_t i = 0; i < args.size(); ++i) {
+      try {
+        i = Consume(args, i);
+      } catch (const Error& e) {
+        if (origins[i].empty()) throw;
+        throw Error(origins[i] + ": " + e.what());
+      }
     }
+    EmitJsonFlags();
+    RefuseTwoSizesOfTheOffloadTier();
     return result_;
   }
 
  private:
+  // vLLM's FlexibleArgumentParser puts the flags of `--config FILE.yaml` before those of the command
+  // line, so a flag typed on the line wins over the file's (argparse keeps the last). Each token the
+  // file gave keeps its origin, so an error about it names the file, line and key.
+  void ExpandConfigFile(const std::vector<std::string>& given, std::vector<std::string>& args,
+                        std::vector<std::string>& origins) {
+    std::vector<std::string> rest;
+    std::string path;
+    for (size_t i = 0; i < given.size(); ++i) {
+      std::string value;
+      if (!sglang_ && given[i] == "--config") {
+        if (i + 1 >= given.size() || StartsWith(given[i + 1], "-"))
+          throw Error("--config: expects a YAML file (in the pasted server command line)");
+        value = given[++i];
+      } else if (!sglang_ && StartsWith(given[i], "--config=")) {
+        value = given[i].substr(9);
+      } else {
+        rest.push_back(given[i]);
+        continue;
+      }
+      if (!path.empty()) throw Error("--config is given twice in the pasted server command line ('" + path + "' and '" + value + "')");
+      path = value;
+    }
+    if (!path.empty()) {
+      const ServeConfigFile file = ReadServeConfigYaml(path);
+      // A positional model comes first on the line (`vllm serve MODEL --config F`): keep it first.
+      size_t lead = 0;
+      while (lead < rest.size() && !rest[lead].empty() && rest[lead][0] != '-') ++lead;
+      for (size_t i = 0; i < lead; ++i) args.push_back(rest[i]), origins.emplace_back();
+      for (const ConfigToken& t : file.tokens) args.push_back(t.text), origins.push_back(t.origin);
+      rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(lead));
+      for (const std::string& d : file.dropped_false)
+        Note(result_.notes, d + " is false, which vLLM's config reader drops (the flag keeps its default; "
+                                "write no-<key>: true to turn a switch off)");
+    }
+    for (std::string& t : rest) args.push_back(std::move(t)), origins.emplace_back();
+  }
+
   std::optional<ServeFlag> Lookup(const std::string& name, bool& negated) const {
     negated = false;
     const ServeFlag* f = FindServeFlag(sglang_, name);
@@ -103,14 +151,28 @@ class Translator {
 
   void Record(const ServeFlag& f, const std::string& canonical, bool negated, const std::string& json_key,
               const std::vector<std::string>& values, const std::string& as_given) {
+    if (canonical == "--decode-context-parallel-size") return DecodeContextParallel(values);
     if (f.effect == Effect::kNoEffect) return Note(result_.accepted_no_effect, canonical);
     if (f.effect == Effect::kNotModelled) return Note(result_.not_modelled, canonical);
     if (!json_key.empty()) {
       if (!IsJsonFlag(canonical) || values.size() != 1) throw Error(as_given + ": only JSON-valued flags take .key spellings");
       std::string why;
       std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
-      json_[f.kvsim][json_key] = v ? std::move(*v) : nlohmann::json(values[0]);
+      SetDottedKey(f.kvsim, json_key, v ? std::move(*v) : nlohmann::json(values[0]), as_given);
       return;
+    }
+    if (IsJsonFlag(canonical) && values.size() == 1) {
+      std::string why;
+      std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
+      if (v && v->is_object()) {
+        if (canonical == "--kv-transfer-config" && !IsOffloadingConnector(*v)) return Note(result_.not_modelled, canonical);
+        auto [it, fresh] = json_whole_.try_emplace(f.kvsim, JsonGiven{*v, as_given});
+        if (!fresh) {
+          if (it->second.value != *v) Note(result_.replaced_by_later, f.kvsim);
+          it->second = JsonGiven{std::move(*v), as_given};
+        }
+        return;
+      }
     }
     if (f.takes == Takes::kSwitch) {
       const bool off = negated || (!values.empty() && (values[0] == "False" || values[0] == "false" || values[0] == "0"));
@@ -131,6 +193,80 @@ class Translator {
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));
     Emit(f.kvsim, values[0]);
+  }
+
+  // vLLM shards the KV cache of each request across the DCP ranks, which reuse the GPUs of the
+  // tensor-parallel group (vllm/engine/arg_utils.py create_engine_config: tp_size % dcp_size == 0):
+  // token i lives on the rank i % dcp, and a block of the table spans block_size x dcp tokens
+  // (vllm/v1/worker/block_table.py, "virtual block"). One GPU thus holds dcp times the tokens kvsim
+  // would count. Not modelled yet: a size above 1 is refused rather than answered dcp times too small.
+  void DecodeContextParallel(const std::vector<std::string>& values) {
+    const std::string& v = values.empty() ? std::string() : values[0];
+    if (v == "1") return Note(result_.accepted_no_effect, "--decode-context-parallel-size");
+    throw Error("--decode-context-parallel-size (-dcp) " + v + ": decode context parallelism is not modelled: vLLM splits each request's KV "
+                "cache across the " + v + " DCP ranks of the tensor-parallel group, so a GPU holds " + v +
+                " times the tokens kvsim would count; plan without it (or with -dcp 1)");
+  }
+
+  // --X.a.b VALUE sets key b of object a of flag X's JSON, as vLLM's FlexibleArgumentParser nests it.
+  void SetDottedKey(const std::string& flag, const std::string& dotted, nlohmann::json value, const std::string& as_given) {
+    nlohmann::json* node = &json_dotted_[flag];
+    size_t start = 0;
+    while (true) {
+      const size_t dot = dotted.find('.', start);
+      const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+      if (key.empty()) throw Error(as_given + ": an empty key in the dotted spelling");
+      if (!node->is_object()) *node = nlohmann::json::object();
+      if (dot == std::string::npos) {
+        if (node->contains(key) && (*node)[key] != value) Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
+        (*node)[key] = std::move(value);
+        return;
+      }
+      node = &(*node)[key];
+      start = dot + 1;
+    }
+  }
+
+  // A key set both in a flag's JSON value and by a dotted spelling: vLLM's parsers disagree across
+  // releases on which wins, so two different values are refused, naming both.
+  static void MergeDotted(nlohmann::json& whole, const nlohmann::json& dotted, const std::string& path,
+                          const std::string& flag, const std::string& whole_as_given) {
+    for (auto it = dotted.begin(); it != dotted.end(); ++it) {
+      const std::string key_path = path.empty() ? it.key() : path + "." + it.key();
+      if (!whole.contains(it.key())) {
+        whole[it.key()] = it.value();
+      } else if (whole[it.key()].is_object() && it.value().is_object()) {
+        MergeDotted(whole[it.key()], it.value(), key_path, flag, whole_as_given);
+      } else if (whole[it.key()] != it.value()) {
+        throw Error(flag + "." + key_path + " " + JsonText(it.value()) + " and the JSON of " + whole_as_given + " (" +
+                    key_path + ": " + JsonText(whole[it.key()]) + ") set the same key to different values: give one");
+      }
+    }
+  }
+
+  void EmitJsonFlags() {
+    std::set<std::string> flags;
+    for (const auto& [flag, v] : json_whole_) flags.insert(flag);
+    for (const auto& [flag, v] : json_dotted_) flags.insert(flag);
+    for (const std::string& flag : flags) {
+      nlohmann::json value = nlohmann::json::object();
+      if (auto w = json_whole_.find(flag); w != json_whole_.end()) value = w->second.value;
+      if (auto d = json_dotted_.find(flag); d != json_dotted_.end())
+        MergeDotted(value, d->second, "", flag, json_whole_.count(flag) ? json_whole_.at(flag).as_given : flag);
+      if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
+      else Emit(flag, JsonText(value));
+    }
+  }
+
+  // --kv-offloading-size builds the offloading connector itself; an OffloadingConnector (or LMCache)
+  // --kv-transfer-config sizes the same tier its own way. kvsim would keep one and drop the other, so
+  // the pair is refused, naming both.
+  void RefuseTwoSizesOfTheOffloadTier() const {
+    const auto& a = result_.kvsim_args;
+    if (std::find(a.begin(), a.end(), "--kv-offloading-size") != a.end() &&
+        std::find(a.begin(), a.end(), "--kv-transfer-config") != a.end())
+      throw Error("--kv-offloading-size and --kv-transfer-config (an offloading connector) both size the KV tier below "
+                  "the GPU: give one");
   }
 
   // Releases before the JSON form took "image=16,video=2".
@@ -155,7 +291,7 @@ class Translator {
       j[item.substr(0, eq)] = count;
       start = comma + 1;
     }
-    return j.dump();
+    return JsonText(j);
   }
 
   // A flag given twice keeps its last value, as argparse does.
@@ -200,7 +336,12 @@ class Translator {
   bool sglang_;
   ServeCommandLine result_;
   std::string model_;
-  std::map<std::string, nlohmann::json> json_;
+  struct JsonGiven {
+    nlohmann::json value;
+    std::string as_given;
+  };
+  std::map<std::string, JsonGiven> json_whole_;       // a JSON-valued flag's whole object, by kvsim flag
+  std::map<std::string, nlohmann::json> json_dotted_;  // keys given as --flag.key VALUE, by kvsim flag
 };
 
 void Note(std::vector<std::string>& list, const std::string& item) {
@@ -369,6 +510,7 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
         << Join(cmd.replaced_by_later, ", ") << "\n";
   if (!cmd.accepted_no_effect.empty())
     err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
+  for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
   if (!cmd.not_modelled.empty())
     err << "kvsim " << command << ": warning: accepted but not modelled (they change memory): "
         << Join(cmd.not_modelled, ", ") << "\n";

@@ -6,7 +6,11 @@
 // vllm/engine/arg_utils.py and vllm/entrypoints/openai/cli_args.py); the ones that change memory
 // or scheduling become kvsim flags, the others are reported once as "accepted, no effect on
 // memory", and a few that do change memory but that kvsim does not model are reported as such.
-// A flag vLLM does not know is an error, as it is for vLLM.
+// A flag vLLM does not know is an error, as it is for vLLM. `--config FILE.yaml` is expanded as vLLM
+// expands it (yaml_config.h), its flags before the line's so the line wins. Dotted keys
+// (--speculative-config.method ngram) nest and merge with the flag's JSON; a key given two different
+// values that way is refused, as are decode context parallelism above 1 (not modelled) and two sizes
+// of the KV tier below the GPU.
 #ifndef KVSIM_CLI_VLLM_COMMAND_LINE_H_
 #define KVSIM_CLI_VLLM_COMMAND_LINE_H_
 

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-25}
 jobs=$(nproc)
-targets=(fuzz_model_config fuzz_trace_reader fuzz_vllm_log fuzz_sweep_grid fuzz_compare_spec fuzz_cli_options)
+targets=(fuzz_model_config fuzz_trace_reader fuzz_vllm_log fuzz_sweep_grid fuzz_compare_spec fuzz_cli_options fuzz_serve_config)
 build=${FUZZ_BUILD_DIR:-build-fuzz}
 if [[ -z ${FUZZ_BUILD_DIR:-} ]]; then
   CXX=clang++ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-g -O1" \

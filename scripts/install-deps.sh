@@ -3,6 +3,8 @@
 # Usage: scripts/install-deps.sh [--tests]   (--tests adds GoogleTest and Google Benchmark)
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev libboost-dev libfccp-dev nlohmann-json3-dev)
+# yaml-cpp: `vllm serve --config FILE.yaml` read as vLLM reads it.
+packages+=(libyaml-cpp-dev)
 # Open MPI: `mpirun -np N kvsim sweep` across ranks (optional for the build; installed so both commands build with it).
 packages+=(libopenmpi-dev openmpi-bin)
 # `import kvsim` (python/): Python's headers and pybind11 (optional for the build; installed so the README's

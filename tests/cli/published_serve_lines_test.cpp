@@ -1,4 +1,4 @@
-// Fifty-three `vllm serve` lines as published in vLLM's docs and recipes, model cards, blog posts
+// A hundred and eighteen `vllm serve` lines as published in vLLM's docs and recipes, model cards, blog posts
 // and issues (tests/data/vllm_serve_lines.tsv cites each), pasted whole: each is understood, or
 // refused with a reason that holds -- the model has no preset or config here, the deployment does
 // not fit the GPU, or the line has a typo vLLM refuses too. None may fail on a flag, a form or an
@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,26 +39,51 @@ std::vector<ServeLine> ReadLines() {
   return lines;
 }
 
+// A recipe's `--config NAME.yaml` is the recipe's own file, kept in tests/data/serve_configs (each cited there).
+std::string WithConfigPath(std::string command) {
+  const std::string flag = "--config ";
+  const size_t at = command.find(flag);
+  if (at != std::string::npos && command.compare(at + flag.size(), 1, "/") != 0)
+    command.insert(at + flag.size(), std::string(KVSIM_TEST_DATA_DIR) + "/serve_configs/");
+  return command;
+}
+
 TEST(PublishedServeLinesTest, EachIsUnderstoodOrRefusedForAReasonThatHolds) {
   const std::vector<ServeLine> lines = ReadLines();
-  ASSERT_GE(lines.size(), 25u);
+  ASSERT_GE(lines.size(), 118u);
   // vLLM refuses these two as well: the published line has a typo.
   const std::vector<std::string> typos = {"S025", "S037"};
   int understood = 0;
+  std::vector<std::string> without_preset, with_warning;
   for (const ServeLine& l : lines) {
-    const auto r = testing::RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", l.command});
+    const auto r = testing::RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", WithConfigPath(l.command)});
+    // Understood whole: nothing in the line is "accepted but not modelled" without saying so, and no
+    // flag, form or environment variable vLLM accepts is refused as unknown.
+    const bool listed_typo = std::find(typos.begin(), typos.end(), l.id) != typos.end();
+    if (!listed_typo) {
+      EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << l.id << " (" << l.source << "): " << r.err;
+    }
     if (r.exit_code == 0) {
       ++understood;
+      // What kvsim does not model is said, never dropped: such a line is answered with a warning naming it.
+      if (r.err.find("accepted but not modelled") != std::string::npos) with_warning.push_back(l.id);
       continue;
     }
     EXPECT_EQ(r.exit_code, 2) << l.id << ": " << r.err;
     const bool no_config = r.err.find("is neither a config.json path nor a preset") != std::string::npos;
     const bool does_not_fit = r.err.find("does not fit") != std::string::npos;
-    const bool typo = std::find(typos.begin(), typos.end(), l.id) != typos.end() &&
-                      r.err.find("is not a flag of vllm serve (did you mean") != std::string::npos;
-    EXPECT_TRUE(no_config || does_not_fit || typo) << l.id << " (" << l.source << "): " << r.err;
+    const bool not_modelled = r.err.find("is not modelled") != std::string::npos;
+    const bool typo = listed_typo && r.err.find("is not a flag of vllm serve (did you mean") != std::string::npos;
+    if (no_config) without_preset.push_back(l.id);
+    EXPECT_TRUE(no_config || does_not_fit || not_modelled || typo) << l.id << " (" << l.source << "): " << r.err;
   }
-  EXPECT_GE(understood, 18);  // the rest name models kvsim has no config for
+  // Models without a bundled preset are reported, not failed: their configs come with the model catalog.
+  std::string list;
+  for (const std::string& id : without_preset) list += (list.empty() ? "" : " ") + id;
+  std::cout << "[published serve lines] " << understood << " of " << lines.size() << " understood; "
+            << without_preset.size() << " name a model without a bundled preset: " << list << "; "
+            << with_warning.size() << " understood with a warning about flags not modelled\n";
+  EXPECT_GE(understood, 18);
 }
 
 // The forms that were refused before, each from a published line: a flag given twice (the last

@@ -4,6 +4,7 @@
 // to read (kvsim's --model names the config of the pasted model).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -50,11 +51,11 @@ const PastedCommand kCommands[] = {
      false},
     {"vllm-project/recipes Llama/Llama4-Scout.md (launch_server.sh, B200, FP8 checkpoint)",
      {"--gpu", "b200", "--model", "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic"},
-     "vllm serve nvidia/Llama-4-Scout-Instruct-FP8 --config Llama4_Hopper.yaml --tensor-parallel-size 1 "
+     "vllm serve nvidia/Llama-4-Scout-Instruct-FP8 --config {DATA}/serve_configs/Llama4_Hopper.yaml --tensor-parallel-size 1 "
      "--max-num-seqs 512 --max-model-len 10240"},
     {"vllm-project/recipes Llama/Llama3.3-70B.md (launch_server.sh, B200, FP8 checkpoint)",
      {"--gpu", "b200", "--model", "meta-llama/Llama-3.3-70B-Instruct", "--quantization", "fp8"},
-     "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --config Llama3.3_Hopper.yaml --tensor-parallel-size 1 "
+     "vllm serve nvidia/Llama-3.3-70B-Instruct-FP8 --config {DATA}/serve_configs/Llama3.3_Hopper.yaml --tensor-parallel-size 1 "
      "--max-num-seqs 512 --max-model-len 10240"},
     {"vllm-project/recipes Qwen/Qwen3-VL.md flags (A100/H100 image inference) on the 30B-A3B preset, 1xH100",
      {"--gpu", "h100"},
@@ -69,8 +70,10 @@ TEST(VllmCommandLineTest, TenRealServeCommandsGetACapacityAnswer) {
     args.insert(args.end(), c.kvsim_flags.begin(), c.kvsim_flags.end());
     args.push_back("--");
     // Split as a shell would (the sources quote nothing kvsim needs to keep together).
-    std::string word;
-    for (const char ch : std::string(c.command) + " ") {
+    std::string word, command = c.command;
+    // The recipes' --config files are test data here (tests/data/serve_configs cites each).
+    if (const size_t at = command.find("{DATA}"); at != std::string::npos) command.replace(at, 6, KVSIM_TEST_DATA_DIR);
+    for (const char ch : command + " ") {
       if (ch == ' ') {
         if (!word.empty()) args.push_back(word);
         word.clear();
@@ -145,6 +148,137 @@ TEST(VllmCommandLineTest, SglangLaunchServerSelectsTheSglangRule) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("engine sglang"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("max-model-len 8192"), std::string::npos) << r.out;
+}
+
+// `--config FILE.yaml` is read as vLLM's FlexibleArgumentParser reads it: the recipe's Hopper file sets
+// fp8 KV, prefix caching off and 8,192 batched tokens, and a flag on the line wins over the file's (the
+// config's flags go first, argparse keeps the last).
+TEST(VllmCommandLineTest, ConfigYamlFlagsApplyAndTheLineWins) {
+  const std::string hopper = testing::TestDataPath("serve_configs/Llama4_Hopper.yaml");
+  const auto r = RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                         "--config", hopper, "--max-num-batched-tokens", "4096"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json s = nlohmann::json::parse(r.out).at("settings");
+  EXPECT_EQ(s.at("max_num_batched_tokens").get<int64_t>(), 4096);
+  EXPECT_EQ(s.at("kv_cache_dtype").get<std::string>(), "fp8");
+  EXPECT_FALSE(s.at("enable_prefix_caching").get<bool>());
+  EXPECT_NE(r.err.find("so vLLM uses the later value: --max-num-batched-tokens"), std::string::npos) << r.err;
+}
+
+// A nested speculative-config mapping is the flag's JSON: EAGLE-3, k = 3 gives 3 drafts + 3 lookahead
+// slots (as PastedSpeculativeConfigShowsItsSlots); `enable-prefix-caching: false` is dropped by vLLM's
+// reader (load_config_file appends a flag only for true), which the line says.
+TEST(VllmCommandLineTest, ConfigYamlNestedMappingIsTheFlagsJson) {
+  const auto r = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--config",
+                         testing::TestDataPath("serve_configs/nested_speculative.yaml")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["spec_decode_slots"], 6);
+  EXPECT_NE(r.err.find("nested_speculative.yaml:6: enable-prefix-caching is false, which vLLM's config reader drops"),
+            std::string::npos) << r.err;
+}
+
+TEST(VllmCommandLineTest, ConfigYamlErrorsNameFileLineAndKey) {
+  testing::TempDir dir;
+  auto run = [&](const std::string& name, const std::string& text) {
+    const std::string path = dir.path() + "/" + name;
+    std::ofstream(path) << text;
+    return std::pair{RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--config", path}), path};
+  };
+  auto [unknown, p1] = run("a.yaml", "max-model-len: 4096\nmax-modle-len: 8192\n");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find(p1 + ":2: key 'max-modle-len': '--max-modle-len' is not a flag of vllm serve"), std::string::npos)
+      << unknown.err;
+  auto [malformed, p2] = run("b.yaml", "max-model-len: 4096\nspeculative-config: {method: ngram\n");
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find(p2 + ":"), std::string::npos) << malformed.err;
+  EXPECT_NE(malformed.err.find("malformed YAML"), std::string::npos) << malformed.err;
+  auto [empty_value, p3] = run("c.yaml", "max-model-len:\n");
+  EXPECT_EQ(empty_value.exit_code, 2);
+  EXPECT_NE(empty_value.err.find(p3 + ":1: key 'max-model-len': has no value"), std::string::npos) << empty_value.err;
+  auto [not_map, p4] = run("d.yaml", "- max-model-len\n");
+  EXPECT_EQ(not_map.exit_code, 2);
+  EXPECT_NE(not_map.err.find("a vLLM config file is a mapping"), std::string::npos) << not_map.err;
+  auto [json_ext, p5] = run("e.json", "{}\n");
+  EXPECT_EQ(json_ext.exit_code, 2);
+  EXPECT_NE(json_ext.err.find("--config takes a .yaml or .yml file"), std::string::npos) << json_ext.err;
+  const auto missing = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--config",
+                               dir.path() + "/none.yaml"});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("none.yaml"), std::string::npos) << missing.err;
+}
+
+// -cc.a.b nests as vLLM nests it, and merges with the whole JSON of the same flag; one key given two
+// different values (JSON and dotted) is refused naming both.
+TEST(VllmCommandLineTest, DottedKeysMergeWithTheJsonAndConflictsAreRefused) {
+  const auto merged = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                              "--speculative-config", R"({"method": "eagle3"})", "--speculative-config.num_speculative_tokens=3"});
+  ASSERT_EQ(merged.exit_code, 0) << merged.err;
+  EXPECT_EQ(nlohmann::json::parse(merged.out)["spec_decode_slots"], 6);
+  const auto dotted_only = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                                   "--speculative-config.method", "ngram", "--speculative-config.num_speculative_tokens", "3",
+                                   "--speculative-config.prompt_lookup_max", "4"});
+  ASSERT_EQ(dotted_only.exit_code, 0) << dotted_only.err;
+  const auto conflict = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--speculative-config",
+                                R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})",
+                                "--speculative-config.num_speculative_tokens=5"});
+  EXPECT_EQ(conflict.exit_code, 2);
+  EXPECT_NE(conflict.err.find("--speculative-config.num_speculative_tokens 5 and the JSON of --speculative-config"),
+            std::string::npos) << conflict.err;
+  EXPECT_NE(conflict.err.find("num_speculative_tokens: 3"), std::string::npos) << conflict.err;
+}
+
+// Decode context parallel shards the KV cache across the DCP ranks (vllm/v1/worker/block_table.py): not
+// modelled, so a size above 1 is refused with that reason; 1 is the default and has no effect.
+TEST(VllmCommandLineTest, DecodeContextParallelIsRefusedWithTheReason) {
+  const auto r = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "8",
+                         "-dcp", "8"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--decode-context-parallel-size (-dcp) 8: decode context parallelism is not modelled"), std::string::npos)
+      << r.err;
+  const auto one = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "8",
+                           "--decode-context-parallel-size=1"});
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+}
+
+// Two ways to size the one KV tier below the GPU: refused, naming both, rather than one dropped.
+TEST(VllmCommandLineTest, TwoSizesOfTheOffloadTierAreRefused) {
+  const auto r = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--kv-offloading-size", "10",
+                         "--kv-transfer-config",
+                         R"({"kv_connector": "OffloadingConnector", "kv_role": "kv_both", "kv_connector_extra_config": {"num_cpu_blocks": 1000}})"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--kv-offloading-size and --kv-transfer-config (an offloading connector) both size the KV tier"),
+            std::string::npos) << r.err;
+}
+
+// Two spellings of one setting with different values: vLLM's argparse keeps the last, and the line
+// says which it dropped.
+TEST(VllmCommandLineTest, TwoSpellingsOfOneSettingKeepTheLastAndSaySo) {
+  const auto r = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2",
+                         "--tensor-parallel-size", "4"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("settings").at("tensor_parallel_size").get<int64_t>(), 4);
+  EXPECT_NE(r.err.find("so vLLM uses the later value: --tensor-parallel-size"), std::string::npos) << r.err;
+}
+
+// Every flag of the vLLM parser the table was built from (tests/data/vllm_serve_flags.tsv names the
+// release and commit) has an entry: pasted, none is "not a flag of vllm serve", and none crashes.
+TEST(VllmCommandLineTest, EveryFlagOfTheParserHasAnEntry) {
+  std::ifstream in(testing::TestDataPath("vllm_serve_flags.tsv"));
+  std::string line;
+  int flags = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("flag\t", 0) == 0) continue;
+    const std::string flag = line.substr(0, line.find('\t'));
+    const std::string alias = line.substr(flag.size() + 1, line.find('\t', flag.size() + 1) - flag.size() - 1);
+    for (const std::string& spelling : {flag, alias}) {
+      if (spelling.empty()) continue;
+      const auto r = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", spelling + "=1"});
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2) << spelling << ": " << r.err;
+      EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << spelling << ": " << r.err;
+    }
+    ++flags;
+  }
+  EXPECT_GE(flags, 180);
 }
 
 TEST(VllmCommandLineTest, UnknownModelIdSaysHowToFetchItsConfig) {

@@ -1,0 +1,156 @@
+#include "cli/yaml_config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
+
+namespace kvsim {
+namespace {
+
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;
+// Nested values become JSON for flags such as --speculative-config; deeper than JSON text kvsim
+// reads anywhere else (json_file.h) is refused before it is walked.
+constexpr int kMaxDepth = 64;
+
+std::string Where(const std::string& name, const YAML::Mark& mark) {
+  return name + ":" + std::to_string(mark.line + 1);
+}
+
+// PyYAML's safe_load resolves plain scalars by the YAML 1.1 rules; these are its booleans and nulls.
+bool IsYamlTrue(const std::string& s) {
+  static const std::set<std::string> kTrue = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON"};
+  return kTrue.count(s) > 0;
+}
+bool IsYamlFalse(const std::string& s) {
+  static const std::set<std::string> kFalse = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF"};
+  return kFalse.count(s) > 0;
+}
+bool IsYamlNull(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+
+bool IsPlain(const YAML::Node& n) { return n.Tag() == "?"; }
+
+// A scalar as a JSON value, typed the way PyYAML types it (json.dumps then writes it as vLLM does).
+nlohmann::json ScalarAsJson(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (!IsPlain(n)) return s;
+  if (IsYamlTrue(s)) return true;
+  if (IsYamlFalse(s)) return false;
+  if (IsYamlNull(s)) return nullptr;
+  try {
+    size_t used = 0;
+    const long long i = std::stoll(s, &used, 10);
+    if (used == s.size()) return i;
+    const double d = std::stod(s, &used);
+    if (used == s.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return s;
+}
+
+nlohmann::json NodeAsJson(const YAML::Node& n, const std::string& name, int depth) {
+  if (depth > kMaxDepth)
+    throw Error(Where(name, n.Mark()) + ": nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  switch (n.Type()) {
+    case YAML::NodeType::Map: {
+      nlohmann::json j = nlohmann::json::object();
+      for (const auto& kv : n) {
+        if (!kv.first.IsScalar()) throw Error(Where(name, kv.first.Mark()) + ": a key must be a plain name");
+        j[kv.first.Scalar()] = NodeAsJson(kv.second, name, depth + 1);
+      }
+      return j;
+    }
+    case YAML::NodeType::Sequence: {
+      nlohmann::json j = nlohmann::json::array();
+      for (const auto& item : n) j.push_back(NodeAsJson(item, name, depth + 1));
+      return j;
+    }
+    case YAML::NodeType::Scalar:
+      return ScalarAsJson(n);
+    default:
+      return nullptr;
+  }
+}
+
+// str(value) of a list item, as vLLM appends it: Python spells booleans True/False.
+std::string ItemText(const YAML::Node& n, const std::string& name, const std::string& where) {
+  if (!n.IsScalar()) {
+    // vLLM would pass Python's repr of the nested value, which no flag parses.
+    throw Error(where + ": a list item must be a single value, not a nested " +
+                std::string(n.IsMap() ? "mapping" : "list") + " (" + Where(name, n.Mark()) + ")");
+  }
+  const nlohmann::json v = ScalarAsJson(n);
+  if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
+  return n.Scalar();
+}
+
+}  // namespace
+
+ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string& name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw Error(name + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+  ServeConfigFile out;
+  if (root.IsNull()) return out;  // an empty file: vLLM adds no flags
+  if (!root.IsMap())
+    throw Error(Where(name, root.Mark()) + ": a vLLM config file is a mapping of flag names to values (key: value)");
+  try {
+    for (const auto& kv : root) {
+      if (!kv.first.IsScalar() || kv.first.Scalar().empty())
+        throw Error(Where(name, kv.first.Mark()) + ": a key must be a flag name");
+      const std::string key = kv.first.Scalar();
+      const std::string where = Where(name, kv.first.Mark()) + ": key '" + key + "'";
+      const std::string flag = "--" + key;
+      const YAML::Node& value = kv.second;
+      if (value.IsNull() || (value.IsScalar() && IsPlain(value) && IsYamlNull(value.Scalar())))
+        throw Error(where + ": has no value (vLLM would pass the text 'None' to " + flag + ")");
+      if (value.IsScalar() && IsPlain(value) && IsYamlTrue(value.Scalar())) {
+        out.tokens.push_back({flag, where});
+      } else if (value.IsScalar() && IsPlain(value) && IsYamlFalse(value.Scalar())) {
+        out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key);
+      } else if (value.IsSequence()) {
+        if (value.size() == 0) {
+          out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key + " (an empty list)");
+          continue;
+        }
+        out.tokens.push_back({flag, where});
+        for (const auto& item : value) out.tokens.push_back({ItemText(item, name, where), where});
+      } else if (value.IsMap()) {
+        out.tokens.push_back({flag, where});
+        // Bytes that are not UTF-8 become U+FFFD rather than an exception from the JSON writer.
+        out.tokens.push_back({NodeAsJson(value, name, 1).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), where});
+      } else {
+        out.tokens.push_back({flag, where});
+        out.tokens.push_back({value.Scalar(), where});
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    throw Error(name + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
+  }
+  return out;
+}
+
+ServeConfigFile ReadServeConfigYaml(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  const std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  if (ext != "yaml" && ext != "yml")
+    throw Error(path + ": --config takes a .yaml or .yml file, as vLLM does (got '." + ext + "')");
+  LineReader in(path, "vLLM config file");
+  std::string text, line;
+  while (in.Next(line)) {
+    if (text.size() + line.size() > kMaxConfigBytes)
+      throw Error(path + ":" + std::to_string(in.line_number()) + ": a vLLM config file larger than 1 MiB");
+    text += line;
+    text += '\n';
+  }
+  return ParseServeConfigYaml(text, path);
+}
+
+}  // namespace kvsim
