@@ -8,7 +8,7 @@
 # JSON summaries agree (apart from paths). --instructions also counts both runs' instructions with
 # callgrind on a smaller run (KVSIM_INSTR_FLAGS, default "--repeat 4 --quiet"), which unlike time is
 # reliable on a loaded machine. --keep keeps the worktree and its build (at ../compare-<commit>) for
-# the next comparison. Pairs alternate which binary runs first, so a slow phase of the machine
+# the next comparison; KVSIM_BASE_BIN names an already built binary of <commit> instead. Pairs alternate which binary runs first, so a slow phase of the machine
 # falls on both. For steadier wall times run under `nice -n -20` when permitted.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,23 +31,29 @@ flags=("$@")
 head_bin=${KVSIM_BIN:-$here/build/kvsim}
 [[ -x $head_bin ]] || { echo "compare-commits: no HEAD binary at $head_bin (build target kvsim first)" >&2; exit 2; }
 
+tmp=$(mktemp -d)
 base_dir=$(dirname "$here")/compare-$commit
-if [[ ! -d $base_dir ]]; then
-  git -C "$here" worktree add --detach "$base_dir" "$commit" >/dev/null
-fi
+made_worktree=0
 cleanup() {
   rm -rf "$tmp"
-  if [[ $keep == 0 ]]; then git -C "$here" worktree remove --force "$base_dir" >/dev/null 2>&1 || true; fi
+  if [[ $keep == 0 && $made_worktree == 1 ]]; then git -C "$here" worktree remove --force "$base_dir" >/dev/null 2>&1 || true; fi
 }
-tmp=$(mktemp -d)
 trap cleanup EXIT
-launcher=()
-command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-echo "building $commit in $base_dir ..."
-cmake -S "$base_dir" -B "$base_dir/build" -DCMAKE_BUILD_TYPE=Release -DKVSIM_BUILD_TESTS=OFF \
-  -DKVSIM_BUILD_BENCHMARKS=OFF "${launcher[@]}" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 1; }
-cmake --build "$base_dir/build" -j2 --target kvsim >"$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log" >&2; exit 1; }
-base_bin=$base_dir/build/kvsim
+if [[ -n ${KVSIM_BASE_BIN:-} ]]; then
+  base_bin=$KVSIM_BASE_BIN
+else
+  if [[ ! -d $base_dir ]]; then
+    git -C "$here" worktree add --detach "$base_dir" "$commit" >/dev/null
+    made_worktree=1
+  fi
+  launcher=()
+  command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  echo "building $commit in $base_dir ..."
+  cmake -S "$base_dir" -B "$base_dir/build" -DCMAKE_BUILD_TYPE=Release -DKVSIM_BUILD_TESTS=OFF \
+    -DKVSIM_BUILD_BENCHMARKS=OFF "${launcher[@]}" >"$tmp/cmake.log" 2>&1 || { cat "$tmp/cmake.log" >&2; exit 1; }
+  cmake --build "$base_dir/build" -j2 --target kvsim >"$tmp/build.log" 2>&1 || { tail -30 "$tmp/build.log" >&2; exit 1; }
+  base_bin=$base_dir/build/kvsim
+fi
 
 # One run: prints "cpu wall" (user+sys and elapsed seconds) and leaves the JSON summary in $2.
 run() {
