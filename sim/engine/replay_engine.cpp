@@ -9,7 +9,8 @@ namespace kvsim {
 
 ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTimer& timer,
                            std::vector<ReplayObserver*> observers)
-    : o_(o),
+    : scheduler_(MakeScheduler(o.scheduler)),
+      o_(o),
       lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0 &&
                    !o.lora.enabled()),
       alloc_(allocator),
@@ -306,14 +307,15 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
-  std::vector<Scheduled>& scheduled = scheduled_;
+  const std::vector<Scheduled>& scheduled = scheduled_;
   // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly,
   // and neither do the quiet steps after it.
   if (QuietDecodeStep()) {
     RunQuietSteps(horizon_ns);
     return true;
   }
-  const bool work = o_.scheduler == SchedulerKind::kVllmV0 ? StepV0(scheduled) : StepV1(scheduled);
+  Passes passes(*this);
+  const bool work = scheduler_->Step(passes);
   if (!work && !loading_.empty()) {
     --step_;
     WaitForLoads(horizon_ns);

@@ -49,6 +49,7 @@
 #include "kvcache/offload/offload_tiers.h"
 #include "sim/engine/arrival_backlog.h"
 #include "sim/engine/lora_adapters.h"
+#include "sim/engine/replica_scheduler.h"
 #include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
@@ -98,7 +99,7 @@ struct EngineCounters {
   LoraCounters lora;
 };
 
-class ReplayEngine {
+class ReplayEngine final {
  public:
   // Every observer sees every step and request, in the order given. All references must outlive
   // the engine.
@@ -208,12 +209,33 @@ class ReplayEngine {
   int64_t PassCutoffNs() const { return !o_.async_scheduling || running_.empty() ? now_ns_ : last_step_start_ns_; }
   void MarkEligible();
   void MarkBacklogEligible(int64_t cutoff);
-  bool StepV1(std::vector<Scheduled>& scheduled);
-  bool StepV0(std::vector<Scheduled>& scheduled);
+  // The passes a scheduler step is made of (replay_engine_passes.cpp), and the view through which
+  // the scheduler reaches them and nothing else (SchedulingPasses, replica_scheduler.h).
+  void CollectDueRequests();
+  int64_t Demand() const;
+  void ScheduleRunning(RunningPass pass, int64_t& budget);
+  bool AdmitWaiting(int64_t& budget, bool whole_prompt);
+  class Passes final {
+   public:
+    explicit Passes(ReplayEngine& e) : e_(e) {}
+    int64_t TokenBudget() const { return e_.o_.max_num_batched_tokens; }
+    bool LazyDecoding() const { return e_.lazy_decode_; }
+    void CollectDueRequests() { e_.CollectDueRequests(); }
+    int64_t LazyDecoders() const { return e_.lazy_count_; }
+    int64_t Demand() const { return e_.Demand(); }
+    void ScheduleRunning(RunningPass pass, int64_t& budget) { e_.ScheduleRunning(pass, budget); }
+    bool AdmitWaiting(int64_t& budget, bool whole_prompt) { return e_.AdmitWaiting(budget, whole_prompt); }
+    bool PreemptedThisStep() const { return e_.preempted_this_step_; }
+    bool ScheduledAny() const { return !e_.scheduled_.empty(); }
+
+   private:
+    ReplayEngine& e_;
+  };
+  std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
+  static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
-  bool AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt);
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
   void MakeLazy(Live& l);

@@ -1,14 +1,16 @@
-// ReplayEngine's scheduling passes (replay_engine.h): vLLM v1's running-then-waiting passes with
-// chunked prefill and preemption by recompute, and v0's prefill-first steps.
+// ReplayEngine's scheduling passes (replay_engine.h), the SchedulingPasses its ReplicaScheduler
+// composes into a step (replica_scheduler.h): the due lazy decoders, the running pass with chunked
+// prefill and preemption by recompute of the newest admission, FCFS admission.
 #include <algorithm>
 #include <iterator>
 
 #include "kvcache/base/check.h"
 #include "sim/engine/replay_engine.h"
+#include "sim/engine/vllm_schedulers.h"
 
 namespace kvsim {
 
-bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& scheduled, bool whole_prompt) {
+bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
   bool any = false;
   // Waiting requests set aside for want of an adapter slot stay in place, ahead of the rest (vLLM's
   // skipped_waiting_requests); `pos` is the first one not set aside. Without LoRA it stays 0.
@@ -78,7 +80,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, std::vector<Scheduled>& schedul
       }
     }
     budget -= plan->new_tokens;
-    scheduled.push_back({slot, plan->new_tokens, plan->cached_tokens});
+    scheduled_.push_back({slot, plan->new_tokens, plan->cached_tokens});
   }
   // The head of the queue keeps a slot (only an admission empties waiting_). Not in the loop: a new
   // slot may move slots_, and `l` refers into it.
@@ -143,8 +145,9 @@ void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
   now_ns_ = std::max(now_ns_, std::min(first, horizon_ns));
 }
 
-bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
-  int64_t budget = o_.max_num_batched_tokens;
+// speed: the three passes below inline into the schedulers' Step, instantiated here (MakeScheduler),
+// so a step costs what it did when the policy was an engine method.
+[[gnu::always_inline]] inline void ReplayEngine::CollectDueRequests() {
   if (!loading_.empty()) ReleaseLoaded();
   // Lazy requests whose event is due this step are processed explicitly; events pop in
   // (step, order) order, so due_ is sorted by order.
@@ -168,50 +171,41 @@ bool ReplayEngine::StepV1(std::vector<Scheduled>& scheduled) {
     take(e.slot, slots_[e.slot].version == e.version);
   }
   std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
+}
+
+[[gnu::always_inline]] inline int64_t ReplayEngine::Demand() const {
   int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
   for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
+  return demand;
+}
+
+[[gnu::always_inline]] inline void ReplayEngine::ScheduleRunning(RunningPass pass, int64_t& budget) {
   work_.clear();
-  bool in_order = !lazy_decode_ || demand > budget;
-  if (!in_order) {
+  if (pass == RunningPass::kDueAndPrefilling) {
     std::merge(prefilling_.begin(), prefilling_.end(), due_.begin(), due_.end(), std::back_inserter(work_),
                [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
     // Held growth: the lazy requests' crossings are taken first, which changes nothing only when
     // no explicit Grow can then fail; otherwise the crossing requests grow explicitly, in order
     // with the others (as due events would).
     if (held_block_size_ > 0 && !HoldCrossings(step_, ExplicitBlocksBound())) MakeCrossingsExplicit();
-  }
-  if (in_order) {
-    // Not everyone can be served (or token stepping): every running request, in order.
+    budget -= lazy_count_;  // the lazy decoders left (after any crossings made explicit) take one token each
+  } else {
     for (const auto [order, slot] : running_) {
       Live& l = slots_[slot];
       if (l.lazy) MakeExplicit(l);
       work_.push_back(slot);
     }
-  } else {
-    budget -= lazy_count_;
   }
   for (Slot slot : work_) {
     if (!slots_[slot].in_use || slots_[slot].order < 0) continue;  // preempted earlier in this step
     if (slots_[slot].loading) continue;  // waits for its KV to arrive
     if (budget <= 0) break;
-    if (!ScheduleExplicit(slot, budget, scheduled)) break;
+    if (!ScheduleExplicit(slot, budget, scheduled_)) break;
   }
-  if (!preempted_this_step_) AdmitWaiting(budget, scheduled, /*whole_prompt=*/false);
-  return !scheduled.empty() || lazy_count_ > 0;
 }
 
-bool ReplayEngine::StepV0(std::vector<Scheduled>& scheduled) {
-  int64_t budget = o_.max_num_batched_tokens;
-  // Prefill steps first (whole prompts); otherwise decode every running request.
-  if (AdmitWaiting(budget, scheduled, /*whole_prompt=*/true)) return true;
-  work_.clear();
-  for (const auto [order, slot] : running_) work_.push_back(slot);
-  budget = INT64_MAX;  // a decode step schedules one token for every running request
-  for (Slot slot : work_) {
-    if (slots_[slot].order < 0) continue;
-    if (!ScheduleExplicit(slot, budget, scheduled)) break;
-  }
-  return !scheduled.empty();
+std::unique_ptr<ReplicaScheduler<ReplayEngine::Passes>> ReplayEngine::MakeScheduler(SchedulerKind kind) {
+  return MakeReplicaScheduler<Passes>(kind);
 }
 
 }  // namespace kvsim

@@ -56,10 +56,10 @@ int64_t ReplayEngine::ExplicitBlocksBound() const {
   return blocks * slots_per_token_;
 }
 
-// True when StepV1 would only let the lazy decoders decode: no prefill, no event due this step
-// (its calendar bucket is empty and the far heap's top is later), everyone fits the budget, and
-// pass 2 cannot admit (empty queue or max_num_seqs reached). Skipping StepV1 and AfterStep for
-// such a step changes nothing: both would find no work.
+// True when the v1 scheduler's step would only let the lazy decoders decode: no prefill, no event
+// due this step (its calendar bucket is empty and the far heap's top is later), everyone fits the
+// budget, and admission cannot (empty queue or max_num_seqs reached). Skipping its passes and
+// AfterStep for such a step changes nothing: both would find no work.
 bool ReplayEngine::QuietDecodeStep() const {
   if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
