@@ -10,7 +10,7 @@
 
 #include "cli/offload_flags.h"
 #include "cli/step_model_flags.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 namespace kvsim {
 

@@ -48,12 +48,12 @@
 #include "kvcache/kv_allocator.h"
 #include "kvcache/offload/offload_tiers.h"
 #include "sim/engine/arrival_backlog.h"
+#include "sim/engine/engine_kinds.h"
 #include "sim/engine/lora_adapters.h"
 #include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
 #include "sim/engine/running_set.h"
 #include "sim/engine/speculation.h"
-#include "sim/engine/replay_options.h"
 #include "sim/timing/step_timer.h"
 #include "workloads/request_source.h"
 

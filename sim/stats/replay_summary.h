@@ -15,11 +15,13 @@
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/kv_allocator.h"
+#include "sim/engine/engine_kinds.h"
+#include "sim/fleet/router.h"
+#include "sim/stats/disagg_summary.h"
 #include "sim/stats/latency_stats.h"
-#include "sim/disagg/disagg_summary.h"
 #include "sim/stats/lora_summary.h"
 #include "sim/stats/offload_summary.h"
-#include "sim/engine/replay_options.h"
+#include "workloads/trace_window.h"
 
 namespace kvsim {
 

@@ -1,8 +1,8 @@
 // The replay's settings beyond the deployment: where requests come from, how the trace is shaped,
 // which scheduler, allocator and step-time model run, and what is written. Typed; the CLI fills it
 // from flags (cli/replay_flags.h), compare and sweep from option sets.
-#ifndef KVSIM_SIM_REPLAY_OPTIONS_H_
-#define KVSIM_SIM_REPLAY_OPTIONS_H_
+#ifndef KVSIM_SIM_RUN_REPLAY_OPTIONS_H_
+#define KVSIM_SIM_RUN_REPLAY_OPTIONS_H_
 
 #include <cstdint>
 #include <map>
@@ -13,6 +13,7 @@
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/offload/offload_config.h"
 #include "kvcache/region_placer.h"
+#include "sim/engine/engine_kinds.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_model.h"
 #include "workloads/synthetic.h"
@@ -20,32 +21,6 @@
 #include "workloads/trace_window.h"
 
 namespace kvsim {
-
-enum class SchedulerKind {
-  kVllmV1,  // vLLM v1: running first, chunked prefill, preemption by recompute (default)
-  kVllmV0,  // vLLM v0: whole-prompt prefill steps, 1% admission watermark
-};
-template <>
-struct EnumNames<SchedulerKind> {
-  static constexpr EnumEntry<SchedulerKind> kEntries[] = {{SchedulerKind::kVllmV1, "vllm"},
-                                                          {SchedulerKind::kVllmV0, "vllm-v0"}};
-};
-
-enum class AllocatorKind { kPaged, kContiguous };
-template <>
-struct EnumNames<AllocatorKind> {
-  static constexpr EnumEntry<AllocatorKind> kEntries[] = {{AllocatorKind::kPaged, "paged"},
-                                                          {AllocatorKind::kContiguous, "contiguous"}};
-};
-
-enum class Stepping {
-  kEvent,  // skip identical decode steps of requests that only fill slots they hold (default)
-  kToken,  // every running request every step: the reference the event mode must equal
-};
-template <>
-struct EnumNames<Stepping> {
-  static constexpr EnumEntry<Stepping> kEntries[] = {{Stepping::kEvent, "event"}, {Stepping::kToken, "token"}};
-};
 
 struct ReplayOptions {
   // Requests: a trace file (empty: the bundled Azure conversation trace) or a synthetic workload.
@@ -113,4 +88,4 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b);
 
 }  // namespace kvsim
 
-#endif  // KVSIM_SIM_REPLAY_OPTIONS_H_
+#endif  // KVSIM_SIM_RUN_REPLAY_OPTIONS_H_

@@ -1,4 +1,4 @@
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 #include <filesystem>
 
