@@ -22,6 +22,7 @@ struct ReplayFlags {
   StepModelFlags step_model;
   OffloadFlags offload;
   std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
+  std::string shared_prefix, conversations;  // "K:LEN", "T:THINK_S"
   // Given on the command line (empty: the synthetic workload's defaults): a trace has its own lengths.
   std::string prompt_len, output_len;
 };

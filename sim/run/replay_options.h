@@ -16,6 +16,7 @@
 #include "sim/engine/engine_kinds.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_model.h"
+#include "workloads/prefix_overlay.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
 #include "workloads/trace_window.h"
@@ -34,8 +35,9 @@ struct ReplayOptions {
   std::string prompt_len = "lognormal:1000:0.8", output_len = "lognormal:200:0.8";
   uint64_t seed = 1;
   WindowOptions window;
-  // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
-  std::string shared_prefix, conversations;
+  // Content for prefix caching without block ids (workloads/prefix_overlay.h): --shared-prefix K:LEN,
+  // --conversations T:THINK.
+  PrefixOverlayOptions prefix_overlay;
   // LoRA adapters drawn per request (workloads/adapter_overlay.h) when the trace has no adapter
   // column: how many, and "uniform" or "zipf:S".
   int64_t adapters = 0;
@@ -76,8 +78,6 @@ struct ReplayOptions {
 // The hourly price of one GPU of `gpu_id` under these options (0: no price given). Throws
 // kvsim::Error when a price table lacks the GPU.
 double GpuHourlyCost(const ReplayOptions& options, const std::string& gpu_id);
-// Parses --gpu-hourly-cost: "USD" or "GPU=USD,GPU=USD" into the options. Throws kvsim::Error.
-void ParseGpuHourlyCost(const std::string& text, ReplayOptions& options);
 
 // Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error
 // naming the option.
