@@ -156,23 +156,24 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
        "USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per million output tokens, tokens/s per GPU");
 }
 
-void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
+void AddOutputOptions(po::options_description& desc, ReplayOptions& r, OutputFlags& outputs) {
+  outputs.File("timeseries", r.timeseries_path, "write memory/concurrency over time to FILE.csv");
   desc.add_options()
-      ("timeseries", po::value(&r.timeseries_path), "write memory/concurrency over time to FILE.csv")
-      ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)")
-      ("requests", po::value(&r.requests_path), "write one CSV row per request to FILE.csv")
-      ("report", po::value(&r.report_path), "write a self-contained HTML report with charts to FILE.html")
+      ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)");
+  outputs.File("requests", r.requests_path, "write one CSV row per request to FILE.csv")
+      .File("report", r.report_path, "write a self-contained HTML report with charts to FILE.html");
+  desc.add_options()
       ("omit-wall-time", po::bool_switch(&r.omit_wall_time), "write sim.wall_s as 0 so outputs are byte-identical across runs")
       ("quiet", po::bool_switch(&r.quiet), "no console summary or progress");
 }
 
 }  // namespace
 
-void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
+void AddReplayOptions(po::options_description& desc, ReplayFlags& flags, OutputFlags& outputs) {
   AddTraceOptions(desc, flags);
   AddEngineOptions(desc, flags);
   AddOffloadOptions(desc, flags.offload);
-  AddOutputOptions(desc, flags.options);
+  AddOutputOptions(desc, flags.options, outputs);
 }
 
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {

@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/offload_flags.h"
+#include "cli/output.h"
 #include "cli/step_model_flags.h"
 #include "sim/run/replay_options.h"
 
@@ -27,7 +28,8 @@ struct ReplayFlags {
   std::string prompt_len, output_len;
 };
 
-void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);
+// The output files among them (--timeseries, --requests, --report) join `outputs`, declared on `desc`.
+void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags, OutputFlags& outputs);
 
 // The typed options, validated (kvsim::Error naming the option), with the default trace filled in.
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir);
