@@ -32,8 +32,9 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
       /*line_length=*/110, /*min_description_length=*/60);
   desc.add_options()("help,h", "show this help")
       ("profile", po::value(&profiles)->composing(), "Vidur mlp.csv profile (repeatable)")
-      ("bench", po::value(&benches)->composing(), "vllm bench serve result JSON (repeatable; fitted in turn)")
-      ("output,o", po::value(&output_path), "write the calibration JSON here (- for standard output)");
+      ("bench", po::value(&benches)->composing(), "vllm bench serve result JSON (repeatable; fitted in turn)");
+  OutputFlags outputs(desc);
+  outputs.File("output,o", output_path, "write the calibration JSON here (- for standard output)", /*dash_is_stdout=*/true);
   AddDeploymentOptions(desc, opts);
   po::variables_map vm;
   po::store(po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run(), vm);
@@ -49,7 +50,7 @@ int RunCalibrateCommand(const std::vector<std::string>& args, std::ostream& out,
   ApplyDeploymentSwitches(vm, opts);
   if (profiles.empty() && benches.empty()) throw Error("nothing to fit: give --profile FILE.csv and/or --bench FILE.json");
   if (output_path.empty()) throw Error("-o/--output: where to write the calibration JSON");
-  CheckCommandOutputs(args, {{"-o/--output", output_path}});
+  outputs.Check(args);
   const std::string data_dir = DataDirectory();
   const Deployment d = ResolveDeployment(opts, data_dir);
 

@@ -54,8 +54,10 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
       "       kvsim capacity [--gpu GPU] -- vllm serve MODEL [every vllm serve flag]   (or --vllm-cmd \"vllm serve ...\")\n\n"
       "Options",
       /*line_length=*/110, /*min_description_length=*/60);
-  desc.add_options()("help,h", "show this help")
-      ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE")
+  desc.add_options()("help,h", "show this help");
+  OutputFlags outputs(desc);
+  outputs.Json(json_path, "print JSON instead of the table, or write it to FILE", OutputFlags::JsonAlone::kPrintsInsteadOfTable);
+  desc.add_options()
       ("trace", po::value(&trace_path),
        "a request trace (any format replay reads): also the max concurrency at its mean request length "
        "(prompt + output, capped at max-model-len; longer prompts left out)")
@@ -75,7 +77,7 @@ int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out,
     return kExitOk;
   }
   ApplyDeploymentSwitches(vm, opts);
-  CheckCommandOutputs(args, {{"--json", json_path}});
+  outputs.Check(args);
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   CapacityResult result = PlanCapacity(d.model, d.gpu, d.config);
   if (!result.does_not_fit.empty()) throw Error(result.does_not_fit);

@@ -33,6 +33,9 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, s
 int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// The commands RunKvsim runs, in the order `kvsim --help` lists them (declared once, in dispatch.cpp).
+std::vector<std::string> CommandNames();
+
 // Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.
 int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err,
              const CommandHooks& hooks = {});

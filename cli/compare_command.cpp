@@ -52,8 +52,9 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
     own.add_options()(kNames[i], po::value(&variant_args[i]),
                       (std::string("options of deployment ") + kNames[i] + (i >= 2 ? " (optional)" : "")).c_str());
   AddJobsOption(own, jobs);
-  own.add_options()("json", po::value(&json_path), "write every deployment's summary to FILE.json")
-      ("report", po::value(&report_path), "write one HTML page with the charts overlaid");
+  OutputFlags outputs(own);
+  outputs.Json(json_path, "write every deployment's summary to FILE.json")
+      .File("report", report_path, "write one HTML page with the charts overlaid", /*dash_is_stdout=*/true);
   po::variables_map vm;
   po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
   po::store(parsed, vm);
@@ -65,7 +66,7 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
     return kExitOk;
   }
   ValidateJobs(jobs);
-  CheckCommandOutputs(args, {{"--json", json_path}, {"--report", report_path}});
+  outputs.Check(args);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const std::string data_dir = DataDirectory();
   std::vector<Variant> variants;

@@ -15,37 +15,54 @@
 namespace kvsim {
 namespace {
 
-constexpr const char* kUsage =
-    "kvsim " KVSIM_VERSION ": GPU memory and concurrency of vLLM-style LLM serving\n\n"
-    "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
-    "Commands:\n"
-    "  capacity   static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency\n"
-    "  step       the predicted time of one engine step for a batch, per operator\n"
-    "  calibrate  fit the step model's kernel efficiencies to measured GPU timings\n"
-    "  replay     replay a request trace: peak memory, concurrency, preemptions, waste, latency\n"
-    "  compare    the same trace through two or more deployments, side by side\n"
-    "  sweep      replay a grid of settings, or search the largest max_num_seqs meeting SLOs\n"
-    "  train      training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit\n"
-    "  models     list the model presets\n"
-    "  gpus       list the GPU presets\n"
-    "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
-    "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
-    "3 internal error (a bug in kvsim).\n";
+using Args = std::vector<std::string>;
+
+// Every command, declared once: the usage text, the dispatch and the suggestions for a mistyped
+// command read this table, and CommandNames() hands it to the Python module.
+struct Command {
+  const char* name;
+  const char* summary;  // its line in `kvsim --help`
+  int (*run)(const Args& args, std::ostream& out, std::ostream& err, const CommandHooks& hooks);
+};
+constexpr Command kCommands[] = {
+    {"capacity", "static budget: weights, activation, runtime overhead, KV cache, blocks, concurrency",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunCapacityCommand(a, o, e); }},
+    {"step", "the predicted time of one engine step for a batch, per operator",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunStepCommand(a, o, e); }},
+    {"calibrate", "fit the step model's kernel efficiencies to measured GPU timings",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunCalibrateCommand(a, o, e); }},
+    {"replay", "replay a request trace: peak memory, concurrency, preemptions, waste, latency",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks& h) { return RunReplayCommand(a, o, e, h); }},
+    {"compare", "the same trace through two or more deployments, side by side",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunCompareCommand(a, o, e); }},
+    {"sweep", "replay a grid of settings, or search the largest max_num_seqs meeting SLOs",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunSweepCommand(a, o, e); }},
+    {"train", "training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunTrainCommand(a, o, e); }},
+    {"models", "list the model presets",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunModelsCommand(a, o, e); }},
+    {"gpus", "list the GPU presets",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunGpusCommand(a, o, e); }},
+    {"validate", "compare kvsim with memory figures real vLLM servers logged",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunValidateCommand(a, o, e); }},
+};
+
+std::string Usage() {
+  std::string usage =
+      "kvsim " KVSIM_VERSION ": GPU memory and concurrency of vLLM-style LLM serving\n\n"
+      "Usage: kvsim <command> [options]     (kvsim <command> --help for its options)\n\n"
+      "Commands:\n";
+  for (const Command& c : kCommands) usage += Format("  %-10s %s\n", c.name, c.summary);
+  return usage +
+         "\nMemory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
+         "3 internal error (a bug in kvsim).\n";
+}
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
              const CommandHooks& hooks = {}) {
-  if (command == "capacity") return RunCapacityCommand(args, out, err);
-  if (command == "step") return RunStepCommand(args, out, err);
-  if (command == "calibrate") return RunCalibrateCommand(args, out, err);
-  if (command == "replay") return RunReplayCommand(args, out, err, hooks);
-  if (command == "sweep") return RunSweepCommand(args, out, err);
-  if (command == "compare") return RunCompareCommand(args, out, err);
-  if (command == "train") return RunTrainCommand(args, out, err);
-  if (command == "models") return RunModelsCommand(args, out, err);
-  if (command == "gpus") return RunGpusCommand(args, out, err);
-  if (command == "validate") return RunValidateCommand(args, out, err);
-  const std::vector<std::string> close = ClosestMatches(command, {"capacity", "step", "calibrate", "replay", "sweep",
-                                                                 "compare", "train", "models", "gpus", "validate"});
+  for (const Command& c : kCommands)
+    if (command == c.name) return c.run(args, out, err, hooks);
+  const std::vector<std::string> close = ClosestMatches(command, CommandNames());
   err << "kvsim: error: unknown command '" << command << "'"
       << (close.empty() ? std::string() : " (did you mean " + Join(close, ", ") + "?)") << " (kvsim --help lists the commands)\n";
   return kExitBadInput;
@@ -110,9 +127,15 @@ int CheckStdoutWritten(const std::string& prefix, std::ostream& out, std::ostrea
 
 }  // namespace
 
+std::vector<std::string> CommandNames() {
+  std::vector<std::string> names;
+  for (const Command& c : kCommands) names.emplace_back(c.name);
+  return names;
+}
+
 int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err, const CommandHooks& hooks) {
   if (argv.size() < 2 || argv[1] == "--help" || argv[1] == "-h" || argv[1] == "help") {
-    (argv.size() < 2 ? err : out) << kUsage;
+    (argv.size() < 2 ? err : out) << Usage();
     return argv.size() < 2 ? kExitBadInput : kExitOk;
   }
   if (argv[1] == "--version") {

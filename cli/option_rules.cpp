@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "kvcache/base/error.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 namespace kvsim {
 namespace po = boost::program_options;

@@ -47,4 +47,28 @@ void CheckCommandOutputs(const std::vector<std::string>& args, const std::vector
   CheckOutputPaths(written, inputs);
 }
 
+OutputFlags& OutputFlags::Json(std::string& path, const char* help, JsonAlone alone) {
+  auto* value = boost::program_options::value(&path);
+  if (alone == JsonAlone::kPrintsInsteadOfTable) value->implicit_value("-");
+  desc_.add_options()("json", value, help);
+  declared_.push_back({"--json", &path, true});
+  return *this;
+}
+
+OutputFlags& OutputFlags::File(const char* spec, std::string& path, const char* help, bool dash_is_stdout) {
+  desc_.add_options()(spec, boost::program_options::value(&path), help);
+  // "output,o" is reported as "-o/--output".
+  const std::string name = spec;
+  const size_t comma = name.find(',');
+  declared_.push_back({comma == std::string::npos ? "--" + name : "-" + name.substr(comma + 1) + "/--" + name.substr(0, comma),
+                       &path, dash_is_stdout});
+  return *this;
+}
+
+void OutputFlags::Check(const std::vector<std::string>& args, const std::vector<std::string>& more_inputs) const {
+  std::vector<OutputPath> outputs;
+  for (const Declared& d : declared_) outputs.push_back({d.option, *d.path, d.dash_is_stdout});
+  CheckCommandOutputs(args, outputs, more_inputs);
+}
+
 }  // namespace kvsim

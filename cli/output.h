@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <boost/program_options.hpp>
+
 #include "kvcache/base/atomic_file.h"
 #include "kvcache/base/output_paths.h"
 
@@ -24,6 +26,39 @@ std::vector<std::string> InputCandidates(const std::vector<std::string>& args);
 // Outputs with an empty path are not written and are skipped.
 void CheckCommandOutputs(const std::vector<std::string>& args, const std::vector<OutputPath>& outputs,
                          const std::vector<std::string>& more_inputs = {});
+
+// A command's output flags, each declared once: Json() and File() add the flag with its help and
+// remember where its value lands, and Check() runs CheckCommandOutputs on every one of them, so an
+// output flag cannot be declared and left out of the check (or checked under another name).
+class OutputFlags {
+ public:
+  explicit OutputFlags(boost::program_options::options_description& desc) : desc_(desc) {}
+  OutputFlags(const OutputFlags&) = delete;
+  OutputFlags& operator=(const OutputFlags&) = delete;
+
+  // What --json given alone does.
+  enum class JsonAlone {
+    kNeedsFile,          // an error: --json FILE, or --json - for standard output
+    kPrintsInsteadOfTable,  // the JSON on standard output instead of the table (capacity, step, train)
+  };
+  // --json: the command's result as JSON, to FILE or standard output ("-").
+  OutputFlags& Json(std::string& path, const char* help, JsonAlone alone = JsonAlone::kNeedsFile);
+  // Another output file. `spec` is the flag as Boost declares it ("report", "output,o");
+  // dash_is_stdout: "-" names standard output rather than a file called "-".
+  OutputFlags& File(const char* spec, std::string& path, const char* help, bool dash_is_stdout = false);
+
+  // CheckCommandOutputs over every output declared here, after the flags are parsed.
+  void Check(const std::vector<std::string>& args, const std::vector<std::string>& more_inputs = {}) const;
+
+ private:
+  struct Declared {
+    std::string option;  // "--json", "-o/--output"
+    const std::string* path;
+    bool dash_is_stdout;
+  };
+  boost::program_options::options_description& desc_;
+  std::vector<Declared> declared_;
+};
 
 inline void WriteOutput(const std::string& path, const std::string& text, std::ostream& out) {
   if (path == "-") out << text;

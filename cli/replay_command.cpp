@@ -40,12 +40,13 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
       "With no --trace: the bundled Azure LLM inference conversation trace (2023, 19,366 requests).\n"
       "Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the replay and writes the outputs so far, marked \"partial\".\n\nOptions",
       110, 60);
-  desc.add_options()("help,h", "show this help")
-      ("json", po::value(&flags.options.json_path), "write the summary JSON to FILE (- for standard output)")
-      ("bench-json", po::value(&bench_json_path),
-       "write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms, median_ttft_ms, std_ttft_ms, "
-       "p99_ttft_ms, ... in milliseconds; ttft as the client measures it)");
-  AddReplayOptions(desc, flags);
+  desc.add_options()("help,h", "show this help");
+  OutputFlags outputs(desc);
+  outputs.Json(flags.options.json_path, "write the summary JSON to FILE (- for standard output)")
+      .File("bench-json", bench_json_path,
+            "write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms, median_ttft_ms, std_ttft_ms, "
+            "p99_ttft_ms, ... in milliseconds; ttft as the client measures it)");
+  AddReplayOptions(desc, flags, outputs);
   AddDeploymentOptions(desc, dep);
   AddDisaggOptions(desc, disagg);
   po::variables_map vm;
@@ -61,13 +62,10 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   }
   ApplyDeploymentSwitches(vm, dep);
   const std::string data_dir = DataDirectory();
-  const ReplayOptions r = ResolveReplayFlags(std::move(flags), data_dir);
+  const ReplayOptions r = ResolveReplayFlags(flags, data_dir);  // a copy: `outputs` reads the paths in `flags`
   const Deployment d = ResolveDeployment(dep, data_dir);
   const std::optional<DisaggDeployment> pd = ResolveDisaggFlags(disagg, dep, r.replicas, data_dir);
-  CheckCommandOutputs(args, {{"--json", r.json_path}, {"--timeseries", r.timeseries_path, false},
-                             {"--requests", r.requests_path, false}, {"--report", r.report_path, false},
-                             {"--bench-json", bench_json_path, false}},
-                      {r.trace});
+  outputs.Check(args, {r.trace});
 
   // Observers beside the statistics: the CSV files stream as the replay runs, the charts feed the report.
   std::unique_ptr<TimeSeriesCsv> series;

@@ -1,9 +1,13 @@
 #include "cli/replay_flags.h"
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
+#include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "cli/enum_option.h"
@@ -46,6 +50,71 @@ void AddDatasetOptions(po::options_description& desc, ReplayFlags& f) {
       ("shared-prefix-output-len", Optional(d.output_len), "shared_prefix: output tokens (inference-perf output_len)");
 }
 
+// "A:B", two numbers and nothing else.
+std::pair<double, double> TwoNumbers(const std::string& text, const std::string& option, const std::string& form) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) throw Error(option + ": '" + text + "' is not " + form);
+  try {
+    size_t used_a = 0, used_b = 0;
+    const double a = std::stod(text.substr(0, colon), &used_a);
+    const double b = std::stod(text.substr(colon + 1), &used_b);
+    if (used_a != colon || used_b != text.size() - colon - 1) throw std::invalid_argument("trailing");
+    return {a, b};
+  } catch (const std::exception&) {
+    throw Error(option + ": '" + text + "' is not " + form);
+  }
+}
+
+// --shared-prefix K:LEN and --conversations T:THINK_S (either may be empty). Counts past 2^53 are
+// refused rather than converted: a double holds whole numbers exactly only up to there.
+constexpr int64_t kMaxOverlayCount = int64_t{1} << 53;
+PrefixOverlayOptions ParsePrefixOverlay(const std::string& shared_prefix, const std::string& conversations) {
+  PrefixOverlayOptions o;
+  if (!shared_prefix.empty()) {
+    const auto [k, len] = TwoNumbers(shared_prefix, "--shared-prefix", "K:LEN (e.g. 4:1000: 4 system prompts of 1,000 tokens)");
+    if (!(k >= 1 && k == std::floor(k) && len >= 1 && len == std::floor(len)))
+      throw Error("--shared-prefix: '" + shared_prefix + "': K and LEN must be whole numbers >= 1");
+    o.shared_prompts = RoundToInt64OrThrow(k, 1, kMaxOverlayCount, "--shared-prefix K");
+    o.shared_prompt_tokens = RoundToInt64OrThrow(len, 1, kMaxOverlayCount, "--shared-prefix LEN");
+  }
+  if (!conversations.empty()) {
+    const auto [t, think] = TwoNumbers(conversations, "--conversations", "TURNS:THINK_S (e.g. 4:30)");
+    if (!(t >= 1 && t == std::floor(t) && think >= 0))
+      throw Error("--conversations: '" + conversations + "': TURNS must be a whole number >= 1 and THINK_S >= 0");
+    o.turns = RoundToInt64OrThrow(t, 1, kMaxOverlayCount, "--conversations TURNS");
+    o.think_s = think;
+  }
+  return o;
+}
+
+// --gpu-hourly-cost: "USD" for every GPU, or "GPU=USD,GPU=USD" per GPU id (for grids over GPUs).
+void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
+  auto number = [&](const std::string& v) {
+    size_t used = 0;
+    double x = -1;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size() || !(x >= 0)) throw Error("--gpu-hourly-cost: '" + v + "' is not a non-negative USD amount per GPU-hour");
+    return x;
+  };
+  if (text.find('=') == std::string::npos) {
+    r.gpu_hourly_cost = number(text);
+    return;
+  }
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string piece = text.substr(start, comma - start);
+    const size_t eq = piece.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--gpu-hourly-cost: '" + piece + "' is not GPU=USD (e.g. h100=3.2)");
+    r.gpu_hourly_costs[piece.substr(0, eq)] = number(piece.substr(eq + 1));
+    start = comma + 1;
+  }
+}
+
 void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
   ReplayOptions& r = f.options;
   desc.add_options()
@@ -86,8 +155,8 @@ void AddTraceOptions(po::options_description& desc, ReplayFlags& f) {
       ("duration", po::value(&r.window.duration_s), "keep this many seconds of arrivals")
       ("rate-scale", po::value(&r.window.rate_scale)->default_value(1.0), "divide arrival times by S (S > 1: more load)")
       ("repeat", po::value(&r.window.repeat)->default_value(1), "tile the trace K times back to back")
-      ("shared-prefix", po::value(&r.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
-      ("conversations", po::value(&r.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)")
+      ("shared-prefix", po::value(&f.shared_prefix), "K:LEN: each request starts with one of K system prompts of LEN tokens (uniform)")
+      ("conversations", po::value(&f.conversations), "T:THINK_S: each request starts a T-turn conversation, turns THINK_S s apart (exponential)")
       ("adapter-column", po::value(&r.reader.adapter_column),
        "with --enable-lora: the trace column (CSV header, Mooncake key) naming each request's LoRA adapter; an empty cell is the base model")
       ("adapters", po::value(&r.adapters),
@@ -130,24 +199,25 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
        "USD per GPU-hour, or GPU=USD,... by GPU id: report GPU-hours, USD per million output tokens, tokens/s per GPU");
 }
 
-void AddOutputOptions(po::options_description& desc, ReplayOptions& r) {
+void AddOutputOptions(po::options_description& desc, ReplayOptions& r, OutputFlags& outputs) {
+  outputs.File("timeseries", r.timeseries_path, "write memory/concurrency over time to FILE.csv");
   desc.add_options()
-      ("timeseries", po::value(&r.timeseries_path), "write memory/concurrency over time to FILE.csv")
-      ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)")
-      ("requests", po::value(&r.requests_path), "write one CSV row per request to FILE.csv")
-      ("report", po::value(&r.report_path), "write a self-contained HTML report with charts to FILE.html")
+      ("sample-interval", po::value(&r.sample_interval_s)->default_value(0.0), "time series: one row per S seconds (0: every step)");
+  outputs.File("requests", r.requests_path, "write one CSV row per request to FILE.csv")
+      .File("report", r.report_path, "write a self-contained HTML report with charts to FILE.html");
+  desc.add_options()
       ("omit-wall-time", po::bool_switch(&r.omit_wall_time), "write sim.wall_s as 0 so outputs are byte-identical across runs")
       ("quiet", po::bool_switch(&r.quiet), "no console summary or progress");
 }
 
 }  // namespace
 
-void AddReplayOptions(po::options_description& desc, ReplayFlags& flags) {
+void AddReplayOptions(po::options_description& desc, ReplayFlags& flags, OutputFlags& outputs) {
   AddTraceOptions(desc, flags);
   AddDatasetOptions(desc, flags);
   AddEngineOptions(desc, flags);
   AddOffloadOptions(desc, flags.offload);
-  AddOutputOptions(desc, flags.options);
+  AddOutputOptions(desc, flags.options, outputs);
 }
 
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir) {
@@ -173,6 +243,7 @@ ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir)
   ApplyStepModelFlags(flags.step_model, r.timer);
   r.offload = ResolveOffloadFlags(flags.offload);
   if (!flags.gpu_hourly_cost.empty()) ParseGpuHourlyCost(flags.gpu_hourly_cost, r);
+  r.prefix_overlay = ParsePrefixOverlay(flags.shared_prefix, flags.conversations);
   ValidateReplayOptions(r, data_dir);
   return r;
 }

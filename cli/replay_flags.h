@@ -9,8 +9,9 @@
 #include <boost/program_options.hpp>
 
 #include "cli/offload_flags.h"
+#include "cli/output.h"
 #include "cli/step_model_flags.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 namespace kvsim {
 
@@ -22,11 +23,13 @@ struct ReplayFlags {
   StepModelFlags step_model;
   OffloadFlags offload;
   std::string gpu_hourly_cost;  // "USD" or "GPU=USD,..."
+  std::string shared_prefix, conversations;  // "K:LEN", "T:THINK_S"
   // Given on the command line (empty: the synthetic workload's defaults): a trace has its own lengths.
   std::string prompt_len, output_len;
 };
 
-void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags);
+// The output files among them (--timeseries, --requests, --report) join `outputs`, declared on `desc`.
+void AddReplayOptions(boost::program_options::options_description& desc, ReplayFlags& flags, OutputFlags& outputs);
 
 // The typed options, validated (kvsim::Error naming the option), with the default trace filled in.
 ReplayOptions ResolveReplayFlags(ReplayFlags flags, const std::string& data_dir);

@@ -94,8 +94,9 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
       ("prefill-seqs", po::value(&batch.prefill_seqs)->default_value(0), "sequences prefilling a chunk")
       ("prefill-tokens", po::value(&batch.prefill_tokens)->default_value(0), "prompt tokens each prefill computes this step")
       ("prefill-context", po::value(&batch.prefill_context)->default_value(0),
-       "tokens each prefilling sequence already has cached (earlier chunks, prefix-cache hits)")
-      ("json", po::value(&json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE");
+       "tokens each prefilling sequence already has cached (earlier chunks, prefix-cache hits)");
+  OutputFlags outputs(desc);
+  outputs.Json(json_path, "print JSON instead of the table, or write it to FILE", OutputFlags::JsonAlone::kPrintsInsteadOfTable);
   AddSpecAcceptanceOption(desc, spec_acceptance);
   AddDeploymentOptions(desc, opts);
   AddStepModelOptions(desc, model_flags);
@@ -113,7 +114,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
     return kExitOk;
   }
   ApplyDeploymentSwitches(vm, opts);
-  CheckCommandOutputs(args, {{"--json", json_path}});
+  outputs.Check(args);
   const StepWork work = WorkOf(batch);
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);

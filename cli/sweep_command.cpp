@@ -37,7 +37,7 @@ struct SweepRun {
   int exit_code = kExitOk;
 };
 
-void AddSweepOptions(po::options_description& own, SweepFlags& f) {
+void AddSweepOptions(po::options_description& own, SweepFlags& f, OutputFlags& outputs) {
   own.add_options()("help,h", "show this help")
       ("sweep", po::value(&f.sweeps)->composing(), "OPTION=V1,V2,...: an axis of the grid (repeatable; the first is outermost); a JSON value "
        "keeps its commas: speculative-config={...},{...}")
@@ -53,8 +53,8 @@ void AddSweepOptions(po::options_description& own, SweepFlags& f) {
   AddJobsOption(own, f.jobs);
   own.add_options()("broadcast-trace", po::bool_switch(&f.broadcast_trace),
                     "under mpirun: rank 0 reads the trace and sends it to every rank (node-local disks)");
-  own.add_options()("csv", po::value(&f.csv_path), "write one row per point to FILE.csv")
-      ("json", po::value(&f.json_path), "write every point's summary to FILE.json");
+  outputs.File("csv", f.csv_path, "write one row per point to FILE.csv", /*dash_is_stdout=*/true)
+      .Json(f.json_path, "write every point's summary to FILE.json");
 }
 
 // "interrupted by SIGINT; 3 points finished, 5 not", or "" when nothing was cut short.
@@ -205,7 +205,8 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
       "Usage: kvsim sweep --sweep OPTION=V1,V2,... [--sweep ...] [--slo ttft-p99=2s,...] [replay options]\n"
       "       kvsim sweep --find max-num-seqs|rate-scale --slo ... [replay options]\n\nSweep options",
       110, 60);
-  AddSweepOptions(own, f);
+  OutputFlags outputs(own);
+  AddSweepOptions(own, f, outputs);
   po::variables_map vm;
   po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
   po::store(parsed, vm);
@@ -219,7 +220,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     return kExitOk;
   }
   ValidateJobs(f.jobs);
-  CheckCommandOutputs(args, {{"--csv", f.csv_path}, {"--json", f.json_path}});
+  outputs.Check(args);
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   // Under mpirun/srun (two ranks or more) the points run across the ranks; otherwise null.

@@ -29,7 +29,7 @@ struct TrainFlags {
   std::string report_path;
 };
 
-void AddTrainOptions(po::options_description& desc, TrainingSetup& s, TrainFlags& f) {
+void AddTrainOptions(po::options_description& desc, TrainingSetup& s, TrainFlags& f, OutputFlags& outputs) {
   desc.add_options()
       ("params", po::value(&f.params), "count only: N parameters (e.g. 7.5e9) instead of --model")
       ("micro-batch-size", po::value(&s.micro_batch)->default_value(s.micro_batch), "sequences per micro-batch (B)")
@@ -49,9 +49,9 @@ void AddTrainOptions(po::options_description& desc, TrainingSetup& s, TrainFlags
       ("lora-rank", po::value(&s.lora_rank)->default_value(s.lora_rank), "LoRA rank r")
       ("lora-targets", po::value(&s.lora_targets)->default_value(s.lora_targets, NameOf(s.lora_targets)),
        Choices<LoraTargets>().c_str())
-      ("find", po::value(&f.find), "micro-batch-size: the largest B that fits on --gpu")
-      ("json", po::value(&f.json_path)->implicit_value("-"), "print JSON instead of the table, or write it to FILE")
-      ("report", po::value(&f.report_path), "write an HTML report (FILE.html) and the chart as FILE.svg");
+      ("find", po::value(&f.find), "micro-batch-size: the largest B that fits on --gpu");
+  outputs.Json(f.json_path, "print JSON instead of the table, or write it to FILE", OutputFlags::JsonAlone::kPrintsInsteadOfTable)
+      .File("report", f.report_path, "write an HTML report (FILE.html) and the chart as FILE.svg");
 }
 
 std::string SvgPathFor(const std::string& html_path) {
@@ -79,7 +79,8 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
       /*line_length=*/110, /*min_description_length=*/60);
   desc.add_options()("help,h", "show this help");
   AddModelAndGpuOptions(desc, opts);
-  AddTrainOptions(desc, setup, flags);
+  OutputFlags outputs(desc);
+  AddTrainOptions(desc, setup, flags, outputs);
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(desc).run(), vm);
   po::notify(vm);
@@ -94,7 +95,7 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
   }
   if (!flags.find.empty() && flags.find != "micro-batch-size")
     throw Error("--find: '" + flags.find + "' is not one of micro-batch-size");
-  CheckCommandOutputs(args, {{"--json", flags.json_path}, {"--report", flags.report_path}});
+  outputs.Check(args);
   // Adapter settings of a full fine-tune would be ignored: refuse them.
   if (setup.finetune == Finetune::kFull)
     for (const char* flag : {"lora-rank", "lora-targets"})

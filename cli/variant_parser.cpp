@@ -23,7 +23,8 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   ReplayFlags replay;
   DisaggFlags disagg;
   po::options_description desc;
-  AddReplayOptions(desc, replay);
+  OutputFlags outputs(desc);  // a variant's replay writes no files: its command's own flags name them
+  AddReplayOptions(desc, replay, outputs);
   AddDeploymentOptions(desc, dep);
   AddDisaggOptions(desc, disagg);
   std::vector<std::string> args = base_args;

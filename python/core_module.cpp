@@ -70,4 +70,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", &Run, py::arg("argv"), py::arg("progress") = py::none(),
         "Runs `kvsim <command> <flags>` in this process; argv[0] is the program name. Returns (exit code, "
         "stdout bytes, stderr bytes). progress(fraction, simulated_s) is called during replays.");
+  m.def("commands", &kvsim::CommandNames, "The commands run() accepts, as `kvsim --help` lists them.");
 }

@@ -1,4 +1,4 @@
-// The prefill/decode section of a disaggregated replay's summary (sim/disagg/disagg_summary.h):
+// The prefill/decode section of a disaggregated replay's summary (sim/stats/disagg_summary.h):
 // JSON key "disaggregation" and a console table.
 #ifndef KVSIM_REPORTS_DISAGG_REPORT_H_
 #define KVSIM_REPORTS_DISAGG_REPORT_H_
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/disagg/disagg_summary.h"
+#include "sim/stats/disagg_summary.h"
 
 namespace kvsim {
 

@@ -58,6 +58,7 @@ std::string Configuration(const ReplaySummary& s) {
                                 " output tok/s");
   html += Row("offered load", F(s.throughput.offered_requests_per_s) + " req/s");
   html += Row("prefix cache hit rate", F(100 * s.prefix_cache.hit_rate, "%.1f") + "%");
+  for (const FigureText& f : FiguresWithoutOwnRow(s)) html += Row(f.key, f.value + " " + f.unit);
   html += "</table></div>\n";
   return html;
 }

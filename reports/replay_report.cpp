@@ -1,5 +1,7 @@
 #include "reports/replay_report.h"
 
+#include <type_traits>
+
 #include "kvcache/base/text_format.h"
 #include "reports/capacity_report.h"
 #include "reports/fleet_report.h"
@@ -7,6 +9,7 @@
 #include "reports/lora_report.h"
 #include "reports/offload_report.h"
 #include "reports/text_table.h"
+#include "sim/stats/summary_fields.h"
 
 namespace kvsim {
 namespace {
@@ -42,13 +45,10 @@ nlohmann::json ReplayConfigToJson(const ReplaySummary::Config& c) {
 
 nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   nlohmann::json j;
-  const auto& rq = s.requests;
-  j["requests"] = {{"total", rq.total}, {"finished", rq.finished}, {"rejected", rq.rejected},
-                   {"preemptions", rq.preemptions}, {"rejected_by_reason", rq.rejected_by_reason}};
-  j["concurrency"] = {{"peak_running", s.concurrency.peak_running}, {"mean_running", s.concurrency.mean_running},
-                      {"peak_waiting", s.concurrency.peak_waiting}};
-  j["kv"] = {{"num_blocks", s.kv.num_blocks}, {"block_size", s.kv.block_size},
-             {"peak_used_blocks", s.kv.peak_used_blocks}, {"peak_used_fraction", s.kv.peak_used_fraction}};
+  // The plain figures (requests, concurrency, kv, throughput, goodput, memory_gib), then what is not one.
+  VisitSummaryFields(s, [&](const SummaryFieldInfo& f, const auto& value) { j[f.section][f.name] = value; });
+  j["requests"]["rejected_by_reason"] = s.requests.rejected_by_reason;
+  j["memory_gib"]["units"] = "GiB = 2^30 bytes, per GPU";
   j["waste"] = WasteJson(s.waste);
   j["waste_saturated"] = WasteJson(s.waste_saturated);
   j["waste_saturated"]["saturated_time_fraction"] = s.saturated_time_fraction;
@@ -62,16 +62,7 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   for (const auto& [name, l] : s.latency_s.Named()) j["latency_s"][name] = LatencyJson(*l);
   j["latency_s"]["ttft_components"] = nlohmann::json::object();
   s.latency_s.ttft_components.ForEach([&](const char* name, double v) { j["latency_s"]["ttft_components"][name] = v; });
-  const auto& th = s.throughput;
-  j["throughput"] = {{"requests_per_s", th.requests_per_s}, {"output_tokens_per_s", th.output_tokens_per_s},
-                     {"simulated_s", th.simulated_s}, {"offered_requests_per_s", th.offered_requests_per_s}};
-  j["goodput"] = {{"requests_per_s", s.goodput.requests_per_s}, {"fraction", s.goodput.fraction},
-                  {"slo_ttft_s", s.goodput.slo_ttft_s}, {"slo_tpot_s", s.goodput.slo_tpot_s}};
   j["kvsim_version"] = KVSIM_VERSION;
-  const auto& m = s.memory_gib;
-  j["memory_gib"] = {{"weights", m.weights}, {"activation", m.activation}, {"non_torch", m.non_torch},
-                     {"kv_pool", m.kv_pool}, {"kv_peak_used", m.kv_peak_used}, {"peak_total", m.peak_total},
-                     {"units", "GiB = 2^30 bytes, per GPU"}};
   j["sim"] = {{"wall_s", s.sim.wall_s}, {"events", s.sim.events}, {"steps", s.sim.steps}, {"stepping", NameOf(s.sim.stepping)},
               {"latency_quantiles", s.sim.exact_quantiles ? "exact" : "sketch (log buckets 1% wide: within 0.5%)"}};
   if (s.sim.draft_tokens > 0)  // present only with speculative decoding
@@ -87,6 +78,18 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& s) {
   if (s.lora) j["lora"] = LoraToJson(*s.lora);
   AddFleetAndCostJson(s, ReplaySummaryToJson, j);  // fleet, cost, load_check: only for fleets and with --gpu-hourly-cost
   return j;
+}
+
+std::vector<FigureText> FiguresWithoutOwnRow(const ReplaySummary& s) {
+  std::vector<FigureText> out;
+  VisitSummaryFields(s, [&](const SummaryFieldInfo& f, const auto& value) {
+    if (f.outputs != FieldOutputs::kEverywhere) return;
+    std::string text;
+    if constexpr (std::is_floating_point_v<std::remove_cvref_t<decltype(value)>>) text = Format("%.6g", value);
+    else text = std::to_string(value);
+    out.push_back({std::string(f.section) + "." + f.name, f.unit, text});
+  });
+  return out;
 }
 
 std::string RenderReplayText(const ReplaySummary& s) {

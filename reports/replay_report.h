@@ -6,6 +6,7 @@
 #define KVSIM_REPORTS_REPLAY_REPORT_H_
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +19,15 @@ nlohmann::json ReplaySummaryToJson(const ReplaySummary& summary);
 nlohmann::json ReplayConfigToJson(const ReplaySummary::Config& config);
 
 std::string RenderReplayText(const ReplaySummary& summary);
+
+// The plain figures without a row of their own in the tables (FieldOutputs::kEverywhere,
+// sim/stats/summary_fields.h), in field order, as the sweep CSV and the HTML report show them.
+struct FigureText {
+  std::string key;    // "section.name"
+  std::string unit;
+  std::string value;  // integers whole, other numbers to 6 significant digits
+};
+std::vector<FigureText> FiguresWithoutOwnRow(const ReplaySummary& summary);
 
 }  // namespace kvsim
 

@@ -7,20 +7,32 @@
 namespace kvsim {
 namespace {
 
+// The summary's plain figures without a column of their own follow the fixed columns, one each.
+std::vector<FigureText> ExtraFigures() { return FiguresWithoutOwnRow(ReplaySummary{}); }
+
 std::vector<std::string> Cells(const PointOutcome& p) {
-  if (!p.summary) return {p.label, "-", "-", "-", "-", "-", "-", p.feasible ? "meets" : "violates"};
+  std::vector<std::string> cells;
+  if (!p.summary) {
+    cells = {p.label, "-", "-", "-", "-", "-", "-", p.feasible ? "meets" : "violates"};
+    cells.insert(cells.end(), ExtraFigures().size(), "-");
+    return cells;
+  }
   const ReplaySummary& s = *p.summary;
   const double finished = static_cast<double>(s.requests.finished);
   const double preemptions = static_cast<double>(s.requests.preemptions);
-  return {p.label,
-          Format("%.3f", s.throughput.requests_per_s),
-          Format("%.3f", s.goodput.requests_per_s),
-          Format("%.3f", s.latency_s.ttft.p99),
-          Format("%.4f", s.latency_s.tpot.p99),
-          Format("%.3f", finished > 0 ? preemptions / finished : 0.0),
-          std::to_string(s.concurrency.peak_running),
-          p.feasible ? "meets" : "violates"};
+  cells = {p.label,
+           Format("%.3f", s.throughput.requests_per_s),
+           Format("%.3f", s.goodput.requests_per_s),
+           Format("%.3f", s.latency_s.ttft.p99),
+           Format("%.4f", s.latency_s.tpot.p99),
+           Format("%.3f", finished > 0 ? preemptions / finished : 0.0),
+           std::to_string(s.concurrency.peak_running),
+           p.feasible ? "meets" : "violates"};
+  for (const FigureText& f : FiguresWithoutOwnRow(s)) cells.push_back(f.value);
+  return cells;
 }
+
+constexpr size_t kSloColumn = 7;  // "meets"/"violates": 1/0 in the CSV
 
 // RFC 4180: a point's name may hold commas and, with a JSON value (speculative-config={"method":...}),
 // quotes, which are doubled inside the quoted field.
@@ -33,16 +45,20 @@ std::string QuotedCsvField(const std::string& text) {
 }  // namespace
 
 std::string RenderPointsTable(const std::vector<PointOutcome>& points, const std::string& first_column) {
-  TextTable t({first_column, "req/s", "goodput/s", "TTFT p99 s", "TPOT p99 s", "preempt/req", "peak running", "SLOs"});
+  std::vector<std::string> header = {first_column, "req/s", "goodput/s", "TTFT p99 s", "TPOT p99 s", "preempt/req", "peak running", "SLOs"};
+  for (const FigureText& f : ExtraFigures()) header.push_back(f.key + " (" + f.unit + ")");
+  TextTable t(header);
   for (const auto& p : points) t.AddRow(Cells(p));
   return t.Render();
 }
 
 std::string RenderPointsCsv(const std::vector<PointOutcome>& points, const std::string& partial_reason) {
-  std::string csv = "point,requests_per_s,goodput_per_s,ttft_p99_s,tpot_p99_s,preemptions_per_request,peak_running,meets_slos\n";
+  std::string csv = "point,requests_per_s,goodput_per_s,ttft_p99_s,tpot_p99_s,preemptions_per_request,peak_running,meets_slos";
+  for (const FigureText& f : ExtraFigures()) csv += "," + f.key;
+  csv += "\n";
   for (const auto& p : points) {
     auto cells = Cells(p);
-    cells.back() = p.feasible ? "1" : "0";
+    cells[kSloColumn] = p.feasible ? "1" : "0";
     for (size_t i = 0; i < cells.size(); ++i) csv += (i ? "," : "") + (i == 0 ? QuotedCsvField(cells[i]) : cells[i]);
     csv += "\n";
   }

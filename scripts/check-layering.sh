@@ -2,7 +2,10 @@
 # The layering check: reads every #include "..." of kvsim's sources and fails
 #  1. on any include against the layer order of docs/ARCHITECTURE.md, and
 #  2. on an include cycle between files of one layer: x.h and x.cpp count as one file x, and x
-#     depends on y when either of x's includes y.h; a cycle x -> y -> ... -> x is reported whole.
+#     depends on y when either of x's includes y.h; a cycle x -> y -> ... -> x is reported whole;
+#  3. on an include cycle between folders: folder F depends on folder G when a file directly in F
+#     includes one directly in G (sim/engine -> sim/fleet); the cycle is reported with one include
+#     per step, so a folder-level loop made of files that do not loop is still found.
 # Usage: scripts/check-layering.sh [SOURCE_DIR]
 #
 #   layer        folder               may include
@@ -64,7 +67,8 @@ allowed() {  # allowed FROM_LAYER TO_LAYER
 
 violations=0
 edges=$(mktemp)
-trap 'rm -f "$edges"' EXIT
+folder_edges=$(mktemp)
+trap 'rm -f "$edges" "$edges.next" "$folder_edges" "$folder_edges.next"' EXIT
 files=$(find kvcache workloads sim reports cli python tests bench \( -name "*.h" -o -name "*.cpp" \) 2>/dev/null | sort || true)
 for f in $files; do
   layer_of "$f"
@@ -84,6 +88,7 @@ for f in $files; do
       violations=$((violations + 1))
     fi
     if [[ $to == "$from" && ${f%.*} != "${target%.*}" ]]; then echo "${f%.*} ${target%.*}" >>"$edges"; fi
+    if [[ ${f%/*} != "${target%/*}" ]]; then echo "${f%/*} ${target%/*} $f:$line" >>"$folder_edges"; fi
   done < <(grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" | sed -E 's/^([0-9]+):.*"([^"]+)".*/\1:\2/')
 done
 
@@ -99,8 +104,26 @@ while true; do
   mv "$edges.next" "$edges"
 done
 
+# The same for folders; each step of a reported loop names one include that makes it.
+while true; do
+  loop=$(cut -d' ' -f1,2 "$folder_edges" | sort -u | tsort 2>&1 >/dev/null |
+         awk '/input contains a loop/ { n++; next } n == 1 { sub(/^tsort: /, ""); print }' || true)
+  [[ -z $loop ]] && break
+  read -r -a dirs <<<"$(echo $loop)"
+  path="" steps=""
+  for ((i = 0; i < ${#dirs[@]}; i++)); do
+    a=${dirs[i]} b=${dirs[(i + 1) % ${#dirs[@]}]}
+    path+="$a -> "
+    steps+="; $(awk -v a="$a" -v b="$b" '$1 == a && $2 == b { print $3; exit }' "$folder_edges") ($a -> $b)"
+  done
+  echo "include cycle between folders: $path${dirs[0]}$steps"
+  violations=$((violations + 1))
+  grep -v "^${dirs[0]} " "$folder_edges" >"$folder_edges.next" || true
+  mv "$folder_edges.next" "$folder_edges"
+done
+
 if ((violations)); then
   echo "layering check: $violations violation(s)"
   exit 1
 fi
-echo "layering check: $(wc -w <<<"$files") files, every include points down the layer order, no include cycle"
+echo "layering check: $(wc -w <<<"$files") files, every include points down the layer order, no include cycle between files or folders"

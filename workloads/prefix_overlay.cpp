@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "kvcache/base/error.h"
+#include "kvcache/base/check.h"
 
 namespace kvsim {
 namespace {
@@ -15,20 +15,6 @@ uint64_t Mix(uint64_t a, uint64_t b) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-std::pair<double, double> TwoNumbers(const std::string& text, const std::string& option, const std::string& form) {
-  const auto colon = text.find(':');
-  if (colon == std::string::npos) throw Error(option + ": '" + text + "' is not " + form);
-  try {
-    size_t used_a = 0, used_b = 0;
-    const double a = std::stod(text.substr(0, colon), &used_a);
-    const double b = std::stod(text.substr(colon + 1), &used_b);
-    if (used_a != colon || used_b != text.size() - colon - 1) throw std::invalid_argument("trailing");
-    return {a, b};
-  } catch (const std::exception&) {
-    throw Error(option + ": '" + text + "' is not " + form);
-  }
 }
 
 // One conversation's state between turns.
@@ -49,8 +35,8 @@ struct Pending {
 
 class OverlaySource final : public RequestSource {
  public:
-  OverlaySource(std::unique_ptr<RequestSource> inner, PrefixOverlayOptions o)
-      : inner_(std::move(inner)), o_(o), rng_(o.seed ^ 0x5eedULL) {
+  OverlaySource(std::unique_ptr<RequestSource> inner, PrefixOverlayOptions o, uint64_t seed)
+      : inner_(std::move(inner)), o_(o), rng_(seed ^ 0x5eedULL) {
     ahead_ = inner_->Next();
   }
 
@@ -123,29 +109,12 @@ class OverlaySource final : public RequestSource {
 
 }  // namespace
 
-PrefixOverlayOptions ParsePrefixOverlay(const std::string& shared_prefix, const std::string& conversations, uint64_t seed) {
-  PrefixOverlayOptions o;
-  o.seed = seed;
-  if (!shared_prefix.empty()) {
-    const auto [k, len] = TwoNumbers(shared_prefix, "--shared-prefix", "K:LEN (e.g. 4:1000: 4 system prompts of 1,000 tokens)");
-    if (!(k >= 1 && k == std::floor(k) && len >= 1 && len == std::floor(len)))
-      throw Error("--shared-prefix: '" + shared_prefix + "': K and LEN must be whole numbers >= 1");
-    o.shared_prompts = static_cast<int64_t>(k);
-    o.shared_prompt_tokens = static_cast<int64_t>(len);
-  }
-  if (!conversations.empty()) {
-    const auto [t, think] = TwoNumbers(conversations, "--conversations", "TURNS:THINK_S (e.g. 4:30)");
-    if (!(t >= 1 && t == std::floor(t) && think >= 0))
-      throw Error("--conversations: '" + conversations + "': TURNS must be a whole number >= 1 and THINK_S >= 0");
-    o.turns = static_cast<int64_t>(t);
-    o.think_s = think;
-  }
-  return o;
-}
-
-std::unique_ptr<RequestSource> ApplyPrefixOverlay(std::unique_ptr<RequestSource> source, const PrefixOverlayOptions& o) {
+std::unique_ptr<RequestSource> ApplyPrefixOverlay(std::unique_ptr<RequestSource> source, const PrefixOverlayOptions& o,
+                                                  uint64_t seed) {
+  KVSIM_CHECK(o.shared_prompts >= 0 && o.turns >= 0 && o.think_s >= 0 && (o.shared_prompts == 0 || o.shared_prompt_tokens >= 1),
+              "prefix overlay options out of range (the CLI checks them)");
   if (!o.active()) return source;
-  return std::make_unique<OverlaySource>(std::move(source), o);
+  return std::make_unique<OverlaySource>(std::move(source), o, seed);
 }
 
 }  // namespace kvsim

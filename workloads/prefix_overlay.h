@@ -16,7 +16,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "workloads/request_source.h"
 
@@ -27,18 +26,17 @@ struct PrefixOverlayOptions {
   int64_t shared_prompt_tokens = 0;  // LEN
   int64_t turns = 0;                 // T; 0: no conversations
   double think_s = 0;                // mean think time
-  uint64_t seed = 1;
   bool active() const { return shared_prompts > 0 || turns > 0; }
+  bool operator==(const PrefixOverlayOptions&) const = default;
 };
-
-// Parses "--shared-prefix K:LEN" and "--conversations T:THINK" (either may be empty). Throws
-// kvsim::Error naming the option.
-PrefixOverlayOptions ParsePrefixOverlay(const std::string& shared_prefix, const std::string& conversations, uint64_t seed);
 
 // Tokens per block id the overlay writes.
 inline constexpr int64_t kOverlayBlockTokens = 16;
 
-std::unique_ptr<RequestSource> ApplyPrefixOverlay(std::unique_ptr<RequestSource> source, const PrefixOverlayOptions& options);
+// The system prompts and think times are drawn from `seed`. REQUIRES: the counts and LEN >= 1 where
+// set, think_s >= 0 (the CLI's parser checks them, cli/replay_flags.cpp).
+std::unique_ptr<RequestSource> ApplyPrefixOverlay(std::unique_ptr<RequestSource> source, const PrefixOverlayOptions& options,
+                                                  uint64_t seed);
 
 }  // namespace kvsim
 

@@ -24,3 +24,14 @@ def test_stub_names_every_public_function():
                  "gpus", "run_cli"):
         assert callable(getattr(kvsim, name))
         assert "def %s(" % name in committed
+
+
+def test_every_command_of_the_cli_is_reachable():
+    """The command list is the CLI's own (kvsim._core.commands()): each has a function of its name,
+    or is one of the commands reached through run_cli."""
+    from kvsim import _core
+    through_run_cli = {"calibrate", "validate"}
+    commands = _core.commands()
+    assert "replay" in commands
+    for name in commands:
+        assert name in through_run_cli or callable(getattr(kvsim, name, None)), name

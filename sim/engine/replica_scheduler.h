@@ -19,7 +19,7 @@
 #include <concepts>
 #include <cstdint>
 
-#include "sim/engine/replay_options.h"
+#include "sim/engine/engine_kinds.h"
 
 namespace kvsim {
 

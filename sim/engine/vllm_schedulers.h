@@ -8,7 +8,7 @@
 
 #include "kvcache/base/error.h"
 #include "sim/engine/replica_scheduler.h"
-#include "sim/engine/replay_options.h"
+#include "sim/engine/engine_kinds.h"
 
 namespace kvsim {
 

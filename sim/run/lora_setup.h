@@ -13,7 +13,7 @@
 
 #include "kvcache/budget/deployment.h"
 #include "sim/engine/lora_adapters.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "sim/stats/lora_summary.h"
 #include "sim/timing/lora_host.h"
 #include "sim/timing/lora_kernels.h"

@@ -8,7 +8,7 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "kvcache/offload/offload_tiers.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "sim/stats/offload_summary.h"
 
 namespace kvsim {

@@ -14,7 +14,7 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
 #include "sim/engine/replay_observer.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "sim/run/request_sources.h"
 #include "sim/stats/replay_summary.h"
 

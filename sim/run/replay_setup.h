@@ -12,7 +12,7 @@
 #include "kvcache/budget/deployment.h"
 #include "kvcache/kv_allocator.h"
 #include "sim/engine/replay_engine.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "sim/stats/replay_stats.h"
 #include "sim/stats/replay_summary.h"
 #include "sim/timing/step_timer.h"

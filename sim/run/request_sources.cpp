@@ -87,9 +87,10 @@ SourceFactory MakeTraceSourceFactory(const ReplayOptions& r) {
 // The trace or synthetic workload, with --shared-prefix / --conversations and --adapters laid over it.
 SourceFactory MakeSourceFactory(const ReplayOptions& r) {
   SourceFactory base = MakeTraceSourceFactory(r);
-  const PrefixOverlayOptions overlay = ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);
+  const PrefixOverlayOptions overlay = r.prefix_overlay;
+  const uint64_t seed = r.seed;
   const AdapterOverlayOptions adapters = ParseAdapterOverlay(r.adapters, r.adapter_popularity, r.seed);
-  if (overlay.active()) base = [base, overlay] { return ApplyPrefixOverlay(base(), overlay); };
+  if (overlay.active()) base = [base, overlay, seed] { return ApplyPrefixOverlay(base(), overlay, seed); };
   if (adapters.active()) base = [base, adapters] { return ApplyAdapterOverlay(base(), adapters); };
   return base;
 }
@@ -97,7 +98,7 @@ SourceFactory MakeSourceFactory(const ReplayOptions& r) {
 }  // namespace
 
 bool TraceHasBlockIds(const ReplayOptions& r) {
-  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || !r.shared_prefix.empty() || !r.conversations.empty() ||
+  return (r.synthetic == 0 && FormatOf(r) == TraceFormat::kMooncake) || r.prefix_overlay.active() ||
          (r.synthetic > 0 && BenchDatasetHasBlockIds(r.dataset));
 }
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "workloads/request_source.h"
 
 namespace kvsim {

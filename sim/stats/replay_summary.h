@@ -11,15 +11,19 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/kv_allocator.h"
+#include "sim/engine/engine_kinds.h"
+#include "sim/fleet/router.h"
+#include "sim/stats/disagg_summary.h"
 #include "sim/stats/latency_stats.h"
-#include "sim/disagg/disagg_summary.h"
 #include "sim/stats/lora_summary.h"
 #include "sim/stats/offload_summary.h"
-#include "sim/engine/replay_options.h"
+#include "sim/stats/summary_field.h"
+#include "workloads/trace_window.h"
 
 namespace kvsim {
 
@@ -52,21 +56,44 @@ struct CostSummary {
   double output_tokens_per_s_per_gpu = 0;
 };
 
+// The plain sections (requests, concurrency, kv, throughput, goodput, memory_gib) list their figures
+// once in Fields(): a figure added to one of them and to its Fields() appears in the JSON, the MPI
+// wire, the sweep CSV and the HTML report (sim/stats/summary_fields.h; a member missing from
+// Fields() does not compile). Fields() gives each figure's JSON key, unit and outputs; kOwnRow marks
+// the figures the CSV and HTML already show in rows of their own.
 struct ReplaySummary {
+  static constexpr FieldOutputs kOwnRow = FieldOutputs::kJsonAndWire;
   struct Requests {
     int64_t total = 0, finished = 0, rejected = 0, preemptions = 0;
-    std::map<std::string, int64_t> rejected_by_reason;
+    std::map<std::string, int64_t> rejected_by_reason;  // not a plain figure: the JSON writes it itself
+    static constexpr auto Fields() {
+      return std::tuple{Field("total", "requests", &Requests::total, kOwnRow),
+                        Field("finished", "requests", &Requests::finished, kOwnRow),
+                        Field("rejected", "requests", &Requests::rejected, kOwnRow),
+                        Field("preemptions", "preemptions", &Requests::preemptions, kOwnRow)};
+    }
   } requests;
   struct Concurrency {
     int64_t peak_running = 0;
     double mean_running = 0;  // time-weighted
     int64_t peak_waiting = 0;
+    static constexpr auto Fields() {
+      return std::tuple{Field("peak_running", "requests", &Concurrency::peak_running, kOwnRow),
+                        Field("mean_running", "requests (time-weighted)", &Concurrency::mean_running, kOwnRow),
+                        Field("peak_waiting", "requests", &Concurrency::peak_waiting, kOwnRow)};
+    }
   } concurrency;
   struct Kv {
     int64_t num_blocks = 0;   // paged pool; 0 for contiguous allocators
     int64_t block_size = 0;
     int64_t peak_used_blocks = 0;
     double peak_used_fraction = 0;  // of the usable blocks (all but the null block)
+    static constexpr auto Fields() {
+      return std::tuple{Field("num_blocks", "blocks", &Kv::num_blocks, kOwnRow),
+                        Field("block_size", "tokens", &Kv::block_size, kOwnRow),
+                        Field("peak_used_blocks", "blocks", &Kv::peak_used_blocks, kOwnRow),
+                        Field("peak_used_fraction", "of the usable blocks", &Kv::peak_used_fraction, kOwnRow)};
+    }
   } kv;
   WasteShares waste{};            // whole run
   WasteShares waste_saturated{};  // only while requests wait
@@ -109,14 +136,34 @@ struct ReplaySummary {
   struct Throughput {
     double requests_per_s = 0, output_tokens_per_s = 0, simulated_s = 0;
     double offered_requests_per_s = 0;  // arrivals over the trace's span, as replayed
+    static constexpr auto Fields() {
+      return std::tuple{Field("requests_per_s", "requests/s", &Throughput::requests_per_s, kOwnRow),
+                        Field("output_tokens_per_s", "tokens/s", &Throughput::output_tokens_per_s, kOwnRow),
+                        Field("simulated_s", "s", &Throughput::simulated_s, kOwnRow),
+                        Field("offered_requests_per_s", "requests/s", &Throughput::offered_requests_per_s, kOwnRow)};
+    }
   } throughput;
   struct Goodput {
     double requests_per_s = 0;
     double fraction = 0;  // of finished requests within the per-request SLOs
     double slo_ttft_s = 0, slo_tpot_s = 0;
+    static constexpr auto Fields() {
+      return std::tuple{Field("requests_per_s", "requests/s", &Goodput::requests_per_s, kOwnRow),
+                        Field("fraction", "of finished requests", &Goodput::fraction, kOwnRow),
+                        Field("slo_ttft_s", "s", &Goodput::slo_ttft_s, kOwnRow),
+                        Field("slo_tpot_s", "s", &Goodput::slo_tpot_s, kOwnRow)};
+    }
   } goodput;
   struct Memory {  // GiB per GPU
     double weights = 0, activation = 0, non_torch = 0, kv_pool = 0, kv_peak_used = 0, peak_total = 0;
+    static constexpr auto Fields() {
+      return std::tuple{Field("weights", "GiB per GPU", &Memory::weights, kOwnRow),
+                        Field("activation", "GiB per GPU", &Memory::activation, kOwnRow),
+                        Field("non_torch", "GiB per GPU", &Memory::non_torch, kOwnRow),
+                        Field("kv_pool", "GiB per GPU", &Memory::kv_pool, kOwnRow),
+                        Field("kv_peak_used", "GiB per GPU", &Memory::kv_peak_used, kOwnRow),
+                        Field("peak_total", "GiB per GPU", &Memory::peak_total, kOwnRow)};
+    }
   } memory_gib;
   struct Sim {
     double wall_s = 0;

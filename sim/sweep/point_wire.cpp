@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kvcache/base/error.h"
+#include "sim/stats/summary_fields.h"
 
 namespace kvsim {
 namespace {
@@ -172,16 +173,14 @@ void Optional(Io& io, std::optional<T>& v) {
 
 template <class Io>
 void Visit(Io& io, ReplaySummary& s) {
+  VisitSummaryFields(s, [&](const SummaryFieldInfo&, auto& value) { io.Field(value); });  // the plain figures
   auto& r = s.requests;
-  io.Field(r.total), io.Field(r.finished), io.Field(r.rejected), io.Field(r.preemptions);
   uint64_t reasons = r.rejected_by_reason.size();
   io.Field(reasons);
   std::vector<std::pair<std::string, int64_t>> pairs(r.rejected_by_reason.begin(), r.rejected_by_reason.end());
   pairs.resize(reasons);
   r.rejected_by_reason.clear();
   for (auto& [reason, count] : pairs) io.Field(reason), io.Field(count), r.rejected_by_reason.emplace(reason, count);
-  io.Field(s.concurrency.peak_running), io.Field(s.concurrency.mean_running), io.Field(s.concurrency.peak_waiting);
-  io.Field(s.kv.num_blocks), io.Field(s.kv.block_size), io.Field(s.kv.peak_used_blocks), io.Field(s.kv.peak_used_fraction);
   for (double& w : s.waste) io.Field(w);
   for (double& w : s.waste_saturated) io.Field(w);
   io.Field(s.saturated_time_fraction);
@@ -193,13 +192,6 @@ void Visit(Io& io, ReplaySummary& s) {
   auto& tc = l.ttft_components;
   io.Field(tc.api_server), io.Field(tc.tokenization), io.Field(tc.step_in_flight), io.Field(tc.async_scheduling);
   io.Field(tc.wait), io.Field(tc.prefill);
-  auto& t = s.throughput;
-  io.Field(t.requests_per_s), io.Field(t.output_tokens_per_s), io.Field(t.simulated_s), io.Field(t.offered_requests_per_s);
-  auto& g = s.goodput;
-  io.Field(g.requests_per_s), io.Field(g.fraction), io.Field(g.slo_ttft_s), io.Field(g.slo_tpot_s);
-  auto& m = s.memory_gib;
-  io.Field(m.weights), io.Field(m.activation), io.Field(m.non_torch), io.Field(m.kv_pool), io.Field(m.kv_peak_used);
-  io.Field(m.peak_total);
   io.Field(s.sim.wall_s), io.Field(s.sim.events), io.Field(s.sim.steps), io.Field(s.sim.stepping), io.Field(s.sim.exact_quantiles);
   io.Field(s.sim.draft_tokens), io.Field(s.sim.accepted_tokens), io.Field(s.sim.verify_steps), io.Field(s.sim.drafting_s);
   auto& c = s.config;
@@ -260,11 +252,16 @@ void Visit(Io& io, PreloadedTrace& t) {
 
 // A field added to one of these structs must be added to its Visit() too, or MPI runs would drop
 // it silently: the sizes (x86-64, libstdc++) make the build say so. Update them with the Visit().
+// The summary's plain sections are not counted: they are visited through their Fields(), which
+// summary_fields.h checks against their members.
 #if defined(__x86_64__) && defined(__GLIBCXX__)
+constexpr size_t kPlainSectionBytes = sizeof(ReplaySummary::Requests) + sizeof(ReplaySummary::Concurrency) +
+                                      sizeof(ReplaySummary::Kv) + sizeof(ReplaySummary::Throughput) +
+                                      sizeof(ReplaySummary::Goodput) + sizeof(ReplaySummary::Memory);
 static_assert(sizeof(LoraSummary) == 144, "LoraSummary changed: update Visit(LoraSummary) above");
-static_assert(sizeof(ReplaySummary) == 1712, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(ReplaySummary) - kPlainSectionBytes == 1464, "ReplaySummary changed: update Visit(ReplaySummary) above");
 static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
-static_assert(sizeof(PointOutcome) == 1872, "PointOutcome changed: update Visit(PointOutcome) above");
+static_assert(sizeof(PointOutcome) - sizeof(ReplaySummary) == 160, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 88, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");
 #endif

@@ -16,7 +16,7 @@
 
 #include "kvcache/budget/deployment.h"
 #include "sim/timing/calibration.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 namespace kvsim {
 

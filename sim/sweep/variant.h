@@ -8,7 +8,7 @@
 
 #include "kvcache/budget/deployment.h"
 #include "sim/disagg/disagg_runner.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 namespace kvsim {
 

@@ -44,6 +44,19 @@ TEST(BadInputTest, NegativeOrAbsurdSettings) {
   ExpectOneLineError(RunCli({"capacity", "--no-such-flag"}), "no-such-flag");
 }
 
+// The replay's structured flag values are parsed by the CLI alone (the workload overlay and the cost
+// take typed values): each refusal names the option.
+TEST(BadInputTest, ReplayFlagValuesNameTheOption) {
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--shared-prefix", "4"}), "--shared-prefix: '4' is not K:LEN");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--shared-prefix", "0:100"}), "K and LEN must be whole numbers >= 1");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--shared-prefix", "1e300:100"}), "--shared-prefix K");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--conversations", "2.5:10"}), "--conversations");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--conversations", "x:1"}), "--conversations: 'x:1' is not TURNS:THINK_S");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100"}), "--gpu-hourly-cost: 'h100' is not a non-negative");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "=3"}), "--gpu-hourly-cost: '=3' is not GPU=USD");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100=-1"}), "--gpu-hourly-cost: '-1'");
+}
+
 TEST(BadInputTest, UnknownGpuListsCloseMatches) {
   ExpectOneLineError(RunCli({"capacity", "--gpu", "NVIDIA H10"}), "NVIDIA H100 80GB SXM5");
 }

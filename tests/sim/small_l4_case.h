@@ -8,7 +8,7 @@
 
 #include "kvcache/budget/deployment.h"
 #include "kvcache/model/model_catalog.h"
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 #include "sim/sweep/variant.h"
 
 namespace kvsim::testing {

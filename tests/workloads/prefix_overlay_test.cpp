@@ -1,12 +1,10 @@
 // --shared-prefix and --conversations: hit counts derived by hand on workloads where nothing is
 // evicted (a big pool, light load), and the session router keeping a conversation's turns on the
-// replica that caches them.
+// replica that caches them. The flags' text is the CLI's (tests/cli/bad_input_test.cpp).
 #include <gtest/gtest.h>
 
-#include "kvcache/base/error.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/run/replay_runner.h"
-#include "workloads/prefix_overlay.h"
 
 namespace kvsim {
 namespace {
@@ -34,7 +32,8 @@ TEST(PrefixOverlayTest, SharedSystemPromptsHitAfterTheirFirstUse) {
   // 300 requests, 3 system prompts of 1,000 tokens: each prompt's 62 full 16-token blocks (992
   // tokens) miss once and hit for every later request that uses it.
   Light c(300);
-  c.replay.shared_prefix = "3:1000";
+  c.replay.prefix_overlay.shared_prompts = 3;
+  c.replay.prefix_overlay.shared_prompt_tokens = 1000;
   const ReplaySummary s = c.Run();
   EXPECT_EQ(s.prefix_cache.queried_tokens, 300 * 1100);
   EXPECT_EQ(s.prefix_cache.hit_tokens, (300 - 3) * 992);
@@ -45,7 +44,8 @@ TEST(PrefixOverlayTest, ConversationTurnsHitTheirOwnHistory) {
   // prompt and output plus 100 new tokens (250); it finds turn 1's 6 full prompt blocks (96
   // tokens): the output's blocks carry no key (the trace-style keys cover prompts only).
   Light c(20);
-  c.replay.conversations = "2:1000";
+  c.replay.prefix_overlay.turns = 2;
+  c.replay.prefix_overlay.think_s = 1000;
   const ReplaySummary s = c.Run();
   EXPECT_EQ(s.requests.total, 40);
   EXPECT_EQ(s.prefix_cache.queried_tokens, 20 * 100 + 20 * 250);
@@ -54,7 +54,8 @@ TEST(PrefixOverlayTest, ConversationTurnsHitTheirOwnHistory) {
 
 TEST(PrefixOverlayTest, SessionRouterKeepsConversationsWhereTheirCacheIs) {
   Light c(40);
-  c.replay.conversations = "3:100";
+  c.replay.prefix_overlay.turns = 3;
+  c.replay.prefix_overlay.think_s = 100;
   c.replay.replicas = 4;
   c.replay.router = RouterKind::kRoundRobin;
   const ReplaySummary round_robin = c.Run();
@@ -64,17 +65,6 @@ TEST(PrefixOverlayTest, SessionRouterKeepsConversationsWhereTheirCacheIs) {
   // turn hits its history's prompt blocks (turn 2: 96 tokens, turn 3: floor(250/16)*16 = 240).
   EXPECT_EQ(session.prefix_cache.hit_tokens, 40 * (96 + 240));
   EXPECT_LT(round_robin.prefix_cache.hit_tokens, session.prefix_cache.hit_tokens);
-}
-
-TEST(PrefixOverlayTest, BadSpecsNameTheOption) {
-  EXPECT_THROW(ParsePrefixOverlay("4", "", 1), Error);
-  EXPECT_THROW(ParsePrefixOverlay("0:100", "", 1), Error);
-  EXPECT_THROW(ParsePrefixOverlay("", "2.5:10", 1), Error);
-  try {
-    ParsePrefixOverlay("", "x:1", 1);
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("--conversations"), std::string::npos);
-  }
 }
 
 }  // namespace

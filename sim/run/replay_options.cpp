@@ -1,9 +1,8 @@
-#include "sim/engine/replay_options.h"
+#include "sim/run/replay_options.h"
 
 #include <filesystem>
 
 #include "kvcache/base/error.h"
-#include "workloads/prefix_overlay.h"
 
 namespace kvsim {
 
@@ -21,11 +20,10 @@ void ValidateReplayOptions(ReplayOptions& r, const std::string& data_dir) {
   if (r.max_concurrency < 0)
     throw Error("--max-concurrency: must be a positive number of clients (got " + std::to_string(r.max_concurrency) + ")");
   if (!(r.gpu_hourly_cost >= 0)) throw Error("--gpu-hourly-cost: must be a non-negative USD amount per GPU-hour");
-  (void)ParsePrefixOverlay(r.shared_prefix, r.conversations, r.seed);  // throws naming the option
   ValidateBenchDataset(r.dataset);
   if (r.dataset.name && r.synthetic == 0)
     throw Error("--dataset-name: draws the --synthetic requests; give --synthetic N (vllm bench serve's --num-prompts)");
-  if (r.dataset.name && !r.shared_prefix.empty())
+  if (r.dataset.name && r.prefix_overlay.shared_prompts > 0)
     throw Error("--shared-prefix: the --dataset-name dataset states its own prompts; give its prefix flags instead");
   if (r.offload.enabled()) {
     // A lower tier holds prompt chunks named by prefix keys, loaded into paged blocks while vLLM v1's
@@ -42,33 +40,6 @@ double GpuHourlyCost(const ReplayOptions& r, const std::string& gpu_id) {
   return it->second;
 }
 
-void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
-  auto number = [&](const std::string& v) {
-    size_t used = 0;
-    double x = -1;
-    try {
-      x = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != v.size() || !(x >= 0)) throw Error("--gpu-hourly-cost: '" + v + "' is not a non-negative USD amount per GPU-hour");
-    return x;
-  };
-  if (text.find('=') == std::string::npos) {
-    r.gpu_hourly_cost = number(text);
-    return;
-  }
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string piece = text.substr(start, comma - start);
-    const size_t eq = piece.find('=');
-    if (eq == std::string::npos || eq == 0) throw Error("--gpu-hourly-cost: '" + piece + "' is not GPU=USD (e.g. h100=3.2)");
-    r.gpu_hourly_costs[piece.substr(0, eq)] = number(piece.substr(eq + 1));
-    start = comma + 1;
-  }
-}
-
 bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
   return a.trace == b.trace && a.trace_format == b.trace_format && a.reader.path == b.reader.path &&
          a.reader.model_filter == b.reader.model_filter && a.reader.skip_bad_rows == b.reader.skip_bad_rows &&
@@ -79,7 +50,7 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b) {
          a.prompt_len == b.prompt_len && a.output_len == b.output_len && a.seed == b.seed &&
          a.window.max_requests == b.window.max_requests && a.window.start_s == b.window.start_s &&
          a.window.duration_s == b.window.duration_s && a.window.repeat == b.window.repeat &&
-         a.shared_prefix == b.shared_prefix && a.conversations == b.conversations &&
+         a.prefix_overlay == b.prefix_overlay &&
          a.reader.adapter_column == b.reader.adapter_column && a.adapters == b.adapters &&
          a.adapter_popularity == b.adapter_popularity;
 }

@@ -1,8 +1,8 @@
 // The replay's settings beyond the deployment: where requests come from, how the trace is shaped,
 // which scheduler, allocator and step-time model run, and what is written. Typed; the CLI fills it
 // from flags (cli/replay_flags.h), compare and sweep from option sets.
-#ifndef KVSIM_SIM_REPLAY_OPTIONS_H_
-#define KVSIM_SIM_REPLAY_OPTIONS_H_
+#ifndef KVSIM_SIM_RUN_REPLAY_OPTIONS_H_
+#define KVSIM_SIM_RUN_REPLAY_OPTIONS_H_
 
 #include <cstdint>
 #include <map>
@@ -13,40 +13,16 @@
 #include "kvcache/contiguous_allocator.h"
 #include "kvcache/offload/offload_config.h"
 #include "kvcache/region_placer.h"
+#include "sim/engine/engine_kinds.h"
 #include "sim/fleet/router.h"
 #include "sim/timing/step_model.h"
 #include "workloads/bench_datasets.h"
+#include "workloads/prefix_overlay.h"
 #include "workloads/synthetic.h"
 #include "workloads/trace_readers.h"
 #include "workloads/trace_window.h"
 
 namespace kvsim {
-
-enum class SchedulerKind {
-  kVllmV1,  // vLLM v1: running first, chunked prefill, preemption by recompute (default)
-  kVllmV0,  // vLLM v0: whole-prompt prefill steps, 1% admission watermark
-};
-template <>
-struct EnumNames<SchedulerKind> {
-  static constexpr EnumEntry<SchedulerKind> kEntries[] = {{SchedulerKind::kVllmV1, "vllm"},
-                                                          {SchedulerKind::kVllmV0, "vllm-v0"}};
-};
-
-enum class AllocatorKind { kPaged, kContiguous };
-template <>
-struct EnumNames<AllocatorKind> {
-  static constexpr EnumEntry<AllocatorKind> kEntries[] = {{AllocatorKind::kPaged, "paged"},
-                                                          {AllocatorKind::kContiguous, "contiguous"}};
-};
-
-enum class Stepping {
-  kEvent,  // skip identical decode steps of requests that only fill slots they hold (default)
-  kToken,  // every running request every step: the reference the event mode must equal
-};
-template <>
-struct EnumNames<Stepping> {
-  static constexpr EnumEntry<Stepping> kEntries[] = {{Stepping::kEvent, "event"}, {Stepping::kToken, "token"}};
-};
 
 struct ReplayOptions {
   // Requests: a trace file (empty: the bundled Azure conversation trace) or a synthetic workload.
@@ -64,8 +40,9 @@ struct ReplayOptions {
   BenchDatasetOptions dataset;  // the --synthetic requests drawn from a benchmark's dataset by name
   uint64_t seed = 1;
   WindowOptions window;
-  // Content for prefix caching without block ids (workloads/prefix_overlay.h): "K:LEN", "T:THINK".
-  std::string shared_prefix, conversations;
+  // Content for prefix caching without block ids (workloads/prefix_overlay.h): --shared-prefix K:LEN,
+  // --conversations T:THINK.
+  PrefixOverlayOptions prefix_overlay;
   // LoRA adapters drawn per request (workloads/adapter_overlay.h) when the trace has no adapter
   // column: how many, and "uniform" or "zipf:S".
   int64_t adapters = 0;
@@ -106,8 +83,6 @@ struct ReplayOptions {
 // The hourly price of one GPU of `gpu_id` under these options (0: no price given). Throws
 // kvsim::Error when a price table lacks the GPU.
 double GpuHourlyCost(const ReplayOptions& options, const std::string& gpu_id);
-// Parses --gpu-hourly-cost: "USD" or "GPU=USD,GPU=USD" into the options. Throws kvsim::Error.
-void ParseGpuHourlyCost(const std::string& text, ReplayOptions& options);
 
 // Checks what the types cannot; fills the default trace from `data_dir`. Throws kvsim::Error
 // naming the option.
@@ -118,4 +93,4 @@ bool SameTraceInput(const ReplayOptions& a, const ReplayOptions& b);
 
 }  // namespace kvsim
 
-#endif  // KVSIM_SIM_REPLAY_OPTIONS_H_
+#endif  // KVSIM_SIM_RUN_REPLAY_OPTIONS_H_

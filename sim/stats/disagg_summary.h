@@ -1,7 +1,7 @@
 // The prefill/decode split of a disaggregated replay (sim/disagg/disagg_runner.h): both pools and
 // the KV link's traffic.
-#ifndef KVSIM_SIM_DISAGG_DISAGG_SUMMARY_H_
-#define KVSIM_SIM_DISAGG_DISAGG_SUMMARY_H_
+#ifndef KVSIM_SIM_STATS_DISAGG_SUMMARY_H_
+#define KVSIM_SIM_STATS_DISAGG_SUMMARY_H_
 
 #include <cstdint>
 #include <string>
@@ -28,4 +28,4 @@ struct DisaggSummary {
 
 }  // namespace kvsim
 
-#endif  // KVSIM_SIM_DISAGG_DISAGG_SUMMARY_H_
+#endif  // KVSIM_SIM_STATS_DISAGG_SUMMARY_H_
