@@ -32,6 +32,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunReleasesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // Dispatches `kvsim <command> ...`; catches every error and maps it to an exit code.
 int RunKvsim(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err,

@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "  train      training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit\n"
     "  models     list the model presets\n"
     "  gpus       list the GPU presets\n"
-    "  validate   compare kvsim with memory figures real vLLM servers logged\n\n"
+    "  validate   compare kvsim with memory figures real vLLM servers logged\n"
+    "  releases   the vLLM releases kvsim models and the budgeting rules that changed between them\n\n"
     "Memory is printed in GiB (2^30 bytes). Exit codes: 0 ok, 1 a validation threshold missed, 2 bad input,\n"
     "3 internal error (a bug in kvsim).\n";
 
@@ -44,8 +45,9 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args, s
   if (command == "models") return RunModelsCommand(args, out, err);
   if (command == "gpus") return RunGpusCommand(args, out, err);
   if (command == "validate") return RunValidateCommand(args, out, err);
+  if (command == "releases") return RunReleasesCommand(args, out, err);
   const std::vector<std::string> close = ClosestMatches(command, {"capacity", "step", "calibrate", "replay", "sweep",
-                                                                 "compare", "train", "models", "gpus", "validate"});
+                                                                 "compare", "train", "models", "gpus", "validate", "releases"});
   err << "kvsim: error: unknown command '" << command << "'"
       << (close.empty() ? std::string() : " (did you mean " + Join(close, ", ") + "?)") << " (kvsim --help lists the commands)\n";
   return kExitBadInput;
