@@ -35,6 +35,13 @@ constexpr ReleaseRuleEntry kRules[] = {
 
 std::span<const ReleaseRuleEntry> ReleaseRules() { return kRules; }
 
+// The era is what two rules make of a release, so it is defined here, beside them.
+VllmEra VllmVersion::era() const {
+  if (!HasRule(*this, ReleaseRule::kV1Engine)) return VllmEra::kV0;
+  if (!HasRule(*this, ReleaseRule::kSortFreeSampler)) return VllmEra::kV1Sort;
+  return VllmEra::kV1;
+}
+
 bool HasRule(const VllmVersion& version, ReleaseRule rule) {
   if (version.v0_engine) return false;
   for (const ReleaseRuleEntry& e : kRules)

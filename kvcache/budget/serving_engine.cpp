@@ -4,15 +4,8 @@
 #include <cstdio>
 
 #include "kvcache/base/error.h"
-#include "kvcache/budget/release_rules.h"
 
 namespace kvsim {
-
-VllmEra VllmVersion::era() const {
-  if (!HasRule(*this, ReleaseRule::kV1Engine)) return VllmEra::kV0;
-  if (!HasRule(*this, ReleaseRule::kSortFreeSampler)) return VllmEra::kV1Sort;
-  return VllmEra::kV1;
-}
 
 double VllmVersion::sampler_bytes_per_logit() const {
   switch (era()) {

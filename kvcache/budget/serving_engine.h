@@ -46,7 +46,7 @@ struct VllmVersion {
   // name instead); empty otherwise. The capacity plan warns about it.
   std::string newer_than_modelled;
 
-  VllmEra era() const;
+  VllmEra era() const;  // from the release rules (defined in release_rules.cpp)
   // Sampler working set per logit element during the profile run (bytes); see runtime_overhead.h.
   double sampler_bytes_per_logit() const;
 };
