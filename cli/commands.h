@@ -32,6 +32,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunReleasesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 // The commands RunKvsim runs, in the order `kvsim --help` lists them (declared once, in dispatch.cpp).
 std::vector<std::string> CommandNames();

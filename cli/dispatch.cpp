@@ -45,6 +45,8 @@ constexpr Command kCommands[] = {
      [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunGpusCommand(a, o, e); }},
     {"validate", "compare kvsim with memory figures real vLLM servers logged",
      [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunValidateCommand(a, o, e); }},
+    {"releases", "the vLLM releases kvsim models and the budgeting rules that changed between them",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunReleasesCommand(a, o, e); }},
 };
 
 std::string Usage() {

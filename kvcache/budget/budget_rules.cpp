@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
+#include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/runtime_overhead.h"
 
 namespace kvsim {
@@ -50,9 +51,11 @@ class VllmRule final : public BudgetRule {
   // (0.9 .. 0.19), int(max_concurrency × max_model_len) (>= 0.20).
   int64_t ReportedTokens(int64_t blocks, const KvCacheLayout& layout, double max_concurrency,
                          int64_t max_model_len) const override {
-    if (version_.era() == VllmEra::kV0 || version_.minor < 9) return blocks * layout.block_size;
-    if (version_.minor >= 20) return static_cast<int64_t>(max_concurrency * static_cast<double>(max_model_len));
-    return blocks / static_cast<int64_t>(layout.groups.size()) * layout.block_size;
+    if (HasRule(version_, ReleaseRule::kConcurrencyTokenReport))
+      return static_cast<int64_t>(max_concurrency * static_cast<double>(max_model_len));
+    if (HasRule(version_, ReleaseRule::kGroupedTokenReport))
+      return blocks / static_cast<int64_t>(layout.groups.size()) * layout.block_size;
+    return blocks * layout.block_size;
   }
 
   // kv_cache_utils.check_enough_kv_cache_memory runs whether the pool is profiled or given with
@@ -62,7 +65,7 @@ class VllmRule final : public BudgetRule {
   // Until PR #47272 (merged 2026-07-01, first in 0.25) the check compared the whole pool, null block
   // included, so a pool of exactly one request's blocks started and that request waited forever;
   // since then the check and its estimate of the longest request leave block 0 out.
-  bool ChecksWithoutNullBlock() const override { return version_.era() != VllmEra::kV0 && version_.minor >= 25; }
+  bool ChecksWithoutNullBlock() const override { return HasRule(version_, ReleaseRule::kNullBlockOutOfCheck); }
 
   // V1 (>= 0.8, PR #14097): BlockPool.__init__ pops block 0 off the free queue as the null block
   // whatever the model, so requests share num_gpu_blocks - 1 (get_num_free_blocks, get_usage);
@@ -82,7 +85,7 @@ class VllmRule final : public BudgetRule {
   // 0.92 since 0.21, which also began charging CUDA graphs to the KV budget (vllm/config/cache.py;
   // PR #38284 raised the default to keep the pool about where it was).
   double DefaultMemoryFraction(int) const override {
-    return version_.era() != VllmEra::kV0 && version_.minor >= 21 ? 0.92 : 0.9;
+    return HasRule(version_, ReleaseRule::kUtilization092) ? 0.92 : 0.9;
   }
   KvGrouping Grouping(const DeploymentConfig& c) const override {
     return version_.era() == VllmEra::kV0 ? KvGrouping::kSingleGroup : c.kv_grouping;

@@ -11,6 +11,7 @@
 #include "kvcache/budget/capacity_notes.h"
 #include "kvcache/budget/encoder_budget.h"
 #include "kvcache/budget/lora_memory.h"
+#include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/weight_tensors.h"
@@ -137,7 +138,7 @@ void AddLoraBuffers(const ModelSpec& spec, const std::vector<WeightTensor>& tens
   where.last_stage = st.stage == s.pipeline_parallel_size - 1;
   // vLLM 0.12 dropped LoRA extra vocabulary (lora_extra_vocab_size and the embeddings_tensors).
   LoraSettings lora = c.lora;
-  if (f.version.minor >= 12) lora.extra_vocab_size = 0;
+  if (HasRule(f.version, ReleaseRule::kNoLoraExtraVocab)) lora.extra_vocab_size = 0;
   st.lora = LoraBuffersOnGpu(spec, tensors, lora, f.dtype, where);
   st.weights.lora_bytes = st.lora.gpu_bytes();
 }
@@ -356,6 +357,9 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   r.notes.insert(r.notes.begin(), spec.notes.begin(), spec.notes.end());
   NoteSettings(c, r);
   if (!rule->Note().empty()) r.notes.push_back(rule->Note());
+  if (c.engine == Engine::kVllm && !formats.version.newer_than_modelled.empty())
+    r.notes.push_back("--vllm-version " + formats.version.newer_than_modelled + " is newer than the newest release kvsim models; " +
+                      "its budget is computed as vLLM " + formats.version.text + " computes it (kvsim releases lists the rules)");
   return r;
 }
 

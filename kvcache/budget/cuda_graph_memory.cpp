@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "kvcache/budget/release_rules.h"
+
 namespace kvsim {
 namespace {
 
 CudaGraphMode DefaultMode(const VllmVersion& v) {
   if (v.era() == VllmEra::kV0) return CudaGraphMode::kFull;  // V0 captured whole decode graphs
-  return v.minor >= 11 ? CudaGraphMode::kFullAndPiecewise : CudaGraphMode::kPiecewise;
+  return HasRule(v, ReleaseRule::kFullAndPiecewiseGraphs) ? CudaGraphMode::kFullAndPiecewise : CudaGraphMode::kPiecewise;
 }
 
 }  // namespace
@@ -52,8 +54,8 @@ CudaGraphMemory EstimateCudaGraphMemory(const CudaGraphSettings& s, const CudaGr
   m.bytes = graphs == 0 ? 0.0
                         : s.total_bytes.value_or(static_cast<double>(graphs) * static_cast<double>(shape.layers_on_gpu) *
                                                  kCudaGraphBytesPerLayerGraph);
-  const bool v1 = version.era() != VllmEra::kV0;
-  m.charged_to_kv = v1 && version.minor >= 18 && graphs > 0 && s.estimate_in_budget.value_or(version.minor >= 21);
+  m.charged_to_kv = HasRule(version, ReleaseRule::kCudaGraphEstimateOptIn) && graphs > 0 &&
+                    s.estimate_in_budget.value_or(HasRule(version, ReleaseRule::kCudaGraphEstimateCharged));
   return m;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kvcache/budget/release_rules.h"
+
 namespace kvsim {
 namespace {
 
@@ -39,7 +41,7 @@ EncoderProfile EstimateEncoderProfile(const ModelSpec& spec, const MultimodalSet
 
   p.tokens_per_item = p.embeds_per_item = v.max_tokens_per_image;
   int64_t patches_per_item = v.max_patches_per_image;
-  const bool placeholder_budget = s.version.era() == VllmEra::kV1Sort && s.version.minor >= 11 && s.version.minor < 13;
+  const bool placeholder_budget = HasRule(s.version, ReleaseRule::kEncoderPlaceholderBudget);
   if (v.video_cells > 0 && Limit(mm, "video") > 0 && (placeholder_budget || per_prompt == 0)) {
     const int64_t embeds = QwenThreeVlVideoEmbeds(v.video_cells, s.max_model_len);
     const auto placeholder = placeholder_budget ? static_cast<int64_t>(static_cast<double>(embeds) * kTimestampTokensPerEmbed)

@@ -134,6 +134,8 @@ DeploymentOptions OptionsForLogRow(const VllmLogRow& row) {
   o.max_loras = row.max_loras;
   o.max_lora_rank = row.max_lora_rank;
   o.speculative_config = row.speculative_config;
+  o.enforce_eager = row.enforce_eager;
+  if (row.kv_cache_memory_bytes) o.kv_cache_memory = std::to_string(*row.kv_cache_memory_bytes);
   return o;
 }
 

@@ -7,12 +7,6 @@
 
 namespace kvsim {
 
-VllmEra VllmVersion::era() const {
-  if (v0_engine || minor < 8) return VllmEra::kV0;
-  if (minor < 17) return VllmEra::kV1Sort;
-  return VllmEra::kV1;
-}
-
 double VllmVersion::sampler_bytes_per_logit() const {
   switch (era()) {
     // V0's profile run samples every dummy sequence with top_p 0.99, top_k vocab - 1 "to reflect
@@ -32,7 +26,7 @@ double VllmVersion::sampler_bytes_per_logit() const {
 VllmVersion ParseVllmVersion(const std::string& text) {
   VllmVersion v;
   v.text = text;
-  if (text == "latest" || text.empty()) return ParseVllmVersion(kDefaultVllmVersion);
+  if (text == "latest" || text.empty()) return ParseVllmVersion(kNewestModelledVllm);
   if (text == "v0" || text == "V0") {
     v.v0_engine = true;
     v.minor = 6;
@@ -55,6 +49,11 @@ VllmVersion ParseVllmVersion(const std::string& text) {
     if (!digits(&v.patch)) v.patch = 0;
   }
   v.v0_engine = v.minor < 8;
+  if (v.minor > kNewestModelledVllmMinor) {
+    VllmVersion newest = ParseVllmVersion(kNewestModelledVllm);
+    newest.newer_than_modelled = text;
+    return newest;
+  }
   return v;
 }
 

@@ -8,8 +8,7 @@
 //             tokens = blocks × block_size.
 //   v1-sort   0.8 <= v < 0.17: V1 engine; the profile's sampler pass sorts logits for top-k/top-p.
 //   v1        v >= 0.17: V1 engine; the profile's sampler pass skips the sort.
-// Reported "GPU KV cache size" tokens: blocks × block_size (v0, < 0.9), blocks // groups × block
-// size (0.9 .. 0.19), int(max_concurrency × max_model_len) (>= 0.20).
+// The rules that changed release by release are declared in release_rules.h (`kvsim releases`).
 #ifndef KVSIM_KVCACHE_BUDGET_SERVING_ENGINE_H_
 #define KVSIM_KVCACHE_BUDGET_SERVING_ENGINE_H_
 
@@ -32,22 +31,30 @@ struct EnumNames<VllmEra> {
   static constexpr EnumEntry<VllmEra> kEntries[] = {{VllmEra::kV0, "v0"}, {VllmEra::kV1Sort, "v1-sort"}, {VllmEra::kV1, "v1"}};
 };
 
+// The newest vLLM release whose budgeting kvsim models (release_rules.h lists what changed up to it),
+// and the default of --vllm-version: a pasted `vllm serve` line is most likely today's vLLM.
+inline constexpr int kNewestModelledVllmMinor = 30;
+inline constexpr const char* kNewestModelledVllm = "0.30";
+inline constexpr const char* kDefaultVllmVersion = kNewestModelledVllm;
+
 struct VllmVersion {
-  int minor = 19;        // 0.<minor>
+  int minor = kNewestModelledVllmMinor;  // 0.<minor>
   int patch = 0;
   bool v0_engine = false;
-  std::string text = "0.19";
+  std::string text = kNewestModelledVllm;
+  // The release asked for when it is newer than the newest modelled (which `minor` and `text` then
+  // name instead); empty otherwise. The capacity plan warns about it.
+  std::string newer_than_modelled;
 
-  VllmEra era() const;
+  VllmEra era() const;  // from the release rules (defined in release_rules.cpp)
   // Sampler working set per logit element during the profile run (bytes); see runtime_overhead.h.
   double sampler_bytes_per_logit() const;
 };
 
-// Accepts "0.19", "v0.19.0", "0.6.4.dev9+g5d264f4a", "v0" (V0 engine, 0.6 defaults), "latest".
-// Throws kvsim::Error for anything else.
+// Accepts "0.19", "v0.19.0", "0.6.4.dev9+g5d264f4a", "v0" (V0 engine, 0.6 defaults), "latest" (the
+// newest modelled). A release newer than the newest modelled is read as the newest modelled, with
+// `newer_than_modelled` set. Throws kvsim::Error for anything else.
 VllmVersion ParseVllmVersion(const std::string& text);
-
-inline constexpr const char* kDefaultVllmVersion = "0.19";
 
 }  // namespace kvsim
 

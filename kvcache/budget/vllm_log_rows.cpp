@@ -1,6 +1,7 @@
 #include "kvcache/budget/vllm_log_rows.h"
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <tuple>
@@ -21,7 +22,8 @@ constexpr const char* kColumns[] = {
     "activation_peak_gib", "kv_cache_gib", "gpu_kv_cache_tokens", "num_gpu_blocks", "max_concurrency",
     "config_file", "config_match", "source", "notes", "source_detail"};
 // Columns a table may leave out (older tables predate them): blank in every row then.
-constexpr const char* kOptionalColumns[] = {"max_loras", "max_lora_rank", "speculative_config"};
+constexpr const char* kOptionalColumns[] = {"max_loras", "max_lora_rank", "speculative_config", "enforce_eager",
+                                            "kv_cache_memory_bytes"};
 constexpr size_t kNumRequired = sizeof(kColumns) / sizeof(kColumns[0]);
 constexpr size_t kNumColumns = kNumRequired + sizeof(kOptionalColumns) / sizeof(kOptionalColumns[0]);
 constexpr size_t kAbsent = static_cast<size_t>(-1);
@@ -117,6 +119,13 @@ VllmLogRow ParseRow(const std::string& path, unsigned line, const std::vector<st
     p.AsFlag(column, [&] { ReadLora(lora); });
   }
   p.AsFlag("speculative_config", [&] { ReadSpeculative(r.speculative_config); });
+  std::string eager = c[31];
+  std::transform(eager.begin(), eager.end(), eager.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (eager == "true") r.enforce_eager = true;
+  else if (!eager.empty() && eager != "false")
+    throw Error(path + ":" + std::to_string(line) + ": column enforce_eager: '" + PrintableExcerpt(c[31]) +
+                "' is not true, false or blank");
+  r.kv_cache_memory_bytes = p.Integer(c[32], "kv_cache_memory_bytes", 1e15);
   return r;
 }
 

@@ -24,13 +24,18 @@ struct VllmLogRow {
   // when max_loras or max_lora_rank is given (the other then takes vLLM's default).
   std::string max_loras, max_lora_rank;  // --max-loras, --max-lora-rank
   std::string speculative_config;        // --speculative-config's JSON
+  // --enforce-eager (no CUDA graphs, so none charged to the KV budget), and --kv-cache-memory-bytes
+  // (the profile skipped, the pool given).
+  bool enforce_eager = false;
+  std::optional<long long> kv_cache_memory_bytes;
   bool lora_enabled() const { return !max_loras.empty() || !max_lora_rank.empty(); }
 };
 
 // Reads every row. A cell that should be numeric is read up to its first non-numeric character
 // ("0.93 (mem-fraction-static)" -> 0.93); a cell with no leading number is an error naming
 // file, line and column; so is a LoRA or speculative_config cell its vLLM flag would refuse. The
-// columns max_loras, max_lora_rank and speculative_config may be absent (blank in every row).
+// columns max_loras, max_lora_rank, speculative_config, enforce_eager and kv_cache_memory_bytes may be
+// absent (blank in every row).
 // Throws kvsim::Error.
 std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path);
 

@@ -46,6 +46,7 @@ TEST(CapacityPlannerTest, WorkedBlockArithmetic) {
 // weights 14.99, KV 58.11 GiB, 29,751 blocks, 476,016 tokens, 58.11x.
 TEST(CapacityPlannerTest, MatchesAVllm019StartupLog) {
   DeploymentConfig c = LlmdSweepSettings();
+  c.vllm_version = "0.19";
   const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
   EXPECT_NEAR(BytesToGiB(r.weights_bytes), 14.99, 0.01);
   EXPECT_NEAR(BytesToGiB(r.kv_cache_bytes), 58.11, 0.58);
@@ -55,15 +56,21 @@ TEST(CapacityPlannerTest, MatchesAVllm019StartupLog) {
 }
 
 // Real log (R073): Llama-4-Scout TP=4 is hybrid (4 groups), so vLLM 0.19 reports
-// tokens = blocks // 4 × 16 = 365,968 for 91,495 blocks.
+// tokens = blocks // 4 × 16 = 365,968 for 91,495 blocks. From 0.20 the same line prints
+// int(max_concurrency × max_model_len) (vllm/v1/core/kv_cache_utils.py).
 TEST(CapacityPlannerTest, HybridModelReportsTokensPerGroup) {
   DeploymentConfig c;
+  c.vllm_version = "0.19";
   c.tensor_parallel_size = 4;
   c.gpu_memory_utilization = 0.95;
   c.max_model_len = 8192;
-  const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-4-Scout-17B-16E-Instruct.json"), H100(), c);
+  const ModelSpec scout = SharedModel("meta-llama__Llama-4-Scout-17B-16E-Instruct.json");
+  const CapacityResult r = PlanCapacity(scout, H100(), c);
   EXPECT_EQ(r.gpu_kv_cache_tokens, r.num_gpu_blocks / 4 * 16);
   EXPECT_NEAR(static_cast<double>(r.num_gpu_blocks), 91495, 0.05 * 91495);
+  c.vllm_version = "0.20";
+  const CapacityResult v20 = PlanCapacity(scout, H100(), c);
+  EXPECT_EQ(v20.gpu_kv_cache_tokens, static_cast<int64_t>(v20.max_concurrency * 8192));
 }
 
 // Models outside the presets, with hybrid sliding-window groups, against real vLLM 0.19 logs
@@ -208,8 +215,9 @@ TEST(CapacityPlannerTest, BaselinesAreReported) {
   const CapacityResult r = PlanCapacity(SharedModel("meta-llama__Llama-3.1-8B-Instruct.json"), H100(), c);
   EXPECT_DOUBLE_EQ(r.baseline_1_2x_bytes, 1.2 * r.weights_bytes);
   // One 131,072-token request: 8,192 blocks of 16 tokens × 128 KiB per token = exactly 16 GiB of KV
-  // on top of weights, activation and runtime.
-  EXPECT_DOUBLE_EQ(r.modelled_one_request_bytes - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes,
+  // on top of weights, activation, runtime and the CUDA graphs the profile charges (vLLM >= 0.21).
+  EXPECT_DOUBLE_EQ(r.modelled_one_request_bytes - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes -
+                       r.cuda_graph_bytes,
                    16.0 * 1024 * 1024 * 1024);
   EXPECT_LT(r.baseline_1_2x_bytes, r.modelled_one_request_bytes);
 }
@@ -235,7 +243,9 @@ TEST(CapacityPlannerTest, SparseIndexerWorkspacesComeOutOfTheKvBudget) {
   EXPECT_DOUBLE_EQ(r.sparse_indexer_bytes, 943718400.0 + 536870912.0);
   const double reserved = 0.92 * 94.973 * kGiB;
   EXPECT_NEAR(r.kv_cache_bytes,
-              reserved - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes - r.sparse_indexer_bytes, 1.0);
+              reserved - r.weights_bytes - r.activation_peak_bytes - r.non_torch_bytes - r.sparse_indexer_bytes -
+                  r.cuda_graph_bytes,
+              1.0);
   // Shorter contexts shrink the buffer: at 4,096 tokens the sparse-MLA workspace (23,592,960 B) is
   // still the larger of the two (the gather: 40 x 4,096 x 132 + 1 MiB = 22,675,456 B).
   c.max_model_len = 4096;

@@ -168,19 +168,21 @@ TEST(InputRefusalsTest, AnUnknownDraftModelSaysHowToGiveItsConfig) {
 
 // --max-model-len auto (or -1), as documented and as vLLM takes it: the largest length whose one
 // request fits the KV cache. The answer fits, and one block more does not.
+// Pinned before 0.25: from PR #47272 the start-up check leaves the null block out while the auto
+// length still fills the whole pool, so the auto length passed explicitly is refused there.
 TEST(InputRefusalsTest, MaxModelLenAutoIsTakenEverywhereAndIsTheLargestThatFits) {
   auto length_of = [](const testing::CommandResult& r) {
     const nlohmann::json j = nlohmann::json::parse(r.out);
     return j.at("settings").at("max_model_len").get<int64_t>();
   };
-  const auto a = RunCli({"capacity", "--gpu", "l4", "--max-model-len", "auto", "--json", "-"});
+  const auto a = RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--max-model-len", "auto", "--json", "-"});
   ASSERT_EQ(a.exit_code, 0) << a.err;
   const int64_t len = length_of(a);
-  EXPECT_EQ(length_of(RunCli({"capacity", "--gpu", "l4", "--max-model-len", "-1", "--json", "-"})), len);
-  EXPECT_EQ(RunCli({"capacity", "--gpu", "l4", "--max-model-len", std::to_string(len)}).exit_code, 0);
-  EXPECT_EQ(RunCli({"capacity", "--gpu", "l4", "--max-model-len", std::to_string(len + 16)}).exit_code, 2);
-  EXPECT_EQ(RunCli({"replay", "--gpu", "l4", "--max-model-len", "auto", "--max-requests", "50", "--quiet"}).exit_code, 0);
-  const auto pasted = RunCli({"capacity", "--gpu", "l4", "--json", "-", "--", "vllm", "serve",
+  EXPECT_EQ(length_of(RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--max-model-len", "-1", "--json", "-"})), len);
+  EXPECT_EQ(RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--max-model-len", std::to_string(len)}).exit_code, 0);
+  EXPECT_EQ(RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--max-model-len", std::to_string(len + 16)}).exit_code, 2);
+  EXPECT_EQ(RunCli({"replay", "--vllm-version", "0.24", "--gpu", "l4", "--max-model-len", "auto", "--max-requests", "50", "--quiet"}).exit_code, 0);
+  const auto pasted = RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--json", "-", "--", "vllm", "serve",
                               "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "auto"});
   ASSERT_EQ(pasted.exit_code, 0) << pasted.err;
   EXPECT_EQ(length_of(pasted), len);
@@ -191,8 +193,9 @@ TEST(InputRefusalsTest, MaxModelLenAutoIsTakenEverywhereAndIsTheLargestThatFits)
 // is needed, which is larger than the available KV cache memory (4.50 GiB). Based on the available
 // memory, the estimated maximum model length is 32768." By hand: 36 layers x 8 KV heads x 128 x 2
 // (K, V) x 2 B = 144 KiB a token; 40,960 tokens = 5.625 GiB; 4.50 GiB / 144 KiB = 32,768 tokens.
+// The write-up's release predates 0.25 (its estimate counts the whole pool), so it is planned at 0.24.
 TEST(InputRefusalsTest, ARequestThatDoesNotFitNamesTheLargestMaxModelLenThatDoes) {
-  const auto r = RunCli({"capacity", "--model", "Qwen/Qwen3-8B", "--max-model-len", "40960", "--kv-cache-memory", "4.5GiB",
+  const auto r = RunCli({"capacity", "--vllm-version", "0.24", "--model", "Qwen/Qwen3-8B", "--max-model-len", "40960", "--kv-cache-memory", "4.5GiB",
                          "--gpu", "l4"});
   ExpectOneLineError(r, "cannot hold one request of --max-model-len 40960");
   EXPECT_NE(r.err.find("the largest --max-model-len that fits is 32768"), std::string::npos) << r.err;

@@ -25,7 +25,7 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
   const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 32768, 1, 1, 64) + testing::MooncakeRow(10000, 32784, 1, 1001, 65) +
                                                      testing::MooncakeRow(20000, 32768, 1, 1, 64));
   const std::vector<std::string> base = {"--trace", trace, "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
-                                         "--num-gpu-blocks-override", "2050", "--max-model-len", "32800",
+                                         "--vllm-version", "0.24", "--num-gpu-blocks-override", "2050", "--max-model-len", "32800",
                                          "--max-num-batched-tokens", "8192", "--step-time-ms", "20", "--requests",
                                          dir.File("r.csv")};
   std::vector<std::string> with = base;
@@ -49,7 +49,7 @@ TEST(OffloadCliTest, HostTierHitOfA32kContextIsItsLoadPlusOneStep) {
 TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
   const std::vector<std::string> base = {"--trace", testing::SharedPath("traces/mooncake/conversation_trace.jsonl"),
                                          "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100",
-                                         "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
+                                         "--vllm-version", "0.24", "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
                                          "--max-requests", "3000"};
   double last_ttft = 1e9, last_hit = -1;
   for (const char* size : {"", "cpu=8GiB", "cpu=64GiB", "cpu=512GiB"}) {

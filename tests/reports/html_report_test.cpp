@@ -81,7 +81,7 @@ TEST(HtmlReportTest, KvTiersGetAnOccupancyChart) {
   const testing::TempDir dir;
   const std::string html_path = dir.File("tiers.html");
   const auto r = testing::RunCli({"replay", "--trace", testing::SharedPath("traces/mooncake/conversation_trace.jsonl"),
-                                  "--gpu", "h100", "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
+                                  "--gpu", "h100", "--vllm-version", "0.24", "--num-gpu-blocks-override", "4000", "--max-model-len", "64000",
                                   "--max-requests", "300", "--kv-offload", "cpu=2GiB", "--quiet", "--report", html_path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string html = ReadFile(html_path);

@@ -70,6 +70,7 @@ Case MakeCase(std::string name, std::string gpu, std::string kv_memory, int64_t 
   c.deployment.gpu = std::move(gpu);
   c.deployment.max_model_len = "8192";
   c.deployment.kv_cache_memory = std::move(kv_memory);  // a small pool: pressure, and cheap invariant walks
+  c.deployment.vllm_version = "0.24";  // a pool of exactly one request starts before PR #47272 (0.25)
   c.replay.window.max_requests = max_requests;
   c.replay.window.rate_scale = rate_scale;
   return c;

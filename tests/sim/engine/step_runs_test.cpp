@@ -58,6 +58,7 @@ TEST(StepRunsTest, EverySampleEqualsTokenStepping) {
   DeploymentOptions small;
   small.gpu = "a100-40gb";
   small.max_model_len = "8192";
+  small.vllm_version = "0.24";  // an exact 512-block pool starts before PR #47272 (0.25)
   small.kv_cache_memory = "1GiB";  // the pool runs short: crossings fall back to explicit grows, preemptions
   ReplayOptions pressed;
   pressed.window.max_requests = 700;

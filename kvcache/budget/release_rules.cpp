@@ -1,0 +1,53 @@
+#include "kvcache/budget/release_rules.h"
+
+#include "kvcache/base/check.h"
+
+namespace kvsim {
+namespace {
+
+constexpr ReleaseRuleEntry kRules[] = {
+    {ReleaseRule::kV1Engine, 8, 0,
+     "V1 engine by default (v0.8.0); BlockPool.__init__ takes block 0 as the null block (vllm/v1/core/block_pool.py, PR #14097)",
+     "hybrid KV groups; usable blocks = num_gpu_blocks - 1; max concurrency = blocks / pages of one request"},
+    {ReleaseRule::kGroupedTokenReport, 9, 19, "vllm/v1/core/kv_cache_utils.py (0.9 - 0.19)",
+     "\"GPU KV cache size\" = num_blocks // groups x block_size"},
+    {ReleaseRule::kFullAndPiecewiseGraphs, 11, 0, "vllm/config/compilation.py cudagraph_mode default (v0.11.0)",
+     "CUDA graphs: piecewise graphs for every size plus full decode graphs"},
+    {ReleaseRule::kEncoderPlaceholderBudget, 11, 12, "PR #25810 (0.11), withdrawn by PR #30475 (0.13)",
+     "Qwen3-VL encoder profile: a video counted by its placeholder with timestamps"},
+    {ReleaseRule::kNoLoraExtraVocab, 12, 0, "lora_extra_vocab_size removed (v0.12.0)",
+     "LoRA buffers: no extra vocabulary rows"},
+    {ReleaseRule::kSortFreeSampler, 17, 0, "V1 sampler, greedy profile pass without top-k/top-p sort (v0.17.0)",
+     "activation peak: sampler 15 B per logit instead of 38"},
+    {ReleaseRule::kCudaGraphEstimateOptIn, 18, 0, "PR #30515 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
+     "CUDA-graph estimate charged to the KV budget when the variable is set"},
+    {ReleaseRule::kConcurrencyTokenReport, 20, 0, "vllm/v1/core/kv_cache_utils.py (v0.20.0)",
+     "\"GPU KV cache size\" = int(max_concurrency x max_model_len): hybrid models report every group's tokens"},
+    {ReleaseRule::kCudaGraphEstimateCharged, 21, 0, "PR #38284 (estimate on by default)",
+     "KV budget minus the CUDA-graph estimate"},
+    {ReleaseRule::kUtilization092, 21, 0, "PR #38284 (vllm/config/cache.py)",
+     "default --gpu-memory-utilization 0.92 (was 0.90)"},
+    {ReleaseRule::kNullBlockOutOfCheck, 25, 0, "PR #47272 (merged 2026-07-01)",
+     "start-up check: one max_model_len request must fit in num_gpu_blocks - 1"},
+};
+
+}  // namespace
+
+std::span<const ReleaseRuleEntry> ReleaseRules() { return kRules; }
+
+// The era is what two rules make of a release, so it is defined here, beside them.
+VllmEra VllmVersion::era() const {
+  if (!HasRule(*this, ReleaseRule::kV1Engine)) return VllmEra::kV0;
+  if (!HasRule(*this, ReleaseRule::kSortFreeSampler)) return VllmEra::kV1Sort;
+  return VllmEra::kV1;
+}
+
+bool HasRule(const VllmVersion& version, ReleaseRule rule) {
+  if (version.v0_engine) return false;
+  for (const ReleaseRuleEntry& e : kRules)
+    if (e.rule == rule) return version.minor >= e.first_minor && (e.last_minor == 0 || version.minor <= e.last_minor);
+  KVSIM_CHECK(false, "release rule missing from the table");
+  return false;
+}
+
+}  // namespace kvsim
