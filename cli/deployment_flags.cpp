@@ -59,7 +59,7 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("disable-hybrid-kv-cache-manager", po::bool_switch(&o.disable_hybrid_kv_cache_manager),
        "allocate full-length KV for sliding-window layers")
       ("vllm-version", po::value(&o.vllm_version)->default_value(o.vllm_version),
-       "vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0 engine)")
+       "vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11 or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists the rules by release")
       ("engine", po::value(&o.engine)->default_value(o.engine), Choices<Engine>().c_str());
   // The rest of vLLM's serve flags that change memory.
   desc.add_options()
