@@ -11,8 +11,9 @@ packages+=(libopenmpi-dev openmpi-bin)
 # first command builds the module too).
 packages+=(python3-dev pybind11-dev)
 # --tests: GoogleTest, Google Benchmark, Chromium for the HTML report's browser test, and clang with
-# libclang-rt-dev (libFuzzer and the sanitizer runtimes) for the fuzz stage, pytest for the Python module's tests.
-if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-dev python3-pytest); fi
+# libclang-rt-dev (libFuzzer and the sanitizer runtimes) for the fuzz stage, lld (links the sanitized
+# build), pytest for the Python module's tests.
+if [[ ${1:-} == --tests ]]; then packages+=(libgtest-dev libbenchmark-dev chromium clang libclang-rt-dev lld python3-pytest); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
