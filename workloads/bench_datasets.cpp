@@ -10,16 +10,10 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "workloads/prefix_overlay.h"
+#include "workloads/id_mix.h"
 
 namespace kvsim {
 namespace {
-
-uint64_t Mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // One prompt of a dataset: its group's shared prefix, then text of its own.
 struct Prompt {
@@ -123,8 +117,8 @@ class DatasetSource final : public RequestSource {
       const int64_t shared = p.prefix_tokens / kOverlayBlockTokens;  // full blocks of the prefix only
       r.block_ids.reserve(static_cast<size_t>(blocks));
       for (int64_t j = 0; j < blocks; ++j)
-        r.block_ids.push_back(j < shared ? Mix(0xb10cULL + static_cast<uint64_t>(p.group), static_cast<uint64_t>(j))
-                                         : Mix(0x0217ULL + p.key, static_cast<uint64_t>(j)));
+        r.block_ids.push_back(j < shared ? MixIds(0xb10cULL + static_cast<uint64_t>(p.group), static_cast<uint64_t>(j))
+                                         : MixIds(0x0217ULL + p.key, static_cast<uint64_t>(j)));
     }
     return r;
   }

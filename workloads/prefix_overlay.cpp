@@ -6,16 +6,10 @@
 #include <vector>
 
 #include "kvcache/base/check.h"
+#include "workloads/id_mix.h"
 
 namespace kvsim {
 namespace {
-
-uint64_t Mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9e3779b97f4a7c15ULL ^ (b + 0x632be59bd9b4e019ULL + (a << 6) + (a >> 2));
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // One conversation's state between turns.
 struct Conversation {
@@ -93,8 +87,8 @@ class OverlaySource final : public RequestSource {
     const int64_t shared_blocks = system / kOverlayBlockTokens;  // full blocks of the system prompt only
     r.block_ids.reserve(static_cast<size_t>(blocks));
     for (int64_t j = 0; j < blocks; ++j)
-      r.block_ids.push_back(j < shared_blocks ? Mix(0x5157ULL + static_cast<uint64_t>(c.system_prompt), static_cast<uint64_t>(j))
-                                              : Mix(0xc0417ULL + c.session, static_cast<uint64_t>(j)));
+      r.block_ids.push_back(j < shared_blocks ? MixIds(0x5157ULL + static_cast<uint64_t>(c.system_prompt), static_cast<uint64_t>(j))
+                                              : MixIds(0xc0417ULL + c.session, static_cast<uint64_t>(j)));
     return r;
   }
 
