@@ -108,6 +108,8 @@ void CheckKeyWithoutEffect(const std::string& key, const nlohmann::json& v, cons
       key == "use_local_argmax_reduction" || key == "parallel_drafting" || key == "use_heterogeneous_vocab" ||
       key == "enable_adaptive_verification" || key == "index_share_for_mtp_iteration")
     if (!v.is_null()) RequireBool(v, key);
+  if (key == "parallel_drafting" && v == true && method != "eagle" && method != "eagle3" && method != "draft_model")
+    throw Error(f + "\"parallel_drafting\": vLLM takes it with EAGLE and draft-model methods only");
   if (key == "parallel_drafting" && v == true)
     throw Error(f + "\"parallel_drafting\": true drafts all tokens in one pass over K - 1 extra KV slots per "
                     "request (max_num_new_slots_for_drafting), which kvsim does not model");
