@@ -8,6 +8,7 @@
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/budget/serve_settings.h"
+#include "kvcache/budget/speculative_config.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
@@ -110,6 +111,7 @@ Deployment ResolveDeployment(const DeploymentOptions& o, const std::string& data
   auto model = store.models.find(key);
   if (model == store.models.end())
     model = store.models.emplace(key, ResolveModel(o.model, data_dir, "--model", "--model ./config.json", overrides)).first;
+  CheckSpeculativeAgainstTarget(c.speculative, model->second, c.tensor_parallel_size);
   return {model->second, gpu, c};
 }
 

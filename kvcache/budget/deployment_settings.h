@@ -28,6 +28,8 @@ struct SpeculativeSettings {
   std::string method;            // empty: no speculative decoding
   std::string draft_model;       // preset id or config.json path; empty for ngram / mtp
   int64_t num_speculative_tokens = 0;
+  int draft_tensor_parallel_size = 0;  // 1 or the target's TP; 0: the target's (vLLM's default)
+  std::string quantization;      // the drafter's weights, as --quantization spells it; empty: its checkpoint's
   std::shared_ptr<const ModelSpec> draft;  // resolved draft config, when there is one
 };
 

@@ -11,6 +11,7 @@
 #include "kvcache/base/line_reader.h"
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
+#include "kvcache/budget/speculative_config.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
@@ -114,16 +115,8 @@ CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
 }  // namespace
 
 SpeculativeSettings ReadSpeculative(const std::string& text) {
-  SpeculativeSettings s;
-  if (text.empty()) return s;
-  const nlohmann::json j = ParseJsonFlag(text, "--speculative-config");
-  s.draft_model = j.value("model", std::string());
-  s.method = j.value("method", s.draft_model.empty() ? std::string() : std::string("draft_model"));
-  if (s.method.empty()) throw Error("--speculative-config: give \"method\" (ngram, eagle, eagle3, mtp, ...) or \"model\"");
-  if (j.contains("num_speculative_tokens"))
-    s.num_speculative_tokens = JsonCount(j["num_speculative_tokens"], "num_speculative_tokens", "--speculative-config");
-  if (s.num_speculative_tokens > 64) throw Error("--speculative-config: num_speculative_tokens must be at most 64");
-  return s;
+  if (text.empty()) return SpeculativeSettings();
+  return SpeculativeFromJson(ParseJsonFlag(text, "--speculative-config"));
 }
 
 // vLLM's LoRAConfig (vllm/config/lora.py, v0.11) checks: the rank one of its kernel sizes,

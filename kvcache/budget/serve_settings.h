@@ -23,8 +23,8 @@ void ReadServeSettings(const DeploymentOptions& options, DeploymentConfig& confi
 // kvsim::Error naming the flag for JSON that is not an object.
 nlohmann::json ConfigOverrides(const DeploymentOptions& options);
 
-// --speculative-config's JSON (vLLM's SpeculativeConfig fields method, model,
-// num_speculative_tokens), empty text: none. Throws kvsim::Error naming the flag.
+// --speculative-config's JSON, checked as speculative_config.h says; empty text: none. Throws
+// kvsim::Error naming the flag.
 SpeculativeSettings ReadSpeculative(const std::string& text);
 
 // --enable-lora and the LoRAConfig flags, checked as vLLM's LoRAConfig checks them. Throws

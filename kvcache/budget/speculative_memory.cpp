@@ -1,5 +1,7 @@
 #include "kvcache/budget/speculative_memory.h"
 
+#include <algorithm>
+
 #include "kvcache/base/text_format.h"
 #include "kvcache/model/weight_tensors.h"
 
@@ -61,6 +63,15 @@ DraftWeights DraftWeightsOnGpu(const ModelSpec& target, const std::vector<Weight
   DraftWeights out;
   const ProposerKind kind = ClassifyProposer(s);
   const QuantizationSpec none;
+  // vLLM builds the drafter's ModelConfig with the config's own quantization (an EAGLE head and a
+  // draft model: their checkpoint's, else none; MTP layers: the target's) and loads it at
+  // draft_tensor_parallel_size, 1 or the target's TP (speculative.py _verify_and_get_draft_tp).
+  const auto quantized = [&](const QuantizationSpec& checkpoint) {
+    return s.quantization.empty() ? checkpoint : ParseQuantizationFlag(s.quantization, checkpoint);
+  };
+  if (s.draft_tensor_parallel_size > 0) tp = s.draft_tensor_parallel_size;
+  const std::string spelled = s.quantization.empty() ? std::string() : ", " + s.quantization;
+  const std::string draft_tp = s.draft_tensor_parallel_size > 0 ? Format(", draft TP %d", tp) : std::string();
   const int64_t h = target.hidden_size;
   if (kind == ProposerKind::kNone || kind == ProposerKind::kNgram) return out;
   if (kind == ProposerKind::kEagle || kind == ProposerKind::kEagle3) {
@@ -78,27 +89,36 @@ DraftWeights DraftWeightsOnGpu(const ModelSpec& target, const std::vector<Weight
     }
     ModelSpec one = shape;
     one.num_layers = layers;
-    out.memory = WeightsOnGpu(one, head, none, dtype, tp, 1, 0);
+    out.memory = WeightsOnGpu(one, head, quantized(s.draft ? shape.checkpoint_quantization : none), dtype, tp, 1, 0);
     out.memory.rope_cache_bytes = 0;  // get_rope caches by its arguments: the target's cos/sin buffer
     // draft_id_to_target_id, int64, when the draft vocabulary differs (llama_eagle3.py)
     if (three && vocab != target.vocab_size) out.memory.full_width_bytes += 8.0 * static_cast<double>(vocab);
     out.what = Format("%s head (%lld layer%s%s)", three ? "EAGLE-3" : "EAGLE", static_cast<long long>(layers),
-                      layers == 1 ? "" : "s", three ? Format(", draft vocab %lld", static_cast<long long>(vocab)).c_str() : "");
+                      layers == 1 ? "" : "s", three ? Format(", draft vocab %lld", static_cast<long long>(vocab)).c_str() : "") +
+               spelled + draft_tp;
     return out;
   }
   if (kind == ProposerKind::kMtp && !s.draft) {
     const int64_t n = target.num_layers;
-    out.memory = WeightsOnGpu(target, target_tensors, quant, dtype, tp, static_cast<int>(n), static_cast<int>(n - 1));
+    out.memory = WeightsOnGpu(target, target_tensors, s.quantization.empty() ? quant : quantized(target.checkpoint_quantization),
+                              dtype, tp, static_cast<int>(n), static_cast<int>(n - 1));
     out.memory.rope_cache_bytes = 0;
     // enorm, hnorm and eh_proj [h, 2h], unquantized and replicated.
     out.memory.full_width_bytes += static_cast<double>(2 * h + 2 * h * h) * BytesPerElement(dtype);
-    out.what = "MTP layer (the target's last layer's shape, eh_proj, shared_head)";
+    // The drafter holds every one of the checkpoint's num_nextn_predict_layers, each with its own
+    // shared_head (deepseek_mtp.py DeepSeekMultiTokenPredictor builds one layer per index).
+    const int64_t layers = std::max<int64_t>(1, target.mtp_layers);
+    out.memory.quantized_bytes *= static_cast<double>(layers);
+    out.memory.full_width_bytes *= static_cast<double>(layers);
+    out.what = (layers == 1 ? std::string("MTP layer (the target's last layer's shape, eh_proj, shared_head)")
+                            : Format("%lld MTP layers (each the target's last layer's shape, eh_proj, shared_head)",
+                                     static_cast<long long>(layers))) + spelled + draft_tp;
     return out;
   }
   if (s.draft) {
     const ModelSpec& d = *s.draft;
-    out.memory = WeightsOnGpu(d, EnumerateWeights(d), d.checkpoint_quantization, dtype, tp, 1, 0);
-    out.what = "draft model " + d.name;
+    out.memory = WeightsOnGpu(d, EnumerateWeights(d), quantized(d.checkpoint_quantization), dtype, tp, 1, 0);
+    out.what = "draft model " + d.name + spelled + draft_tp;
   }
   return out;
 }

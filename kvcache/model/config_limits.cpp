@@ -23,6 +23,7 @@ constexpr NamedRange kRanges[] = {
     {"num_kv_heads", {1, 16 * kKi}},          {"n_head_kv", {1, 16 * kKi}},
     {"head_dim", {1, 64 * kKi}},              {"vocab_size", {1, 16 * kKi * kKi}},
     {"padded_vocab_size", {1, 16 * kKi * kKi}}, {"draft_vocab_size", {1, 16 * kKi * kKi}},
+    {"num_nextn_predict_layers", {0, 64}},    {"mtp_num_hidden_layers", {0, 64}},
     {"max_position_embeddings", {1, int64_t{1} << 32}}, {"n_positions", {1, int64_t{1} << 32}},
     {"max_seq_len", {1, int64_t{1} << 32}},   {"seq_length", {1, int64_t{1} << 32}},
     {"max_sequence_length", {1, int64_t{1} << 32}},

@@ -101,6 +101,9 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
   spec.num_attention_heads = r.Required({"num_attention_heads", "n_head", "num_heads"});
   spec.vocab_size = r.Required({"vocab_size", "padded_vocab_size"});
   spec.draft_vocab_size = r.Optional({"draft_vocab_size"}, 0);
+  // Qwen3-Next checkpoints ship one MTP layer (mtp.*) without naming it in config.json; vLLM's
+  // qwen3_next_mtp.py reads num_nextn_predict_layers with 1 as the default.
+  spec.mtp_layers = r.Optional({"num_nextn_predict_layers", "mtp_num_hidden_layers"}, type == "qwen3_next" ? 1 : 0);
   if (const int64_t fallback = DefaultMaxPositions(type); fallback > 0)
     spec.max_position_embeddings = r.Optional({"max_position_embeddings", "n_positions", "max_seq_len"}, fallback);
   else

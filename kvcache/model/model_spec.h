@@ -93,6 +93,10 @@ struct ModelSpec {
   int64_t intermediate_size = 0;
   int64_t vocab_size = 0;
   int64_t draft_vocab_size = 0;        // EAGLE-3 heads: their own lm_head's vocabulary (0: vocab_size)
+  // Multi-token-prediction layers shipped beside the decoder (num_nextn_predict_layers; Qwen3.5's
+  // mtp_num_hidden_layers). Not in num_layers: vLLM's causal-LM class skips them and only the MTP
+  // drafter (--speculative-config method "mtp") loads them. 0: the checkpoint has none.
+  int64_t mtp_layers = 0;
   int64_t max_position_embeddings = 0;
   int64_t derived_max_model_len = 0;   // what vLLM takes as max_model_len when none is given
 

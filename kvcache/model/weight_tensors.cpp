@@ -202,6 +202,16 @@ int64_t CountActiveParameters(const ModelSpec& spec) {
   return total;
 }
 
+int64_t CountMtpParameters(const ModelSpec& spec) {
+  if (spec.mtp_layers == 0 || spec.num_layers == 0) return 0;
+  int64_t layer = 0;
+  for (const WeightTensor& t : EnumerateWeights(spec))
+    if (t.layer == spec.num_layers - 1) layer += t.elements();
+  const int64_t h = spec.hidden_size;
+  // enorm, hnorm, the shared head's norm, and eh_proj [h, 2h].
+  return spec.mtp_layers * (layer + 3 * h + 2 * h * h);
+}
+
 int64_t CountDenseMlpParameters(const ModelSpec& spec) {
   std::vector<WeightTensor> tensors;
   TensorList list(tensors);

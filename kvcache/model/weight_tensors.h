@@ -58,6 +58,12 @@ int64_t CountParameters(const ModelSpec& spec, bool include_final_norm = true);
 // Parameters active per token: routed experts count experts_per_token of num_experts.
 int64_t CountActiveParameters(const ModelSpec& spec);
 
+// Parameters of the multi-token-prediction layers beside the decoder (ModelSpec::mtp_layers), as
+// DeepSeek-V3's MTP module holds them (vLLM deepseek_mtp.py): each a decoder layer of the last
+// layer's shape, enorm, hnorm and the shared head's norm [h], eh_proj [h, 2h]; the embedding and
+// the output head are the model's own, so not counted again. Not in CountParameters.
+int64_t CountMtpParameters(const ModelSpec& spec);
+
 // Parameters of one decoder layer's dense MLP (gate/up/down with biases), as article 000 tabulates.
 int64_t CountDenseMlpParameters(const ModelSpec& spec);
 

@@ -96,5 +96,60 @@ TEST(SpeculativeMemoryTest, DeepSeekV3MtpLayerAtTp8) {
   EXPECT_NEAR(r.draft_weights_bytes, 1892717728.0, 512.0);
 }
 
+// draft_tensor_parallel_size (vllm/config/speculative.py _verify_and_get_draft_tp: 1 or the
+// target's TP) sets how the drafter is split. Llama-3.1-8B as the draft of Llama-3.1-70B at TP 4:
+// at draft TP 1 each GPU holds all of it, 8,030,261,248 parameters (Meta's card) x 2 B in bf16.
+TEST(SpeculativeMemoryTest, DraftTensorParallelSizeSetsTheBytesPerGpu) {
+  DeploymentOptions o;
+  o.model = "meta-llama/Llama-3.1-70B-Instruct";
+  o.gpu = "h100";
+  o.tensor_parallel_size = 4;
+  o.speculative_config =
+      R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 1})";
+  EXPECT_DOUBLE_EQ(Plan(o).draft_weights_bytes, 2.0 * 8030261248);
+  o.speculative_config = R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 4})";
+  const double split = Plan(o).draft_weights_bytes;
+  // At the target's TP 4 every sharded tensor is a quarter; only the 65 norms (4,096 each) stay whole.
+  EXPECT_NEAR(split, 2.0 * (8030261248.0 - 65 * 4096) / 4 + 2.0 * 65 * 4096, 1e6);
+  // The same value spelled out is the default; any other is refused as vLLM refuses it.
+  o.speculative_config =
+      R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 4})";
+  EXPECT_DOUBLE_EQ(Plan(o).draft_weights_bytes, split);
+  o.speculative_config =
+      R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 4, "draft_tensor_parallel_size": 2})";
+  EXPECT_THROW(Plan(o), Error);
+}
+
+// "quantization" is the drafter's (SpeculativeConfig builds the draft ModelConfig with it). FP8
+// stores Llama-3.1-8B's linear weights at 1 B: 32 layers x (4096 x 6144 qkv + 4096 x 4096 o +
+// 3 x 4096 x 14336 MLP) = 6,979,321,856; the embedding and lm_head 2 x 128,256 x 4096 and the norms
+// stay bf16 (1,050,939,392 x 2 B); the per-channel scales add at most 0.2%.
+TEST(SpeculativeMemoryTest, DraftQuantizationChangesItsWeights) {
+  DeploymentOptions o;
+  o.model = "meta-llama/Llama-3.1-70B-Instruct";
+  o.gpu = "h100";
+  o.tensor_parallel_size = 4;
+  o.speculative_config = R"({"model": "meta-llama/Llama-3.1-8B-Instruct", "num_speculative_tokens": 4,
+                             "draft_tensor_parallel_size": 1, "quantization": "fp8"})";
+  const double expected = 6979321856.0 + 2.0 * 1050939392;
+  EXPECT_NEAR(Plan(o).draft_weights_bytes, expected, 0.002 * expected);
+}
+
+// MTP layers: DeepSeek-V3 ships one (num_nextn_predict_layers 1); Llama has none, and vLLM finds no
+// MTP model class for it.
+TEST(SpeculativeMemoryTest, MtpNeedsTheModelsMtpLayers) {
+  DeploymentOptions o;
+  o.speculative_config = R"({"method": "mtp", "num_speculative_tokens": 1})";
+  try {
+    Plan(o);
+    ADD_FAILURE() << "MTP on Llama-3.1-8B was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("meta-llama/Llama-3.1-8B-Instruct (llama) has none"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ResolveModel("deepseek-ai/DeepSeek-V3", DataDirectory(), "--model", "").mtp_layers, 1);
+  // Qwen3-Next names none in config.json yet ships one (qwen3_next_mtp.py defaults it to 1).
+  EXPECT_EQ(ResolveModel("Qwen/Qwen3-Next-80B-A3B-Thinking", DataDirectory(), "--model", "").mtp_layers, 1);
+}
+
 }  // namespace
 }  // namespace kvsim

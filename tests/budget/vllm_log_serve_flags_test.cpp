@@ -47,7 +47,7 @@ LogValidation Validate(const std::string& csv_text) {
 TEST(VllmLogServeFlagsTest, CellsMapOntoTheFlagsTheyStandFor) {
   testing::TempDir dir;
   const auto rows = ReadVllmLogRows(dir.Write(
-      "logs.csv", kHeader + "\n" + Row("T1", ",,") + "\n" + Row("T2", "2,64,\"{\"\"method\"\":\"\"ngram\"\"}\"") +
+      "logs.csv", kHeader + "\n" + Row("T1", ",,") + "\n" + Row("T2", "2,64,\"{\"\"method\"\":\"\"ngram\"\",\"\"num_speculative_tokens\"\":3}\"") +
                       "\n" + Row("T3", ",32,") + "\n"));
   ASSERT_EQ(rows.size(), 3u);
   const DeploymentOptions plain = OptionsForLogRow(rows[0]);
@@ -57,7 +57,7 @@ TEST(VllmLogServeFlagsTest, CellsMapOntoTheFlagsTheyStandFor) {
   EXPECT_TRUE(both.enable_lora);
   EXPECT_EQ(both.max_loras, "2");
   EXPECT_EQ(both.max_lora_rank, "64");
-  EXPECT_EQ(both.speculative_config, R"({"method":"ngram"})");
+  EXPECT_EQ(both.speculative_config, R"({"method":"ngram","num_speculative_tokens":3})");
   // One of the two LoRA cells turns LoRA on; the other keeps vLLM's default.
   const DeploymentOptions rank_only = OptionsForLogRow(rows[2]);
   EXPECT_TRUE(rank_only.enable_lora);

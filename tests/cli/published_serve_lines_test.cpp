@@ -72,7 +72,8 @@ TEST(PublishedServeLinesTest, EachIsUnderstoodOrRefusedForAReasonThatHolds) {
     EXPECT_EQ(r.exit_code, 2) << l.id << ": " << r.err;
     const bool no_config = r.err.find("is neither a config.json path nor a preset") != std::string::npos;
     const bool does_not_fit = r.err.find("does not fit") != std::string::npos;
-    const bool not_modelled = r.err.find("is not modelled") != std::string::npos;
+    const bool not_modelled = r.err.find("is not modelled") != std::string::npos ||
+                              r.err.find("which kvsim does not model") != std::string::npos;
     const bool typo = listed_typo && r.err.find("is not a flag of vllm serve (did you mean") != std::string::npos;
     if (no_config) without_preset.push_back(l.id);
     EXPECT_TRUE(no_config || does_not_fit || not_modelled || typo) << l.id << " (" << l.source << "): " << r.err;

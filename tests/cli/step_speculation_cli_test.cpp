@@ -185,10 +185,11 @@ TEST(StepSpeculationCliTest, EagleAndMtpPassesRunTheirJoiningProjection) {
   const nlohmann::json& fc = Op(e.at("speculative").at("proposer").at("pass").at("operators"), "fc");
   EXPECT_DOUBLE_EQ(fc.at("flops").get<double>(), 2.0 * 16 * 4096 * 8192);
   EXPECT_DOUBLE_EQ(fc.at("bytes").get<double>(), 4096.0 * 8192 * 2 + 16.0 * 8192 * 2 + 16.0 * 4096 * 2);
-  const nlohmann::json m = Step({"--speculative-config", R"({"method":"mtp","num_speculative_tokens":1})",
+  // MTP needs a model with MTP layers: DeepSeek-R1 (h 7,168), eh_proj [7,168, 14,336].
+  const nlohmann::json m = Step({"--model", "deepseek-ai/DeepSeek-R1", "--speculative-config", R"({"method":"mtp","num_speculative_tokens":1})",
                                  "--spec-acceptance", "0.8"});
   const nlohmann::json& eh = Op(m.at("speculative").at("proposer").at("pass").at("operators"), "eh_proj");
-  EXPECT_DOUBLE_EQ(eh.at("flops").get<double>(), 2.0 * 16 * 4096 * 8192);
+  EXPECT_DOUBLE_EQ(eh.at("flops").get<double>(), 2.0 * 16 * 7168 * 14336);
 }
 
 // vLLM v1 computes the target's logits at every verified position (gpu_model_runner.py

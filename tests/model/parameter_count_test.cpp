@@ -89,6 +89,76 @@ TEST(ParameterCountTest, DeepSeekR1PresetMatchesItsCard) {
   EXPECT_NEAR(static_cast<double>(CountActiveParameters(spec)) / 1e9, 37.0, 0.6);
 }
 
+ModelSpec Preset(const std::string& id) {
+  return LoadModelConfigFile(std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/models/" + id + ".json");
+}
+double Billions(int64_t n) { return static_cast<double>(n) / 1e9; }
+
+// DeepSeek-V3 (data/models preset): 671B total, 37B activated for the main model (the card and the
+// technical report, arXiv 2412.19437). Its MTP module: "11.5B unique parameters (excluding the shared
+// 0.9B Embedding and 0.9B output Head)" (DeepSeek's README_WEIGHTS.md). The 685B on the Hugging Face
+// page counts the checkpoint's tensors: the main model, the MTP layer, and the MTP layer's own copies
+// of the embedding and head (model.layers.61.embed_tokens, shared_head.head), 129,280 x 7,168 each.
+TEST(ParameterCountTest, DeepSeekV3AndItsMtpLayerMatchTheCard) {
+  const ModelSpec spec = Preset("deepseek-ai/DeepSeek-V3");
+  EXPECT_NEAR(Billions(CountParameters(spec)), 671.0, 671.0 * 0.01);
+  EXPECT_NEAR(Billions(CountActiveParameters(spec)), 37.0, 37.0 * 0.02);
+  EXPECT_EQ(spec.mtp_layers, 1);
+  EXPECT_NEAR(Billions(CountMtpParameters(spec)), 11.5, 11.5 * 0.01);
+  const int64_t checkpoint = CountParameters(spec) + CountMtpParameters(spec) + 2LL * 129280 * 7168;
+  EXPECT_NEAR(Billions(checkpoint), 685.0, 685.0 * 0.01);
+  // Models without MTP layers have no MTP parameters.
+  EXPECT_EQ(CountMtpParameters(Preset("meta-llama/Llama-3.1-8B-Instruct")), 0);
+}
+
+// Kimi-K2-Instruct: "1T total parameters, 32B activated" (the model card,
+// https://huggingface.co/moonshotai/Kimi-K2-Instruct, "Model Summary"). The card rounds both; kvsim's count by hand: 384
+// experts x 3 x 7,168 x 2,048 x 60 MoE layers = 1,014.7B, 61 MLA layers of 101M, one dense MLP
+// 396M, shared experts 2.6B, embedding and head 2.35B: 1.026T, 32.8B activated. Within 3%.
+TEST(ParameterCountTest, KimiK2MatchesItsCard) {
+  const ModelSpec spec = Preset("moonshotai/Kimi-K2-Instruct");
+  EXPECT_NEAR(Billions(CountParameters(spec)), 1000.0, 1000.0 * 0.03);
+  EXPECT_NEAR(Billions(CountActiveParameters(spec)), 32.0, 32.0 * 0.03);
+  EXPECT_EQ(spec.mtp_layers, 0);
+}
+
+// Llama-4-Maverick-17B-128E-Instruct: "17B activated, 400B total" (Meta's model card, which counts
+// the vision encoder; kvsim estimates it from vision_config). Within 1%.
+TEST(ParameterCountTest, Llama4MaverickMatchesItsCard) {
+  const ModelSpec spec = Preset("meta-llama/Llama-4-Maverick-17B-128E-Instruct");
+  EXPECT_NEAR(Billions(CountParameters(spec)), 400.0, 400.0 * 0.01);
+  EXPECT_NEAR(Billions(CountActiveParameters(spec)), 17.0, 17.0 * 0.03);
+}
+
+// Qwen3-VL-235B-A22B-Thinking: 235B total and 22B activated for the language model (the name and the
+// Qwen3 technical report's Qwen3-235B-A22B, arXiv 2505.09388); the vision tower (27 blocks of 1,152)
+// adds about 0.4B, which the card's rounding takes in. Within 1%.
+TEST(ParameterCountTest, Qwen3Vl235bMatchesItsCard) {
+  const ModelSpec spec = Preset("Qwen/Qwen3-VL-235B-A22B-Thinking");
+  EXPECT_NEAR(Billions(CountParameters(spec)), 235.0, 235.0 * 0.01);
+  EXPECT_NEAR(Billions(CountActiveParameters(spec)), 22.0, 22.0 * 0.03);
+}
+
+// Gemma-3-27B-it: the Gemma 3 technical report (arXiv 2503.19786, table 1) gives 25,600M non-embedding
+// + 1,416M embedding parameters and a 417M SigLIP vision encoder: 27,433M. Within 2% (the vision
+// encoder is kvsim's estimate from vision_config). Its layers are five
+// local (1,024-token window) for every global one (Gemma3TextConfig's sliding_window_pattern 6).
+TEST(ParameterCountTest, Gemma3TwentySevenBMatchesItsReport) {
+  const ModelSpec spec = Preset("google/gemma-3-27b-it");
+  EXPECT_NEAR(Billions(CountParameters(spec)), 27.433, 27.433 * 0.02);
+  ASSERT_EQ(spec.layers.size(), 62u);
+  int global = 0;
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    const bool full = (i + 1) % 6 == 0;
+    EXPECT_EQ(spec.layers[i].kind, full ? AttentionKind::kFull : AttentionKind::kSlidingWindow) << i;
+    if (!full) {
+      EXPECT_EQ(spec.layers[i].window_tokens, 1024) << i;
+    }
+    global += full;
+  }
+  EXPECT_EQ(global, 10);
+}
+
 TEST(ParameterCountTest, TiedEmbeddingsCountOnce) {
   const int64_t untied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, false)));
   const int64_t tied = CountParameters(SpecFromJson(LlamaConfig(1024, 4096, 2, 8, 8, 1000, true)));
