@@ -2,6 +2,8 @@
 
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
 
 namespace kvsim {
 namespace {
@@ -60,8 +62,13 @@ OutputFlags& OutputFlags::File(const char* spec, std::string& path, const char* 
   // "output,o" is reported as "-o/--output".
   const std::string name = spec;
   const size_t comma = name.find(',');
-  declared_.push_back({comma == std::string::npos ? "--" + name : "-" + name.substr(comma + 1) + "/--" + name.substr(0, comma),
-                       &path, dash_is_stdout});
+  std::string option;
+  if (comma == std::string::npos) {
+    option.append("--").append(name);
+  } else {
+    option.append("-").append(name, comma + 1, std::string::npos).append("/--").append(name, 0, comma);
+  }
+  declared_.push_back({std::move(option), &path, dash_is_stdout});
   return *this;
 }
 
