@@ -26,11 +26,14 @@ def parse_help(text):
     return options
 
 
-def _annotation(takes_value, default):
+def _annotation(flag, takes_value, default):
     if not takes_value:
         return "bool", "False"
     if default is None:
         return "_Value | None", "None"
+    # A release number is text: the float 0.30 would reach the CLI as "0.3", another release.
+    if flag.endswith("version"):
+        return "str", repr(default)
     if re.fullmatch(r"-?\d+", default):
         return "int", default
     if re.fullmatch(r"-?\d*\.\d+(e-?\d+)?", default):
@@ -48,7 +51,7 @@ def stub_function(name, options, leading, summary, returns, skip=()):
         seen.add(py)
         if not py.isidentifier():
             continue
-        annotation, value = _annotation(takes_value, default)
+        annotation, value = _annotation(flag, takes_value, default)
         if flag == "jobs":  # its default is this machine's core count
             annotation, value = "int | None", "None"
         if flag == "enable-prefix-caching":

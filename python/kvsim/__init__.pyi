@@ -74,7 +74,7 @@ def capacity(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -147,8 +147,9 @@ def capacity(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
@@ -228,7 +229,7 @@ def capacity_from_command(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -301,8 +302,9 @@ def capacity_from_command(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
@@ -385,7 +387,7 @@ def step(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -462,8 +464,9 @@ def step(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
@@ -655,7 +658,7 @@ def replay(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -827,8 +830,9 @@ def replay(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
@@ -979,7 +983,7 @@ def compare(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -1154,8 +1158,9 @@ def compare(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
@@ -1308,7 +1313,7 @@ def sweep(
     rope_scaling: _Value | None = None,
     allow_long_max_model_len: bool = False,
     disable_hybrid_kv_cache_manager: bool = False,
-    vllm_version: float = 0.19,
+    vllm_version: str = '0.30',
     engine: str = 'vllm',
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
@@ -1494,8 +1499,9 @@ def sweep(
         allow_long_max_model_len: a --max-model-len past the model's limit is planned, with a
             warning (vLLM: VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
         disable_hybrid_kv_cache_manager: allocate full-length KV for sliding-window layers
-        vllm_version: vLLM release whose budgeting to reproduce: 0.19, 0.11, 0.6.4, or v0 (V0
-            engine)
+        vllm_version: vLLM release whose budgeting to reproduce: a release such as 0.30, 0.19, 0.11
+            or 0.6.4, latest (the newest modelled), or v0 (the V0 engine); `kvsim releases` lists
+            the rules by release
         engine: vllm | sglang | trtllm
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory

@@ -74,6 +74,9 @@ def flags_from_kwargs(kwargs, repeatable=(), command=None):
         if value is None:
             continue
         flag = "--" + name.replace("_", "-")
+        if name.endswith("version") and isinstance(value, float):
+            # 0.30 as a float is 0.3, another release: a release number must be given as text.
+            raise ValueError("%s=%r: give the release as a string (%s='%s'), not a float" % (name, value, name, repr(value)))
         if value is True:
             argv.append(flag)
         elif value is False:

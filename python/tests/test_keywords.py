@@ -36,3 +36,9 @@ def test_switch_without_off_form_false_is_its_default(cli):
     on = kvsim.replay(synthetic=20, rate=5, omit_wall_time=True, exact_quantiles=False, **_SMALL).to_dict()
     default = kvsim.replay(synthetic=20, rate=5, omit_wall_time=True, **_SMALL).to_dict()
     assert on == default
+
+
+def test_a_release_given_as_a_float_is_refused():
+    """0.30 as a float is 0.3, another release: the keyword must be text."""
+    with pytest.raises(ValueError, match="as a string"):
+        kvsim.capacity(vllm_version=0.30)

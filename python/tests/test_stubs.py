@@ -30,7 +30,7 @@ def test_every_command_of_the_cli_is_reachable():
     """The command list is the CLI's own (kvsim._core.commands()): each has a function of its name,
     or is one of the commands reached through run_cli."""
     from kvsim import _core
-    through_run_cli = {"calibrate", "validate"}
+    through_run_cli = {"calibrate", "validate", "releases"}
     commands = _core.commands()
     assert "replay" in commands
     for name in commands:
