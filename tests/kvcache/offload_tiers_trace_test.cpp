@@ -8,8 +8,10 @@
 // the state depends only on the order of requests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <list>
+#include <string>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -150,34 +152,59 @@ Hits TwoTierLru(int64_t usable_blocks, int64_t block, int64_t chunk, int64_t hos
   return h;
 }
 
-TEST(OffloadTiersTraceTest, GpuAndHostHitsEqualATwoTierLruSimulation) {
-  ASSERT_EQ(Trace().size(), 4000u);
-  int64_t largest = 0;
-  for (const Row& r : Trace()) largest = std::max(largest, (r.prompt + r.output + 15) / 16);
-  const int64_t usable = largest + 64;  // room for the longest request, little for the cache
-  // (block, chunk): one GPU block per chunk, and 16 blocks per chunk (vLLM's block_size extra config).
-  for (auto [block, chunk] : {std::pair<int64_t, int64_t>{16, 16}, {16, 256}}) {
-    const Hits gpu_only = TwoTierLru(usable, block, chunk, 0);
-    const Hits got_gpu_only = ThroughTiers(usable, block, chunk, 0);
-    EXPECT_EQ(got_gpu_only.gpu, gpu_only.gpu) << chunk;
-    EXPECT_EQ(got_gpu_only.queried, gpu_only.queried) << chunk;
-    EXPECT_EQ(got_gpu_only.host, 0);
-    int64_t last_host = 0;
-    for (int64_t host_chunks : {int64_t{1000}, int64_t{20000}, int64_t{200000}}) {
-      const Hits want = TwoTierLru(usable, block, chunk, host_chunks / (chunk / 16));
-      const Hits got = ThroughTiers(usable, block, chunk, static_cast<double>(host_chunks / (chunk / 16) * chunk));
-      EXPECT_EQ(got.gpu, want.gpu) << chunk << " " << host_chunks;
-      EXPECT_EQ(got.host, want.host) << chunk << " " << host_chunks;
-      EXPECT_GE(got.host, last_host);  // a larger host tier serves at least as much
-      last_host = got.host;
-      std::printf("block %lld chunk %lld host %lld chunks: GPU hits %.4f, host hits %.4f of %lld prompt tokens\n",
-                  static_cast<long long>(block), static_cast<long long>(chunk), static_cast<long long>(host_chunks),
-                  static_cast<double>(got.gpu) / static_cast<double>(got.queried),
-                  static_cast<double>(got.host) / static_cast<double>(got.queried), static_cast<long long>(got.queried));
-    }
-    EXPECT_GT(last_host, 0);
+// One case per (GPU block, host chunk) pair and host tier size, so the cases run in parallel: one
+// GPU block per chunk, and 16 blocks per chunk (vLLM's block_size extra config); host size 0 is the
+// GPU-only pool.
+struct TierCase {
+  int64_t block, chunk, host_chunks;
+  int64_t smaller_host_chunks;  // the next smaller case's host size, for the monotonicity check
+};
+
+class OffloadTiersTraceTest : public ::testing::TestWithParam<TierCase> {
+ protected:
+  static int64_t Usable() {
+    int64_t largest = 0;
+    for (const Row& r : Trace()) largest = std::max(largest, (r.prompt + r.output + 15) / 16);
+    return largest + 64;  // room for the longest request, little for the cache
   }
+};
+
+TEST_P(OffloadTiersTraceTest, GpuAndHostHitsEqualATwoTierLruSimulation) {
+  ASSERT_EQ(Trace().size(), 4000u);
+  const auto [block, chunk, host_chunks, smaller_host_chunks] = GetParam();
+  const int64_t usable = Usable();
+  const int64_t host_slots = host_chunks / (chunk / 16);
+  const Hits want = TwoTierLru(usable, block, chunk, host_slots);
+  const Hits got = ThroughTiers(usable, block, chunk, static_cast<double>(host_slots * chunk));
+  EXPECT_EQ(got.gpu, want.gpu);
+  EXPECT_EQ(got.queried, want.queried);
+  EXPECT_EQ(got.host, want.host);
+  if (host_chunks == 0) {
+    EXPECT_EQ(got.host, 0);
+    return;
+  }
+  if (host_chunks >= 200000) {
+    EXPECT_GT(got.host, 0);  // the largest tier holds prompts that come back
+  }
+  // A larger host tier serves at least as much: against the reference at the next smaller size,
+  // which that case checks ThroughTiers against.
+  const Hits smaller = TwoTierLru(usable, block, chunk, smaller_host_chunks / (chunk / 16));
+  EXPECT_GE(got.host, smaller.host);
+  std::printf("block %lld chunk %lld host %lld chunks: GPU hits %.4f, host hits %.4f of %lld prompt tokens\n",
+              static_cast<long long>(block), static_cast<long long>(chunk), static_cast<long long>(host_chunks),
+              static_cast<double>(got.gpu) / static_cast<double>(got.queried),
+              static_cast<double>(got.host) / static_cast<double>(got.queried), static_cast<long long>(got.queried));
 }
+
+INSTANTIATE_TEST_SUITE_P(BlocksChunksAndHostSizes, OffloadTiersTraceTest,
+                         ::testing::Values(TierCase{16, 16, 0, 0}, TierCase{16, 16, 1000, 0}, TierCase{16, 16, 20000, 1000},
+                                           TierCase{16, 16, 200000, 20000}, TierCase{16, 256, 0, 0},
+                                           TierCase{16, 256, 1000, 0}, TierCase{16, 256, 20000, 1000},
+                                           TierCase{16, 256, 200000, 20000}),
+                         [](const ::testing::TestParamInfo<TierCase>& case_info) {
+                           return "block" + std::to_string(case_info.param.block) + "_chunk" + std::to_string(case_info.param.chunk) +
+                                  "_host" + std::to_string(case_info.param.host_chunks);
+                         });
 
 }  // namespace
 }  // namespace kvsim
