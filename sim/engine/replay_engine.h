@@ -236,6 +236,7 @@ class ReplayEngine final {
   bool QuietDecodeStep() const;
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
+  void QuietStepAlone();
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
   void MakeLazy(Live& l);
