@@ -215,6 +215,8 @@ class ReplayEngine final {
   int64_t Demand() const;
   void ScheduleRunning(RunningPass pass, int64_t& budget);
   bool AdmitWaiting(int64_t& budget, bool whole_prompt);
+  OffloadTiers::Match MatchBelowGpu(const Live& l, AdmitRequest& q, int64_t budget);
+  bool StartsLoading(Live& l, Slot slot, const OffloadTiers::Match& match, const AdmitPlan& plan, int64_t prompt_tokens);
   class Passes final {
    public:
     explicit Passes(ReplayEngine& e) : e_(e) {}
@@ -318,6 +320,7 @@ class ReplayEngine final {
   std::vector<std::unique_ptr<DecodeRunTimer>> decode_runs_;  // by batch size, built on first use
   const DecodeRunTimer& DecodeRunFor(int64_t batch);
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
+  StepSample step_sample_;  // the current step's, reported to the observers (RecordStep sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
