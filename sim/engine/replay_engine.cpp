@@ -235,9 +235,7 @@ void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
 }
 
 void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
-  // speed: one sample kept by the engine, as for quiet runs (zeroing a fresh one every step counts);
-  // every field is set below (the offload tiers' stay zero without tiers).
-  StepSample& sample = step_sample_;
+  StepSample sample;
   sample.start_ns = start_ns;
   sample.duration_ns = duration_ns;
   sample.later_tokens = later_tokens;

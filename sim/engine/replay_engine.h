@@ -320,7 +320,6 @@ class ReplayEngine final {
   std::vector<std::unique_ptr<DecodeRunTimer>> decode_runs_;  // by batch size, built on first use
   const DecodeRunTimer& DecodeRunFor(int64_t batch);
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
-  StepSample step_sample_;  // the current step's, reported to the observers (RecordStep sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;
   // Lazy requests' next events: a calendar of per-step buckets for the near future (a block's
