@@ -311,7 +311,8 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly,
   // and neither do the quiet steps after it.
   if (QuietDecodeStep()) {
-    RunQuietSteps(horizon_ns);
+    if (unseen_arrivals_ != 0) QuietStepAlone();
+    else RunQuietSteps(horizon_ns);
     return true;
   }
   Passes passes(*this);

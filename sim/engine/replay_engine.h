@@ -215,6 +215,8 @@ class ReplayEngine final {
   int64_t Demand() const;
   void ScheduleRunning(RunningPass pass, int64_t& budget);
   bool AdmitWaiting(int64_t& budget, bool whole_prompt);
+  OffloadTiers::Match MatchBelowGpu(const Live& l, AdmitRequest& q, int64_t budget);
+  bool StartsLoading(Live& l, Slot slot, const OffloadTiers::Match& match, const AdmitPlan& plan, int64_t prompt_tokens);
   class Passes final {
    public:
     explicit Passes(ReplayEngine& e) : e_(e) {}
@@ -236,6 +238,7 @@ class ReplayEngine final {
   bool QuietDecodeStep() const;
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
+  void QuietStepAlone();
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
   void MakeLazy(Live& l);

@@ -34,15 +34,7 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
     AdmitRequest q = AdmissionFor(l);
     if (whole_prompt && q.prompt_tokens > budget) break;
     OffloadTiers::Match match;
-    if (remote_ && l.generated == 0) {
-      // The prompt was computed elsewhere; a preempted request recomputes here.
-      match.tokens = q.prompt_tokens - 1;
-      q.loaded_tokens = match.tokens;
-    } else if (tiers_) {
-      // The connector looks up what the GPU prefix cache lacks; a hit is loaded before anything is computed.
-      match = tiers_->Find(l.keys, alloc_.PlanAdmit(q, budget).cached_tokens, q.prompt_tokens);
-      q.loaded_tokens = match.tokens;
-    }
+    if (remote_ || tiers_) [[unlikely]] match = MatchBelowGpu(l, q, budget);
     const std::optional<AdmitPlan> plan = alloc_.Admit(q, match.tokens > 0 ? 0 : budget);
     if (!plan) break;
     if (pos == 0) waiting_.pop_front();
@@ -64,20 +56,8 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
     l.computed = plan->cached_tokens + plan->loaded_tokens + plan->new_tokens;
     ++counters_.events;
     any = true;
-    if (remote_ && match.tokens > 0) {
-      l.ready_ns = remote_->StartTransfer(l.req.id, plan->loaded_tokens, now_ns_);
-      l.loading = true;
-      loading_.push_back(slot);
-      continue;
-    }
-    if (tiers_) {
-      l.ready_ns = tiers_->Commit(l.keys, match, plan->cached_tokens, q.prompt_tokens, now_ns_);
-      l.store_from = plan->loaded_tokens > 0 ? l.computed : 0;  // vLLM stores from the first chunk unless it loaded
-      if (plan->loaded_tokens > 0) {
-        l.loading = true;
-        loading_.push_back(slot);
-        continue;
-      }
+    if (remote_ || tiers_) [[unlikely]] {
+      if (StartsLoading(l, slot, match, *plan, q.prompt_tokens)) continue;
     }
     budget -= plan->new_tokens;
     scheduled_.push_back({slot, plan->new_tokens, plan->cached_tokens});
@@ -86,6 +66,44 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
   // slot may move slots_, and `l` refers into it.
   if (any && waiting_.empty() && !backlog_.empty()) PromoteFront();
   return any;
+}
+
+// The prompt tokens found below the GPU (remote prefill or KV offload tiers), which set
+// q.loaded_tokens. speed: out of line, so the plain admission path stays short.
+[[gnu::noinline]] OffloadTiers::Match ReplayEngine::MatchBelowGpu(const Live& l, AdmitRequest& q, int64_t budget) {
+  OffloadTiers::Match match;
+  if (remote_ && l.generated == 0) {
+    // The prompt was computed elsewhere; a preempted request recomputes here.
+    match.tokens = q.prompt_tokens - 1;
+    q.loaded_tokens = match.tokens;
+  } else if (tiers_) {
+    // The connector looks up what the GPU prefix cache lacks; a hit is loaded before anything is computed.
+    match = tiers_->Find(l.keys, alloc_.PlanAdmit(q, budget).cached_tokens, q.prompt_tokens);
+    q.loaded_tokens = match.tokens;
+  }
+  return match;
+}
+
+// After an admission with a remote prefill or KV offload tiers: whether the request first waits
+// for its KV to load (it then joins loading_). speed: out of line, as MatchBelowGpu.
+[[gnu::noinline]] bool ReplayEngine::StartsLoading(Live& l, Slot slot, const OffloadTiers::Match& match, const AdmitPlan& plan,
+                                                   int64_t prompt_tokens) {
+  if (remote_ && match.tokens > 0) {
+    l.ready_ns = remote_->StartTransfer(l.req.id, plan.loaded_tokens, now_ns_);
+    l.loading = true;
+    loading_.push_back(slot);
+    return true;
+  }
+  if (tiers_) {
+    l.ready_ns = tiers_->Commit(l.keys, match, plan.cached_tokens, prompt_tokens, now_ns_);
+    l.store_from = plan.loaded_tokens > 0 ? l.computed : 0;  // vLLM stores from the first chunk unless it loaded
+    if (plan.loaded_tokens > 0) {
+      l.loading = true;
+      loading_.push_back(slot);
+      return true;
+    }
+  }
+  return false;
 }
 
 // Schedules one running request's pending tokens. Returns false when it was itself preempted,

@@ -64,10 +64,11 @@ bool ReplayEngine::QuietDecodeStep() const {
   if (!lazy_decode_ || lazy_count_ == 0 || !prefilling_.empty()) return false;
   if (lazy_count_ != static_cast<int64_t>(running_.size())) return false;  // someone runs explicitly
   // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
-  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) return false;
-  // Async scheduling: an arrival no pass has seen yet becomes eligible at the next step's start; that
-  // step is taken alone so its eligibility is marked then (it would be swallowed by the run).
-  if (unseen_arrivals_ != 0) return false;
+  // Admission finds nothing to do when the head of the queue arrived after this step's pass ran
+  // (async scheduling: AdmitWaiting stops at it, and arrivals queue in time order behind it).
+  if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs &&
+      slots_[waiting_.front()].record.eligible_ns >= 0)
+    return false;
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
   return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
@@ -105,6 +106,25 @@ const DecodeRunTimer& ReplayEngine::DecodeRunFor(int64_t batch) {
 bool ReplayEngine::EventDue(int64_t step) const {
   if (!calendar_[static_cast<size_t>(step % kCalendarSteps)].empty()) return true;
   return !far_events_.empty() && far_events_.top().step <= step;
+}
+
+// speed: a quiet step that must be taken alone (async scheduling: an arrival no pass has seen yet
+// becomes eligible at the next step's start, which a run would swallow). It is the step StepOnce's
+// passes would take, which find nothing to schedule or admit, timed and recorded as StepOnce does;
+// a one-step run would cost more than those passes.
+void ReplayEngine::QuietStepAlone() {
+  if (held_block_size_ > 0) {
+    const bool ok = HoldCrossings(step_, 0);  // QuietDecodeStep saw the blocks free
+    KVSIM_DCHECK(ok);
+    (void)ok;
+  }
+  const int64_t start = now_ns_;
+  const int64_t dt = DecodeRunFor(lazy_count_).Ns(LazyContextBeforeStep());
+  KVSIM_DCHECK(dt > 0);
+  last_step_start_ns_ = now_ns_;
+  now_ns_ += dt;
+  ++counters_.steps;
+  RecordStep(start, dt, lazy_count_);  // every lazy request samples its next token
 }
 
 // speed: the quiet step step_ and the quiet steps after it, while no event is due in the next one

@@ -3,33 +3,35 @@
 #include <algorithm>
 #include <cmath>
 
-#include <boost/accumulators/accumulators.hpp>
-#include <boost/accumulators/statistics/stats.hpp>
-#include <boost/accumulators/statistics/variance.hpp>
-
 #include "sim/stats/weighted_histogram.h"
 
 namespace kvsim {
 
-// The variance streamed in one pass (Welford-style update, numerically stable over millions of
-// values): the population variance numpy.std squares, which `vllm bench serve` reports.
-struct LatencyMoments {
-  boost::accumulators::accumulator_set<double, boost::accumulators::stats<boost::accumulators::tag::variance>> acc;
-};
-
-LatencyStats::LatencyStats(bool exact) : exact_(exact), moments_(std::make_unique<LatencyMoments>()) {
+LatencyStats::LatencyStats(bool exact) : exact_(exact) {
   if (!exact_) sketch_ = std::make_unique<WeightedHistogram>();
 }
 LatencyStats::~LatencyStats() = default;
 LatencyStats::LatencyStats(LatencyStats&&) noexcept = default;
 LatencyStats& LatencyStats::operator=(LatencyStats&&) noexcept = default;
 
+// speed: out of line, so that Add, run for every sample, stays small.
+[[gnu::noinline]] void LatencyStats::Keep(double seconds) { values_.push_back(seconds); }
+
 void LatencyStats::Add(double seconds) {
   ++count_;
   sum_ += seconds;
-  if (exact_ || values_.size() < kExactLimit) values_.push_back(seconds);
+  if (exact_ || values_.size() < kExactLimit) Keep(seconds);
   if (sketch_) sketch_->Add(seconds, 1);
-  moments_->acc(seconds);
+  // The variance streamed in one pass (numerically stable over millions of values): the
+  // population variance numpy.std squares, which `vllm bench serve` reports. The updates are
+  // Boost.Accumulators' immediate_mean and variance (boost/accumulators/statistics/mean.hpp,
+  // variance.hpp), operation for operation, so the figures are those it gave.
+  const double n = static_cast<double>(count_), before = static_cast<double>(count_ - 1);
+  running_mean_ = (running_mean_ * before + seconds) / n;
+  if (count_ > 1) {
+    const double deviation = seconds - running_mean_;
+    running_variance_ = running_variance_ * before / n + deviation * deviation / before;
+  }
 }
 
 double LatencyStats::mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
@@ -46,7 +48,7 @@ double LatencyStats::Quantile(double p) const {
 
 LatencySummary LatencyStats::Summary() const {
   auto r = [](double x) { return std::round(x * 1e6) / 1e6; };
-  const double variance = count_ > 0 ? boost::accumulators::variance(moments_->acc) : 0.0;
+  const double variance = count_ > 0 ? running_variance_ : 0.0;
   return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99)), r(Quantile(0.999)),
           r(std::sqrt(std::max(0.0, variance))), true};
 }

@@ -14,7 +14,6 @@
 namespace kvsim {
 
 class WeightedHistogram;
-struct LatencyMoments;  // Boost.Accumulators' mean and variance (latency_stats.cpp)
 
 class LatencyStats {
  public:
@@ -39,9 +38,11 @@ class LatencyStats {
   bool exact_;
   std::vector<double> values_;                    // all of them (exact) or the first kExactLimit
   std::unique_ptr<WeightedHistogram> sketch_;     // sketch mode: every value
-  std::unique_ptr<LatencyMoments> moments_;        // every value, constant memory
+  void Keep(double seconds);
   int64_t count_ = 0;
   double sum_ = 0;
+  // The streamed mean and population variance of every value (Add says how), constant memory.
+  double running_mean_ = 0, running_variance_ = 0;
 };
 
 }  // namespace kvsim
