@@ -12,6 +12,7 @@
 #include "cli/option_rules.h"
 #include "cli/option_words.h"
 #include "cli/serve_flags.h"
+#include "cli/serve_json_flags.h"
 #include "cli/server_environment.h"
 #include "cli/yaml_config.h"
 
@@ -27,11 +28,14 @@ std::string Dashed(const std::string& flag) {
   return out;
 }
 
-// A pasted value may hold bytes that are not UTF-8: they are written as U+FFFD, never thrown on.
-std::string JsonText(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 bool IsBoolWord(const std::string& s) {
   return s == "True" || s == "False" || s == "true" || s == "false" || s == "1" || s == "0";
+}
+
+// Adds `item` to a report list once.
+void Note(std::vector<std::string>& list, const std::string& item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
 }
 
 class Translator {
@@ -158,7 +162,8 @@ class Translator {
       if (!IsJsonFlag(canonical) || values.size() != 1) throw Error(as_given + ": only JSON-valued flags take .key spellings");
       std::string why;
       std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
-      SetDottedKey(f.kvsim, json_key, v ? std::move(*v) : nlohmann::json(values[0]), as_given);
+      if (!json_flags_.SetDotted(f.kvsim, json_key, v ? std::move(*v) : nlohmann::json(values[0]), as_given))
+        Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
       return;
     }
     if (IsJsonFlag(canonical) && values.size() == 1) {
@@ -166,11 +171,7 @@ class Translator {
       std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
       if (v && v->is_object()) {
         if (canonical == "--kv-transfer-config" && !IsOffloadingConnector(*v)) return Note(result_.not_modelled, canonical);
-        auto [it, fresh] = json_whole_.try_emplace(f.kvsim, JsonGiven{*v, as_given});
-        if (!fresh) {
-          if (it->second.value != *v) Note(result_.replaced_by_later, f.kvsim);
-          it->second = JsonGiven{std::move(*v), as_given};
-        }
+        if (!json_flags_.SetWhole(f.kvsim, std::move(*v), as_given)) Note(result_.replaced_by_later, f.kvsim);
         return;
       }
     }
@@ -208,53 +209,10 @@ class Translator {
                 " times the tokens kvsim would count; plan without it (or with -dcp 1)");
   }
 
-  // --X.a.b VALUE sets key b of object a of flag X's JSON, as vLLM's FlexibleArgumentParser nests it.
-  void SetDottedKey(const std::string& flag, const std::string& dotted, nlohmann::json value, const std::string& as_given) {
-    nlohmann::json* node = &json_dotted_[flag];
-    size_t start = 0;
-    while (true) {
-      const size_t dot = dotted.find('.', start);
-      const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-      if (key.empty()) throw Error(as_given + ": an empty key in the dotted spelling");
-      if (!node->is_object()) *node = nlohmann::json::object();
-      if (dot == std::string::npos) {
-        if (node->contains(key) && (*node)[key] != value) Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
-        (*node)[key] = std::move(value);
-        return;
-      }
-      node = &(*node)[key];
-      start = dot + 1;
-    }
-  }
-
-  // A key set both in a flag's JSON value and by a dotted spelling: vLLM's parsers disagree across
-  // releases on which wins, so two different values are refused, naming both.
-  static void MergeDotted(nlohmann::json& whole, const nlohmann::json& dotted, const std::string& path,
-                          const std::string& flag, const std::string& whole_as_given) {
-    for (auto it = dotted.begin(); it != dotted.end(); ++it) {
-      const std::string key_path = path.empty() ? it.key() : path + "." + it.key();
-      if (!whole.contains(it.key())) {
-        whole[it.key()] = it.value();
-      } else if (whole[it.key()].is_object() && it.value().is_object()) {
-        MergeDotted(whole[it.key()], it.value(), key_path, flag, whole_as_given);
-      } else if (whole[it.key()] != it.value()) {
-        throw Error(flag + "." + key_path + " " + JsonText(it.value()) + " and the JSON of " + whole_as_given + " (" +
-                    key_path + ": " + JsonText(whole[it.key()]) + ") set the same key to different values: give one");
-      }
-    }
-  }
-
   void EmitJsonFlags() {
-    std::set<std::string> flags;
-    for (const auto& [flag, v] : json_whole_) flags.insert(flag);
-    for (const auto& [flag, v] : json_dotted_) flags.insert(flag);
-    for (const std::string& flag : flags) {
-      nlohmann::json value = nlohmann::json::object();
-      if (auto w = json_whole_.find(flag); w != json_whole_.end()) value = w->second.value;
-      if (auto d = json_dotted_.find(flag); d != json_dotted_.end())
-        MergeDotted(value, d->second, "", flag, json_whole_.count(flag) ? json_whole_.at(flag).as_given : flag);
+    for (auto& [flag, value] : json_flags_.Merged()) {
       if (flag == "--kv-transfer-config" && !IsOffloadingConnector(value)) Note(result_.not_modelled, flag);
-      else Emit(flag, JsonText(value));
+      else Emit(flag, ServeJsonText(value));
     }
   }
 
@@ -291,7 +249,7 @@ class Translator {
       j[item.substr(0, eq)] = count;
       start = comma + 1;
     }
-    return JsonText(j);
+    return ServeJsonText(j);
   }
 
   // A flag given twice keeps its last value, as argparse does.
@@ -322,10 +280,6 @@ class Translator {
     model_ = model;
   }
 
-  static void Note(std::vector<std::string>& list, const std::string& flag) {
-    if (std::find(list.begin(), list.end(), flag) == list.end()) list.push_back(flag);
-  }
-
   std::string UnknownFlagMessage(const std::string& tok) const {
     std::string hint;
     for (const auto& m : ClosestMatches(Dashed(tok), ServeFlagNames(sglang_))) hint += (hint.empty() ? "" : ", ") + m;
@@ -336,17 +290,9 @@ class Translator {
   bool sglang_;
   ServeCommandLine result_;
   std::string model_;
-  struct JsonGiven {
-    nlohmann::json value;
-    std::string as_given;
-  };
-  std::map<std::string, JsonGiven> json_whole_;       // a JSON-valued flag's whole object, by kvsim flag
-  std::map<std::string, nlohmann::json> json_dotted_;  // keys given as --flag.key VALUE, by kvsim flag
+  ServeJsonFlags json_flags_;  // the JSON-valued flags, whole and dotted, by kvsim flag
 };
 
-void Note(std::vector<std::string>& list, const std::string& item) {
-  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
-}
 
 // VAR=value environment assignments come before the command.
 size_t ServerArgsStart(const std::vector<std::string>& t, bool& sglang) {
@@ -416,105 +362,6 @@ void RejectPositionalArguments(const boost::program_options::parsed_options& par
     throw Error("unexpected argument '" + word + "': options only; to paste a server command line put it after `--` "
                 "(kvsim capacity -- vllm serve MODEL [flags]) or in --vllm-cmd \"...\"");
   }
-}
-
-// The pasted id names a quantized checkpoint (…-AWQ-INT4, …-GPTQ, …-FP8) while kvsim's own --model
-// config is planned without a --quantization: the weights would be planned at the config's dtype.
-// Names are not proof, so this is a warning that says what to give, not a guess.
-void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::vector<std::string>& own,
-                                     const std::vector<std::string>& server_args, std::ostream& err,
-                                     const std::string& command) {
-  auto has = [](const std::vector<std::string>& v, const char* flag) {
-    return std::any_of(v.begin(), v.end(), [&](const std::string& a) { return a == flag || StartsWith(a, std::string(flag) + "="); });
-  };
-  if (has(own, "--quantization") || has(server_args, "--quantization")) return;
-  std::string upper = pasted_id;
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  static const std::pair<const char*, const char*> kMarkers[] = {
-      {"AWQ", "awq"}, {"GPTQ", "gptq"}, {"FP8", "fp8"}, {"W8A8", "compressed-tensors (int8)"}, {"W4A16", "compressed-tensors (int4)"},
-      {"INT4", "awq or gptq (int4)"}, {"INT8", "an int8 format"}, {"NVFP4", "nvfp4"}, {"FP4", "fp4 (nvfp4)"},
-      {"BNB", "bitsandbytes"}, {"4BIT", "bitsandbytes"}};
-  std::string config = "the --model config";
-  for (size_t i = 0; i + 1 < own.size(); ++i)
-    if (own[i] == "--model" || own[i] == "-m") config = own[i + 1];
-  std::string config_upper = config;
-  for (char& c : config_upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (const auto& [marker, method] : kMarkers) {
-    // A config named like the checkpoint is taken to be the checkpoint's own.
-    if (upper.find(marker) == std::string::npos || config_upper.find(marker) != std::string::npos) continue;
-    err << "kvsim " << command << ": warning: the pasted model '" << pasted_id << "' names " << method
-        << " weights, but " << config << " is planned as that config declares, with no --quantization given; give the "
-        << "checkpoint's config.json, or --quantization to match\n";
-    return;
-  }
-}
-
-std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
-                                            const std::string& command) {
-  std::vector<std::string> own, server;
-  bool found = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--" && !found) {
-      server.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
-      found = true;
-      break;
-    }
-    if (args[i] == "--vllm-cmd" || StartsWith(args[i], "--vllm-cmd=")) {
-      if (found) throw Error("--vllm-cmd: give one server command line");
-      std::string text = args[i] == "--vllm-cmd" ? (i + 1 < args.size() ? args[++i] : "") : args[i].substr(11);
-      if (text.empty()) throw Error("--vllm-cmd: expects the server command line in quotes");
-      server = SplitOptionString(text, "--vllm-cmd");
-      found = true;
-      continue;
-    }
-    own.push_back(args[i]);
-  }
-  if (!found) return args;
-  if (server.empty()) throw Error("nothing after `--`: paste the server command line there (vllm serve MODEL [flags])");
-  ServeCommandLine cmd = TranslateServeCommand(server);
-  // kvsim's own --model names the config for the pasted model (a local path, or an id without a preset).
-  const bool own_model = std::any_of(own.begin(), own.end(), [](const std::string& a) {
-    return a == "--model" || a == "-m" || StartsWith(a, "--model=");
-  });
-  if (own_model) {
-    auto it = std::find(cmd.kvsim_args.begin(), cmd.kvsim_args.end(), "--model");
-    if (it != cmd.kvsim_args.end()) {
-      WarnIfQuantizedIdOverBaseConfig(it + 1 < cmd.kvsim_args.end() ? *(it + 1) : "", own, cmd.kvsim_args, err, command);
-      cmd.kvsim_args.erase(it, it + 2);
-    }
-  }
-  if (cmd.sglang && std::find(own.begin(), own.end(), "--engine") == own.end()) own.insert(own.end(), {"--engine", "sglang"});
-  // A setting given both before `--` and in the pasted line: kvsim's own flag wins, and says so.
-  auto own_has = [&](const std::string& flag) {
-    return std::any_of(own.begin(), own.end(), [&](const std::string& a) {
-      const std::string setting = SettingOfFlag(a.substr(0, a.find('=')));
-      return setting == SettingOfFlag(flag);
-    });
-  };
-  std::vector<std::string> overridden;
-  for (size_t i = 0; i < cmd.kvsim_args.size(); ++i) {
-    const std::string& flag = cmd.kvsim_args[i];
-    const bool has_value = i + 1 < cmd.kvsim_args.size() && !StartsWith(cmd.kvsim_args[i + 1], "--");
-    if (own_has(flag)) {
-      overridden.push_back(flag);
-    } else {
-      own.push_back(flag);
-      if (has_value) own.push_back(cmd.kvsim_args[i + 1]);
-    }
-    if (has_value) ++i;
-  }
-  if (!overridden.empty())
-    err << "kvsim " << command << ": given before `--`, these replace the pasted line's: " << Join(overridden, ", ") << "\n";
-  if (!cmd.replaced_by_later.empty())
-    err << "kvsim " << command << ": given again later in the pasted line, so vLLM uses the later value: "
-        << Join(cmd.replaced_by_later, ", ") << "\n";
-  if (!cmd.accepted_no_effect.empty())
-    err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
-  for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
-  if (!cmd.not_modelled.empty())
-    err << "kvsim " << command << ": warning: accepted but not modelled (they change memory): "
-        << Join(cmd.not_modelled, ", ") << "\n";
-  return own;
 }
 
 }  // namespace kvsim

@@ -1,0 +1,118 @@
+// The pasted server command line merged with kvsim's own flags (ExpandServeCommand, declared in
+// cli/vllm_command_line.h): which of the two wins where both set a value, and the warnings about a
+// pasted checkpoint that kvsim's own --model config does not describe.
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+#include "cli/option_words.h"
+#include "cli/vllm_command_line.h"
+
+namespace kvsim {
+namespace {
+
+// The pasted id names a quantized checkpoint (…-AWQ-INT4, …-GPTQ, …-FP8) while kvsim's own --model
+// config is planned without a --quantization: the weights would be planned at the config's dtype.
+// Names are not proof, so this is a warning that says what to give, not a guess.
+void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::vector<std::string>& own,
+                                     const std::vector<std::string>& server_args, std::ostream& err,
+                                     const std::string& command) {
+  auto has = [](const std::vector<std::string>& v, const char* flag) {
+    return std::any_of(v.begin(), v.end(), [&](const std::string& a) { return a == flag || StartsWith(a, std::string(flag) + "="); });
+  };
+  if (has(own, "--quantization") || has(server_args, "--quantization")) return;
+  std::string upper = pasted_id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  static const std::pair<const char*, const char*> kMarkers[] = {
+      {"AWQ", "awq"}, {"GPTQ", "gptq"}, {"FP8", "fp8"}, {"W8A8", "compressed-tensors (int8)"}, {"W4A16", "compressed-tensors (int4)"},
+      {"INT4", "awq or gptq (int4)"}, {"INT8", "an int8 format"}, {"NVFP4", "nvfp4"}, {"FP4", "fp4 (nvfp4)"},
+      {"BNB", "bitsandbytes"}, {"4BIT", "bitsandbytes"}};
+  std::string config = "the --model config";
+  for (size_t i = 0; i + 1 < own.size(); ++i)
+    if (own[i] == "--model" || own[i] == "-m") config = own[i + 1];
+  std::string config_upper = config;
+  for (char& c : config_upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const auto& [marker, method] : kMarkers) {
+    // A config named like the checkpoint is taken to be the checkpoint's own.
+    if (upper.find(marker) == std::string::npos || config_upper.find(marker) != std::string::npos) continue;
+    err << "kvsim " << command << ": warning: the pasted model '" << pasted_id << "' names " << method
+        << " weights, but " << config << " is planned as that config declares, with no --quantization given; give the "
+        << "checkpoint's config.json, or --quantization to match\n";
+    return;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
+                                            const std::string& command) {
+  std::vector<std::string> own, server;
+  bool found = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--" && !found) {
+      server.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      found = true;
+      break;
+    }
+    if (args[i] == "--vllm-cmd" || StartsWith(args[i], "--vllm-cmd=")) {
+      if (found) throw Error("--vllm-cmd: give one server command line");
+      std::string text = args[i] == "--vllm-cmd" ? (i + 1 < args.size() ? args[++i] : "") : args[i].substr(11);
+      if (text.empty()) throw Error("--vllm-cmd: expects the server command line in quotes");
+      server = SplitOptionString(text, "--vllm-cmd");
+      found = true;
+      continue;
+    }
+    own.push_back(args[i]);
+  }
+  if (!found) return args;
+  if (server.empty()) throw Error("nothing after `--`: paste the server command line there (vllm serve MODEL [flags])");
+  ServeCommandLine cmd = TranslateServeCommand(server);
+  // kvsim's own --model names the config for the pasted model (a local path, or an id without a preset).
+  const bool own_model = std::any_of(own.begin(), own.end(), [](const std::string& a) {
+    return a == "--model" || a == "-m" || StartsWith(a, "--model=");
+  });
+  if (own_model) {
+    auto it = std::find(cmd.kvsim_args.begin(), cmd.kvsim_args.end(), "--model");
+    if (it != cmd.kvsim_args.end()) {
+      WarnIfQuantizedIdOverBaseConfig(it + 1 < cmd.kvsim_args.end() ? *(it + 1) : "", own, cmd.kvsim_args, err, command);
+      cmd.kvsim_args.erase(it, it + 2);
+    }
+  }
+  if (cmd.sglang && std::find(own.begin(), own.end(), "--engine") == own.end()) own.insert(own.end(), {"--engine", "sglang"});
+  // A setting given both before `--` and in the pasted line: kvsim's own flag wins, and says so.
+  auto own_has = [&](const std::string& flag) {
+    return std::any_of(own.begin(), own.end(), [&](const std::string& a) {
+      const std::string setting = SettingOfFlag(a.substr(0, a.find('=')));
+      return setting == SettingOfFlag(flag);
+    });
+  };
+  std::vector<std::string> overridden;
+  for (size_t i = 0; i < cmd.kvsim_args.size(); ++i) {
+    const std::string& flag = cmd.kvsim_args[i];
+    const bool has_value = i + 1 < cmd.kvsim_args.size() && !StartsWith(cmd.kvsim_args[i + 1], "--");
+    if (own_has(flag)) {
+      overridden.push_back(flag);
+    } else {
+      own.push_back(flag);
+      if (has_value) own.push_back(cmd.kvsim_args[i + 1]);
+    }
+    if (has_value) ++i;
+  }
+  if (!overridden.empty())
+    err << "kvsim " << command << ": given before `--`, these replace the pasted line's: " << Join(overridden, ", ") << "\n";
+  if (!cmd.replaced_by_later.empty())
+    err << "kvsim " << command << ": given again later in the pasted line, so vLLM uses the later value: "
+        << Join(cmd.replaced_by_later, ", ") << "\n";
+  if (!cmd.accepted_no_effect.empty())
+    err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
+  for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
+  if (!cmd.not_modelled.empty())
+    err << "kvsim " << command << ": warning: accepted but not modelled (they change memory): "
+        << Join(cmd.not_modelled, ", ") << "\n";
+  return own;
+}
+
+}  // namespace kvsim
