@@ -1,5 +1,5 @@
-// Inputs that used to be answered as if they were valid, each as a user types it: now refused with
-// one line naming the option and why (exit 2), or answered with a warning in the text and JSON.
+// Inputs that look valid but are not, each as a user types it: refused with one line naming the
+// option and why (exit 2), or answered with a warning in the text and JSON.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -22,9 +22,9 @@ bool HasWarning(const nlohmann::json& j, const std::string& text) {
   return false;
 }
 
-// A host tier of 100,000 TiB (a unit typed for GiB) used to give a negative token count in the
-// plan; no machine holds more than 64 TiB of memory or 4 PiB of disk, so such a size is refused
-// before anything is sized from it.
+// A host tier of 100,000 TiB (a unit typed for GiB) overflows the plan's token count; no machine
+// holds more than 64 TiB of memory or 4 PiB of disk, so such a size is refused before anything is
+// sized from it.
 TEST(InvalidInputsCliTest, AnOffloadTierBeyondAnyMachineIsRefused) {
   ExpectOneLineError(RunCli({"capacity", "--gpu", "h100", "--kv-offload", "cpu=100000TiB", "--json", "-"}),
                      "--kv-offload cpu: 1.024e+08 GiB is more than any one machine holds (at most 64 TiB of host memory)");
@@ -72,8 +72,8 @@ TEST(InvalidInputsCliTest, ADrafterUnderAFixedStepTimeIsSaid) {
   EXPECT_FALSE(HasWarning(nlohmann::json::parse(timed.out), "--step-time-ms"));
 }
 
-// Compare and sweep write one summary per run: a per-run CSV or report named for them used to be
-// taken and never written.
+// Compare and sweep write one summary per run: a per-run CSV or report named for them would be
+// taken and never written, so it is refused.
 TEST(InvalidInputsCliTest, APerRunOutputOfManyRunsIsRefused) {
   const testing::TempDir dir;
   const std::string csv = dir.File("t.csv");
