@@ -8,6 +8,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "cli/option_rules.h"
 #include "cli/option_words.h"
 #include "cli/vllm_command_line.h"
 
