@@ -24,7 +24,8 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
   if ((block_size_ & (block_size_ - 1)) == 0)
     while ((int64_t{1} << (shift_ + 1)) <= block_size_) ++shift_;
   // Prefix caching is modelled for models with a single full-attention group.
-  caching_ = caching_ && groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+  one_full_group_ = groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull;
+  caching_ = caching_ && one_full_group_;
   has_sliding_ = std::any_of(groups_.begin(), groups_.end(),
                              [](const KvCacheGroup& g) { return g.kind == AttentionKind::kSlidingWindow; });
   counting_ = o.count_interchangeable_blocks && !caching_ &&
@@ -118,7 +119,7 @@ int64_t PagedAllocator::BlocksToGrow(const RequestState& r, int64_t tokens, int6
   *released = 0;
   int64_t need = 0;
   const int64_t target = r.computed + tokens;
-  if (groups_.size() == 1 && groups_[0].kind == AttentionKind::kFull)  // the common case, in short
+  if (one_full_group_)  // the common case, in short
     return std::max<int64_t>(0, BlocksFor(target) - r.groups[0].held());
   for (size_t g = 0; g < groups_.size(); ++g) {
     const GroupBlocks& gb = r.groups[g];
@@ -144,6 +145,13 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
 
 bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   RequestState& r = requests_.at(id);
+  if (counting_ && one_full_group_) {
+    // speed: BlocksToGrow and CommitGrow's common case without their dispatch (a replay's every
+    // explicit decode token).
+    if (std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held()) > QueuedBlocks()) return false;
+    CommitGrowCounted(r, tokens);
+    return true;
+  }
   int64_t released = 0;
   if (BlocksToGrow(r, tokens, &released) > QueuedBlocks() + released) return false;
   CommitGrow(r, tokens);

@@ -189,6 +189,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   std::vector<KvCacheGroup> groups_;
   bool caching_;
   bool has_sliding_ = false;    // a sliding-window group exists (blocks slide out of the window)
+  bool one_full_group_ = false; // a single full-attention group: the common case, with short paths
   double watermark_fraction_;
   bool counting_ = false;
   int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests, plus held_

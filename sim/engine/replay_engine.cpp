@@ -1,6 +1,7 @@
 #include "sim/engine/replay_engine.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "kvcache/base/check.h"
 #include "kvcache/prefix_keys.h"
@@ -20,6 +21,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
   slots_per_token_ = alloc_.slots_per_token();
   if (lazy_decode_) held_growth_ = alloc_.held_growth();
   if (held_growth_) held_block_size_ = held_growth_->HeldBlockSize();
+  if (held_block_size_ > 0 && std::has_single_bit(static_cast<uint64_t>(held_block_size_))) held_block_mask_ = held_block_size_ - 1;
   if (held_block_size_ > 0) crossings_by_phase_.assign(static_cast<size_t>(held_block_size_), 0);
   if (lazy_decode_) run_durations_.resize(kMaxRunSteps);
   if (o.speculation.tokens > 0) acceptance_.emplace(o.speculation);
@@ -89,10 +91,9 @@ void ReplayEngine::MakeLazy(Live& l) {
   if (held_block_size_ > 0) {
     // Blocks are crossed without events up to the last block, which it enters with `fill` tokens
     // computed (tokens of the full blocks before it); the event is that step, or the last token's.
-    const int64_t b = held_block_size_;
     const int64_t last_kv_token = l.req.prompt_tokens + l.target - 1;
-    const int64_t fill = (last_kv_token - 1) / b * b;
-    l.phase = ((step_ + 1 - l.computed) % b + b) % b;
+    const int64_t fill = (last_kv_token - 1) - HeldPhase(last_kv_token - 1);
+    l.phase = HeldPhase(step_ + 1 - l.computed);
     ++crossings_by_phase_[static_cast<size_t>(l.phase)];
     ScheduleEvent({step_ + (l.computed <= fill ? fill - l.computed + 1 : remaining), l.order, slot, l.version});
     return;

@@ -150,26 +150,28 @@ class ReplayEngine final {
 
  private:
   std::vector<std::vector<BlockKey>> spare_keys_;  // emptied key buffers, reused by EnsureKeys
-  struct Live {
-    TraceRequest req;
-    std::vector<BlockKey> keys;
-    int64_t target = 0;           // output tokens to sample
-    int64_t generated = 0;        // synced
+  // Laid out by heat: the first cache line holds what every step reads of a running request, the
+  // second its flags and the prompt length; the keys, the trace request and the record follow.
+  struct alignas(64) Live {
     int64_t computed = 0;         // tokens computed (the allocator holds computed − unsynced)
+    int64_t generated = 0;        // synced
+    int64_t target = 0;           // output tokens to sample
     int64_t unsynced = 0;         // lazily decoded tokens not yet handed to the allocator
     int64_t order = -1;           // running order (admission sequence); -1 when waiting
-    bool lazy = false;
     int64_t sync_step = 0;        // lazy: step after which `computed`/`generated` are exact
     int64_t phase = 0;            // lazy, held growth: steps ≡ phase (mod block size) cross into a new block
+    int64_t scheduled_step = 0;   // the last step it was scheduled in
     uint64_t version = 0;         // of its pending event; stale events carry older numbers
+    int64_t accepted = 0;         // speculative: drafts the target accepts in the current step
     bool in_use = false;
+    bool lazy = false;
     bool prefilling = false;
     bool loading = false;         // its prompt's KV is being loaded until ready_ns (not scheduled)
+    bool lora_waited = false;     // set aside at least once for want of an adapter slot
+    TraceRequest req;
     int64_t ready_ns = 0;
     int64_t store_from = 0;       // offload: prompt tokens before this are stored or were loaded
-    int64_t scheduled_step = 0;   // the last step it was scheduled in
-    int64_t accepted = 0;         // speculative: drafts the target accepts in the current step
-    bool lora_waited = false;     // set aside at least once for want of an adapter slot
+    std::vector<BlockKey> keys;
     RequestRecord record;
   };
   using Slot = uint32_t;  // index into slots_: requests in flight live in a slab, not a hash map
@@ -347,11 +349,18 @@ class ReplayEngine final {
   // entering the last block (where reserved slots stop at the request's end) and for the last token.
   HeldGrowth* held_growth_ = nullptr;
   int64_t held_block_size_ = 0;
+  int64_t held_block_mask_ = -1;             // held_block_size_ − 1 when a power of two, else −1
+  // x modulo the held block size, in [0, size) for negative x too. speed: a mask, not a division,
+  // when the size is a power of two (all but hybrid models' raised sizes): it runs at every event
+  // of every lazy decoder and at every quiet step.
+  int64_t HeldPhase(int64_t x) const {
+    return held_block_mask_ >= 0 ? (x & held_block_mask_) : (x % held_block_size_ + held_block_size_) % held_block_size_;
+  }
   std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
   std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run (kMaxRunSteps long)
   int64_t held_step_ = -1;                   // the last step whose crossings were held
   int64_t CrossingBlocks(int64_t step) const {
-    return crossings_by_phase_[static_cast<size_t>(step % held_block_size_)] * slots_per_token_;
+    return crossings_by_phase_[static_cast<size_t>(HeldPhase(step))] * slots_per_token_;
   }
   bool HoldCrossings(int64_t step, int64_t spare_blocks);
   void MakeCrossingsExplicit();

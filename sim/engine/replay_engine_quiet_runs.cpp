@@ -15,7 +15,7 @@ bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
   const int64_t blocks = CrossingBlocks(step);
   if (blocks + spare_blocks > held_growth_->FreeBlocks()) return false;
   // Counted as the explicit grows they replace.
-  counters_.events += crossings_by_phase_[static_cast<size_t>(step % held_block_size_)];
+  counters_.events += crossings_by_phase_[static_cast<size_t>(HeldPhase(step))];
   if (blocks > 0) {
     const bool held = held_growth_->HoldBlocks(blocks);
     KVSIM_DCHECK(held);
@@ -28,7 +28,7 @@ bool ReplayEngine::HoldCrossings(int64_t step, int64_t spare_blocks) {
 // The lazy requests that cross into a new block this step become explicit and join work_ (both in
 // running order). O(running): only when the pool is short.
 void ReplayEngine::MakeCrossingsExplicit() {
-  const int64_t phase = step_ % held_block_size_;
+  const int64_t phase = HeldPhase(step_);
   due_.clear();
   for (const auto [order, slot] : running_) {
     Live& l = slots_[slot];
@@ -171,7 +171,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
     if (full < limit / held_block_size_ + 1) {
       int64_t taken = full * period;
       for (int64_t j = full * held_block_size_ + 1; j < limit; ++j) {
-        taken += crossings[(step_ + j) % held_block_size_] * slots_per_token_;
+        taken += crossings[HeldPhase(step_ + j)] * slots_per_token_;
         if (taken > spare) {
           limit = j;
           break;
@@ -197,7 +197,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
     decltype(zero) by_step = 0, by_blocks = 0;
     if (held) {
       added_blocks[0] = 0;
-      int64_t phase = (step_ + 1) % held_block_size_;
+      int64_t phase = HeldPhase(step_ + 1);
       for (int64_t k = 1; k < steps; ++k) {
         crossed += crossings[phase];
         added += crossings[phase] * slots_per_token_;

@@ -21,42 +21,45 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 }  // namespace
 
-// One step is a run of one (one rule for both, so a run equals its steps one by one).
+// One step is a run of one (one rule for both, so a run equals its steps one by one). speed: without
+// building a StepRun, whose copy of the sample was most of a step's cost here.
 void ReplayStatistics::OnStep(const StepSample& s) {
-  StepRun one;
-  one.first = s;
-  one.durations = &s.duration_ns;
-  one.steps = 1;
-  one.duration_sum = s.duration_ns;
-  OnStepRun(one);
+  AddRunTotals(s, s.duration_ns, 0, 0, 0, 0);
+  itl_.AddRunNs(&s.duration_ns, 1, s.later_tokens);
+  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
+}
+
+void ReplayStatistics::OnStepRun(const StepRun& run) {
+  const StepSample& s = run.first;
+  AddRunTotals(s, run.duration_sum, run.step_duration_sum, run.added_duration_sum, run.token_slots_per_step, run.block_slots);
+  if (run.durations_nondecreasing) itl_.AddSortedRunNs(run.durations, run.steps, s.later_tokens, run.duration_sum);
+  else itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
+  // Blocks are only added during a run: the last step uses the most.
+  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks + (run.added_blocks ? run.added_blocks[run.steps - 1] : 0));
 }
 
 // The integrals over the run in closed form: step j holds j·token_slots_per_step more
 // token slots (as many fewer reserved) and added_blocks[j] more blocks (reserved, not free).
-void ReplayStatistics::OnStepRun(const StepRun& run) {
-  const StepSample& s = run.first;
-  const Int128 s0 = run.duration_sum, s1 = run.step_duration_sum, s2 = run.added_duration_sum;
+void ReplayStatistics::AddRunTotals(const StepSample& s, int64_t duration_sum, Int128 step_duration_sum,
+                                    Int128 added_duration_sum, int64_t token_slots_per_step, int64_t block_slots) {
+  const Int128 s0 = duration_sum, s1 = step_duration_sum, s2 = added_duration_sum;
   Int128 integral[kNumWasteCategories];
   for (int i = 0; i < kNumWasteCategories; ++i) integral[i] = static_cast<Int128>(s.kv.slots(static_cast<WasteCategory>(i))) * s0;
-  const Int128 decoded = run.token_slots_per_step * s1, crossed = run.block_slots * s2;
+  const Int128 decoded = token_slots_per_step * s1, crossed = block_slots * s2;
   integral[static_cast<int>(WasteCategory::kTokenStates)] += decoded;
   integral[static_cast<int>(WasteCategory::kReserved)] += crossed - decoded;
   integral[static_cast<int>(WasteCategory::kFree)] -= crossed;
-  time_total_ns_ += run.duration_sum;
+  time_total_ns_ += duration_sum;
   running_time_integral_ += static_cast<Int128>(s.running) * s0;
   for (int i = 0; i < kNumWasteCategories; ++i) waste_[i] += integral[i];
   if (s.waiting > 0) {
-    time_saturated_ns_ += run.duration_sum;
+    time_saturated_ns_ += duration_sum;
     for (int i = 0; i < kNumWasteCategories; ++i) waste_saturated_[i] += integral[i];
   }
-  if (run.durations_nondecreasing) itl_.AddSortedRunNs(run.durations, run.steps, s.later_tokens, run.duration_sum);
-  else itl_.AddRunNs(run.durations, run.steps, s.later_tokens);
   peak_running_ = std::max(peak_running_, s.running);
   peak_waiting_ = std::max(peak_waiting_, s.waiting);
-  // Blocks are only added during a run: the last step uses the most.
-  peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks + (run.added_blocks ? run.added_blocks[run.steps - 1] : 0));
   preemptions_ = s.preemptions_total;
-  end_ns_ = std::max(end_ns_, s.start_ns + run.duration_sum);
+  end_ns_ = std::max(end_ns_, s.start_ns + duration_sum);
 }
 
 void ReplayStatistics::OnRequestDone(const RequestRecord& r) {

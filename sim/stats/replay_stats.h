@@ -52,6 +52,10 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t peak_used_blocks() const { return peak_used_blocks_; }
 
  private:
+  // The time integrals and peaks of a run of steps that starts with `s` and lasts `duration_sum`
+  // ns (StepRun's sums; zero for a single step), but the ITL samples and the peak of used blocks.
+  void AddRunTotals(const StepSample& s, int64_t duration_sum, Int128 step_duration_sum, Int128 added_duration_sum,
+                    int64_t token_slots_per_step, int64_t block_slots);
   ReplayStatsOptions o_;
   int64_t total_ = 0, finished_ = 0, rejected_ = 0, preemptions_ = 0;
   std::map<std::string, int64_t> rejected_by_reason_;
