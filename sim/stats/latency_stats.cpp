@@ -23,15 +23,12 @@ void LatencyStats::Add(double seconds) {
   if (exact_ || values_.size() < kExactLimit) Keep(seconds);
   if (sketch_) sketch_->Add(seconds, 1);
   // The variance streamed in one pass (numerically stable over millions of values): the
-  // population variance numpy.std squares, which `vllm bench serve` reports. The updates are
-  // Boost.Accumulators' immediate_mean and variance (boost/accumulators/statistics/mean.hpp,
-  // variance.hpp), operation for operation, so the figures are those it gave.
-  const double n = static_cast<double>(count_), before = static_cast<double>(count_ - 1);
-  running_mean_ = (running_mean_ * before + seconds) / n;
-  if (count_ > 1) {
-    const double deviation = seconds - running_mean_;
-    running_variance_ = running_variance_ * before / n + deviation * deviation / before;
-  }
+  // population variance numpy.std squares, which `vllm bench serve` reports. Welford's update
+  // (Knuth, TAOCP vol. 2, 4.2.2): one division per value where Boost.Accumulators' mean and
+  // variance take three, on a path that runs five times per finished request.
+  const double delta = seconds - running_mean_;
+  running_mean_ += delta / static_cast<double>(count_);
+  running_m2_ += delta * (seconds - running_mean_);
 }
 
 double LatencyStats::mean() const { return count_ ? sum_ / static_cast<double>(count_) : 0.0; }
@@ -48,7 +45,7 @@ double LatencyStats::Quantile(double p) const {
 
 LatencySummary LatencyStats::Summary() const {
   auto r = [](double x) { return std::round(x * 1e6) / 1e6; };
-  const double variance = count_ > 0 ? running_variance_ : 0.0;
+  const double variance = count_ > 0 ? running_m2_ / static_cast<double>(count_) : 0.0;
   return {count_, r(mean()), r(Quantile(0.5)), r(Quantile(0.9)), r(Quantile(0.99)), r(Quantile(0.999)),
           r(std::sqrt(std::max(0.0, variance))), true};
 }

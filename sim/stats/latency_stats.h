@@ -42,7 +42,7 @@ class LatencyStats {
   int64_t count_ = 0;
   double sum_ = 0;
   // The streamed mean and population variance of every value (Add says how), constant memory.
-  double running_mean_ = 0, running_variance_ = 0;
+  double running_mean_ = 0, running_m2_ = 0;  // Welford: the mean and Σ (x − mean)² so far
 };
 
 }  // namespace kvsim
