@@ -14,8 +14,8 @@ namespace {
 constexpr const char* kFamiliesWithRules[] = {
     "bloom", "cohere", "cohere2", "deepseek_v2", "deepseek_v3", "deepseek_v32", "ernie4_5_moe", "falcon", "gemma",
     "gemma2", "gemma3", "gemma3_text", "gemma3n", "gemma3n_text", "glm4_moe", "gpt2", "gpt_bigcode", "gpt_neox",
-    "gpt_oss", "granitemoehybrid", "kimi_k2", "kimi_vl", "llama", "llama4", "llama4_text", "llava", "llava_next",
-    "mistral", "mistral3", "mixtral", "mpt", "nemotron", "nemotron_h", "opt", "phi", "phi3", "qwen", "qwen2",
+    "glm_moe_dsa", "gpt_oss", "granitemoehybrid", "kimi_k2", "kimi_k25", "kimi_vl", "llama", "llama4", "llama4_text", "llava", "llava_next",
+    "minimax_m2", "mistral", "mistral3", "mixtral", "mpt", "nemotron", "nemotron_h", "opt", "phi", "phi3", "qwen", "qwen2",
     "qwen2_5_vl", "qwen2_5_vl_text", "qwen2_moe", "qwen2_vl", "qwen2_vl_text", "qwen3", "qwen3_moe", "qwen3_next",
     "qwen3_vl", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_vl_text", "starcoder2"};
 
