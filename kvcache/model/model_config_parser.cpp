@@ -47,8 +47,32 @@ double MoonVitParams(const FieldReader& r, const json& vision, int64_t text_hidd
   return layers * block + 3 * patch * patch * h + h + positions * h + 2 * h + 2 * mm + m * m + m + m * text + text;
 }
 
+// GLM-4.xV's tower (vision_config model_type glm4v*_vision), as vLLM's glm4_1v.py builds it: a
+// (temporal x patch x patch) convolution with bias, a learned table of (image_size / patch)^2 positions,
+// blocks of two RMSNorms, qkv and proj without biases and a gated MLP as wide as out_hidden_size (the
+// config's intermediate_size is the merger's), post-conv and post LayerNorms, a merge x merge
+// downsampling convolution to out_hidden_size with bias, and the merger: proj [out, out], a LayerNorm
+// with bias, and a gated MLP of intermediate_size.
+double Glm4vTowerParams(const FieldReader& r) {
+  const double h = static_cast<double>(r.Optional({"hidden_size"}, 0));
+  const double depth = static_cast<double>(r.Optional({"depth"}, 0));
+  const double out = static_cast<double>(r.Optional({"out_hidden_size"}, static_cast<int64_t>(h)));
+  const double inter = static_cast<double>(r.Optional({"intermediate_size"}, static_cast<int64_t>(out)));
+  const double patch = static_cast<double>(r.Optional({"patch_size"}, 14));
+  const double temporal = static_cast<double>(r.Optional({"temporal_patch_size"}, 2));
+  const double channels = static_cast<double>(r.Optional({"in_channels"}, 3));
+  const double side = std::floor(static_cast<double>(r.Optional({"image_size"}, 336)) / patch);
+  const double merge = static_cast<double>(r.Optional({"spatial_merge_size"}, 2));
+  const double block = 4 * h * h + 3 * h * out + 2 * h;
+  return depth * block + channels * temporal * patch * patch * h + h + side * side * h + 2 * h +
+         out * h * merge * merge + out + out * out + 2 * out + 3 * out * inter;
+}
+
 int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std::string& source) {
   FieldReader r(vision, source, "vision_config.");
+  if (StartsWith(r.String("model_type", ""), "glm4v"))
+    return RoundToInt64OrThrow(Glm4vTowerParams(r), 0, static_cast<int64_t>(kMaxModelParameters),
+                               source + ": vision_config: estimated vision parameters");
   if (r.Has("vt_hidden_size") && r.Has("vt_num_hidden_layers"))
     return RoundToInt64OrThrow(MoonVitParams(r, vision, text_hidden), 0, static_cast<int64_t>(kMaxModelParameters),
                                source + ": vision_config: estimated vision parameters");

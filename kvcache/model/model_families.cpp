@@ -158,9 +158,10 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
     const int64_t freq = std::max<int64_t>(1, r.Optional({"moe_layer_freq"}, 1));
     for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = i >= first_dense && i % freq == 0;
     moe.shared_intermediate_size = r.Optional({"n_shared_experts"}, 0) * moe.expert_intermediate_size;
-    // GLM-4.5 and GLM-5 (glm_moe_dsa) route with an e_score_correction_bias whatever topk_method says.
+    // GLM-4.5, GLM-4.5V's text model and GLM-5 (glm_moe_dsa) route with an e_score_correction_bias
+    // whatever topk_method says.
     moe.router_correction_bias = r.String("topk_method", "") == "noaux_tc" || StartsWith(type, "glm4_moe") ||
-                                 type == "glm_moe_dsa";
+                                 StartsWith(type, "glm4v_moe") || type == "glm_moe_dsa";
   } else if (StartsWith(type, "ernie")) {
     const int64_t start = r.Optional({"moe_layer_start_index"}, 0);
     const int64_t end = r.Optional({"moe_layer_end_index"}, spec.num_layers - 1);
