@@ -148,6 +148,19 @@ TEST(FrontierPresetsTest, Glm45AirMatchesItsCard) {
   EXPECT_EQ(spec.rotary_dim, 64);  // partial_rotary_factor 0.5 of head_dim 128
 }
 
+// GLM-4.5V: its checkpoint holds 107,710,933,120 numbers (a public dump of its 46 safetensors files, search
+// index id 62538297598): GLM-4.5-Air's language model without an MTP layer, and a 24-block tower whose
+// MLP is out_hidden_size (4,096) wide, with a 2 x 2 downsampling convolution and a gated merger of
+// intermediate_size (10,944), every shape as the dump lists it. Exact.
+TEST(FrontierPresetsTest, Glm45vMatchesItsCheckpoint) {
+  const ModelSpec spec = Preset("zai-org/GLM-4.5V");
+  EXPECT_EQ(spec.model_type, "glm4v_moe_text");
+  EXPECT_EQ(CountParameters(spec), 107710933120LL);
+  EXPECT_EQ(spec.mtp_layers, 0);
+  EXPECT_TRUE(spec.moe.router_correction_bias);
+  EXPECT_EQ(ResolveModel("zai-org/GLM-4.5V-FP8", kData).checkpoint_quantization.method, QuantMethod::kFp8);
+}
+
 // Only an ignore list that keeps attention, the shared experts and the dense MLPs out leaves the routed
 // experts as the sole quantized weights; ignoring attention alone still quantizes the MLPs.
 TEST(FrontierPresetsTest, CompressedTensorsIgnoreListDecidesWhatIsQuantized) {
