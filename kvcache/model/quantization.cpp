@@ -228,7 +228,15 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
     // ModelOpt checkpoints (hf_quant_config's quantization block): quant_algo NVFP4 or FP8.
     std::string algo = method == "modelopt_fp4" ? "nvfp4" : "";
     if (auto a = config.find("quant_algo"); a != config.end() && a->is_string()) algo = Lower(a->get<std::string>());
-    if (algo == "nvfp4") return Nvfp4();
+    if (algo == "nvfp4") {
+      QuantizationSpec q = Nvfp4();
+      // exclude_modules naming self_attn (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4
+      // checkpoints) leaves attention in 16 bits; vLLM's ModelOptNvFp4Config.is_layer_excluded skips them.
+      if (auto ex = config.find("exclude_modules"); ex != config.end() && ex->is_array())
+        for (const auto& m : *ex)
+          if (m.is_string() && m.get<std::string>().find("self_attn") != std::string::npos) q.attention_unquantized = true;
+      return q;
+    }
     if (algo == "fp8") return Fp8(ScaleGranularity::kPerTensor, "modelopt");
     throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
   }
