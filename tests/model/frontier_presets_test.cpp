@@ -161,6 +161,21 @@ TEST(FrontierPresetsTest, Glm45vMatchesItsCheckpoint) {
   EXPECT_EQ(ResolveModel("zai-org/GLM-4.5V-FP8", kData).checkpoint_quantization.method, QuantMethod::kFp8);
 }
 
+// nvidia/DeepSeek-R1-FP4 (alias of DeepSeek-R1 with NVIDIA's ModelOpt NVFP4 block): the MLPs -- three
+// dense layers of 3 x 7,168 x 18,432 and 58 MoE layers of 257 experts (256 routed, 1 shared) of
+// 3 x 7,168 x 2,048 -- are NVFP4, while self_attn, excluded, stays bf16 beside the embeddings, norms,
+// routers and head: those take 2 bytes a parameter.
+TEST(FrontierPresetsTest, DeepSeekR1Fp4KeepsAttentionIn16Bits) {
+  const ModelSpec spec = ResolveModel("nvidia/DeepSeek-R1-FP4", kData);
+  ASSERT_EQ(spec.checkpoint_quantization.method, QuantMethod::kNvfp4);
+  EXPECT_TRUE(spec.checkpoint_quantization.attention_unquantized);
+  EXPECT_FALSE(spec.checkpoint_quantization.experts_only);
+  const WeightMemory w =
+      WeightsOnGpu(spec, EnumerateWeights(spec), spec.checkpoint_quantization, spec.dtype, 1, 1, 0);
+  const int64_t mlp = 3LL * 3 * 7168 * 18432 + 58LL * 257 * 3 * 7168 * 2048;
+  EXPECT_DOUBLE_EQ(w.full_width_bytes, 2.0 * static_cast<double>(CountParameters(spec) - mlp));
+}
+
 // Only an ignore list that keeps attention, the shared experts and the dense MLPs out leaves the routed
 // experts as the sole quantized weights; ignoring attention alone still quantizes the MLPs.
 TEST(FrontierPresetsTest, CompressedTensorsIgnoreListDecidesWhatIsQuantized) {
