@@ -21,8 +21,6 @@ namespace {
 using nlohmann::json;
 
 
-// Rough parameter count of a ViT-style vision encoder plus its projector. Multimodal checkpoints
-// carry one; its weights count towards memory though kvsim does not model image traffic.
 // MoonViT (Kimi-VL, Kimi-K2.5: vision_config with vt_* fields), as vLLM's moonvit.py builds it: a
 // patch convolution with bias, a learned height x width position table, blocks of LayerNorm,
 // wqkv and wo with biases, an fc0/fc1 MLP with biases, a final LayerNorm; then the projector
@@ -68,6 +66,8 @@ double Glm4vTowerParams(const FieldReader& r) {
          out * h * merge * merge + out + out * out + 2 * out + 3 * out * inter;
 }
 
+// Rough parameter count of a ViT-style vision encoder plus its projector. Multimodal checkpoints
+// carry one; its weights count towards memory though kvsim does not model image traffic.
 int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std::string& source) {
   FieldReader r(vision, source, "vision_config.");
   if (StartsWith(r.String("model_type", ""), "glm4v"))
