@@ -13,6 +13,7 @@ constexpr int64_t kVocabPadding = 64;  // vLLM DEFAULT_VOCAB_PADDING_SIZE
 bool IsQuantized(const WeightTensor& t, const QuantizationSpec& quant) {
   if (quant.method == QuantMethod::kNone) return false;
   if (quant.experts_only) return t.role == WeightRole::kExpert;
+  if (quant.attention_unquantized && t.role == WeightRole::kAttention) return false;
   return t.role == WeightRole::kAttention || t.role == WeightRole::kMlp || t.role == WeightRole::kExpert;
 }
 

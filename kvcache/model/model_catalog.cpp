@@ -7,6 +7,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/model/model_aliases.h"
 #include "kvcache/model/model_config_parser.h"
 
 namespace kvsim {
@@ -56,6 +57,22 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
     ModelSpec spec = LoadModelConfigFile(exact.string(), overrides);
     spec.name = name_or_path;
     return spec;
+  }
+  // An id the alias table maps to a shipped preset: the preset's config, with the alias's declared
+  // patch under the caller's overrides (a --hf-overrides still wins).
+  if (plain_id) {
+    if (const auto alias = FindModelAlias(name_or_path, data_dir)) {
+      const fs::path target = fs::path(data_dir) / "models" / (alias->preset + ".json");
+      if (!fs::is_regular_file(target, ec))
+        throw Error(option + ": '" + name_or_path + "' is an alias of preset '" + alias->preset +
+                    "', which is not in " + (fs::path(data_dir) / "models").string() + " (data/models/ALIASES.tsv)");
+      nlohmann::json patch = alias->overrides;
+      patch.merge_patch(overrides);
+      ModelSpec spec = LoadModelConfigFile(target.string(), patch);
+      spec.name = alias->id;
+      spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
+      return spec;
+    }
   }
   const auto presets = ListModelPresets(data_dir);
   for (const auto& id : presets) {

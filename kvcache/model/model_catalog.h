@@ -17,7 +17,8 @@ std::string DataDirectory();
 // Preset ids ("meta-llama/Llama-3.1-8B-Instruct", ...) found under `data_dir`/models, sorted.
 std::vector<std::string> ListModelPresets(const std::string& data_dir);
 
-// `name_or_path`: a config.json, a directory holding one, or a preset id (case-insensitive).
+// `name_or_path`: a config.json, a directory holding one, a preset id, or an id data/models/ALIASES.tsv
+// maps onto a preset (both case-insensitive; an alias's declared patch goes under `overrides`).
 // Throws kvsim::Error naming the closest presets when nothing matches.
 // `option` names where the model was given, in errors ("--model", or the draft of --speculative-config)
 // and `pass_as` how to give a fetched config there ("--model ./config.json").

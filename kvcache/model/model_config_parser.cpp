@@ -21,10 +21,61 @@ namespace {
 using nlohmann::json;
 
 
+// MoonViT (Kimi-VL, Kimi-K2.5: vision_config with vt_* fields), as vLLM's moonvit.py builds it: a
+// patch convolution with bias, a learned height x width position table, blocks of LayerNorm,
+// wqkv and wo with biases, an fc0/fc1 MLP with biases, a final LayerNorm; then the projector
+// (kimi_vl.py KimiVLMultiModalProjector): LayerNorm(mm_hidden), Linear(m, m) and Linear(m, text_hidden)
+// with biases, m = mm_hidden x the merge kernel's area.
+double MoonVitParams(const FieldReader& r, const json& vision, int64_t text_hidden) {
+  const double h = static_cast<double>(r.Optional({"vt_hidden_size"}, 0));
+  const double layers = static_cast<double>(r.Optional({"vt_num_hidden_layers"}, 0));
+  const double inter = static_cast<double>(r.Optional({"vt_intermediate_size"}, 4 * static_cast<int64_t>(h)));
+  const double patch = static_cast<double>(r.Optional({"patch_size"}, 14));
+  // Only the height x width table is learned; the time positions (init_pos_emb_time) are fixed.
+  const double positions = static_cast<double>(r.Optional({"init_pos_emb_height"}, 64)) *
+                           static_cast<double>(r.Optional({"init_pos_emb_width"}, 64));
+  double merge_area = 4;
+  if (auto mk = vision.find("merge_kernel_size"); mk != vision.end() && mk->is_array() && mk->size() == 2 &&
+                                                  (*mk)[0].is_number_integer() && (*mk)[1].is_number_integer())
+    merge_area = static_cast<double>((*mk)[0].get<int64_t>()) * static_cast<double>((*mk)[1].get<int64_t>());
+  const double mm = static_cast<double>(r.Optional({"mm_hidden_size"}, static_cast<int64_t>(h)));
+  const double m = mm * merge_area;
+  const double text = static_cast<double>(text_hidden);
+  const double block = 4 * h * h + 4 * h + 2 * h * inter + inter + h + 4 * h;
+  return layers * block + 3 * patch * patch * h + h + positions * h + 2 * h + 2 * mm + m * m + m + m * text + text;
+}
+
+// GLM-4.xV's tower (vision_config model_type glm4v*_vision), as vLLM's glm4_1v.py builds it: a
+// (temporal x patch x patch) convolution with bias, a learned table of (image_size / patch)^2 positions,
+// blocks of two RMSNorms, qkv and proj without biases and a gated MLP as wide as out_hidden_size (the
+// config's intermediate_size is the merger's), post-conv and post LayerNorms, a merge x merge
+// downsampling convolution to out_hidden_size with bias, and the merger: proj [out, out], a LayerNorm
+// with bias, and a gated MLP of intermediate_size.
+double Glm4vTowerParams(const FieldReader& r) {
+  const double h = static_cast<double>(r.Optional({"hidden_size"}, 0));
+  const double depth = static_cast<double>(r.Optional({"depth"}, 0));
+  const double out = static_cast<double>(r.Optional({"out_hidden_size"}, static_cast<int64_t>(h)));
+  const double inter = static_cast<double>(r.Optional({"intermediate_size"}, static_cast<int64_t>(out)));
+  const double patch = static_cast<double>(r.Optional({"patch_size"}, 14));
+  const double temporal = static_cast<double>(r.Optional({"temporal_patch_size"}, 2));
+  const double channels = static_cast<double>(r.Optional({"in_channels"}, 3));
+  const double side = std::floor(static_cast<double>(r.Optional({"image_size"}, 336)) / patch);
+  const double merge = static_cast<double>(r.Optional({"spatial_merge_size"}, 2));
+  const double block = 4 * h * h + 3 * h * out + 2 * h;
+  return depth * block + channels * temporal * patch * patch * h + h + side * side * h + 2 * h +
+         out * h * merge * merge + out + out * out + 2 * out + 3 * out * inter;
+}
+
 // Rough parameter count of a ViT-style vision encoder plus its projector. Multimodal checkpoints
 // carry one; its weights count towards memory though kvsim does not model image traffic.
 int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std::string& source) {
   FieldReader r(vision, source, "vision_config.");
+  if (StartsWith(r.String("model_type", ""), "glm4v"))
+    return RoundToInt64OrThrow(Glm4vTowerParams(r), 0, static_cast<int64_t>(kMaxModelParameters),
+                               source + ": vision_config: estimated vision parameters");
+  if (r.Has("vt_hidden_size") && r.Has("vt_num_hidden_layers"))
+    return RoundToInt64OrThrow(MoonVitParams(r, vision, text_hidden), 0, static_cast<int64_t>(kMaxModelParameters),
+                               source + ": vision_config: estimated vision parameters");
   const int64_t h = r.Optional({"hidden_size", "embed_dim", "width"}, 0);
   const int64_t layers = r.Optional({"num_hidden_layers", "depth", "layers"}, 0);
   if (h == 0 || layers == 0) return 0;

@@ -125,6 +125,14 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
     throw Error(r.source() + ": " + r.prefix() + "partial_rotary_factor: " + std::to_string(partial) +
                 " is outside the valid range [0, 1]");
   spec.rotary_dim = no_rope ? 0 : static_cast<int64_t>(static_cast<double>(spec.head_dim) * partial);
+  // MiniMax-M2 states the rotated width itself (rotary_dim 64 of head_dim 128), as vLLM's minimax_m2.py reads it.
+  if (type == "minimax_m2" && r.Has("rotary_dim")) {
+    const int64_t rotary = r.Optional({"rotary_dim"}, spec.head_dim);
+    if (rotary < 0 || rotary > spec.head_dim)
+      throw Error(r.source() + ": " + r.prefix() + "rotary_dim: " + std::to_string(rotary) + " is outside [0, head_dim " +
+                  std::to_string(spec.head_dim) + "]");
+    spec.rotary_dim = rotary;
+  }
 }
 
 void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
@@ -150,7 +158,10 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
     const int64_t freq = std::max<int64_t>(1, r.Optional({"moe_layer_freq"}, 1));
     for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = i >= first_dense && i % freq == 0;
     moe.shared_intermediate_size = r.Optional({"n_shared_experts"}, 0) * moe.expert_intermediate_size;
-    moe.router_correction_bias = r.String("topk_method", "") == "noaux_tc" || StartsWith(type, "glm4_moe");
+    // GLM-4.5, GLM-4.5V's text model and GLM-5 (glm_moe_dsa) route with an e_score_correction_bias
+    // whatever topk_method says.
+    moe.router_correction_bias = r.String("topk_method", "") == "noaux_tc" || StartsWith(type, "glm4_moe") ||
+                                 StartsWith(type, "glm4v_moe") || type == "glm_moe_dsa";
   } else if (StartsWith(type, "ernie")) {
     const int64_t start = r.Optional({"moe_layer_start_index"}, 0);
     const int64_t end = r.Optional({"moe_layer_end_index"}, spec.num_layers - 1);
@@ -176,6 +187,10 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   } else if (type == "gpt_oss") {
     moe.router_bias = true;
     moe.expert_bias = true;
+  } else if (type == "minimax_m2") {
+    // vLLM's minimax_m2.py: every layer an MoE block of num_local_experts (intermediate_size wide), no
+    // shared expert, a sigmoid router with an e_score_correction_bias when use_routing_bias is set.
+    moe.router_correction_bias = r.Bool("use_routing_bias", false);
   }
 }
 
@@ -190,6 +205,9 @@ void ReadMla(FieldReader& r, const std::string& type, ModelSpec& spec) {
   mla.v_head_dim = r.Required({"v_head_dim"});
   mla.indexer_heads = r.Optional({"index_n_heads"}, 0);
   mla.indexer_head_dim = r.Optional({"index_head_dim"}, 0);
+  // DeepseekV32ForCausalLM.verify_and_update_config (vLLM models/config.py) turns kv_cache_dtype "auto"
+  // into fp8_ds_mla. GLM-5 (glm_moe_dsa) runs on deepseek_v2.py with the same indexer (vLLM PR #34124
+  // maps GlmMoeDsaForCausalLM there) but without that config hook, so its latent stays in the model dtype.
   mla.fp8_ds_mla_default = type == "deepseek_v32";
   spec.rotary_dim = mla.qk_rope_head_dim;
 }

@@ -5,7 +5,8 @@
 //
 // Families with rules here (by model_type): llama, llama4, mistral, mixtral, qwen2, qwen2_moe,
 // qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3, cohere, cohere2, phi, phi3, gpt_oss,
-// deepseek_v2/v3/v32 and anything with DeepSeek-style MoE fields (kimi_k2, glm4_moe, ...), ernie4_5_moe,
+// deepseek_v2/v3/v32 and anything with DeepSeek-style MoE fields (kimi_k2, glm4_moe, glm_moe_dsa, ...),
+// minimax_m2, ernie4_5_moe,
 // gpt2, gpt_bigcode, gpt_neox, falcon, starcoder2, nemotron, opt. Other types read as a Llama-style
 // decoder with the usual field names.
 #ifndef KVSIM_KVCACHE_MODEL_MODEL_FAMILIES_H_

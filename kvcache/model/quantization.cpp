@@ -59,6 +59,25 @@ QuantizationSpec Int8(const char* name) {
   return q;
 }
 
+// A compressed-tensors `ignore` list that keeps attention, the shared experts and the dense MLPs in
+// 16 bits, so only the routed experts are quantized: Kimi-K2-Thinking and Kimi-K2.5 ship INT4 experts
+// with ignore ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*", "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"]
+// (vLLM's CompressedTensorsConfig leaves an ignored layer unquantized).
+bool IgnoresAllButRoutedExperts(const nlohmann::json& config) {
+  auto ignore = config.find("ignore");
+  if (ignore == config.end() || !ignore->is_array()) return false;
+  bool attention = false, shared = false, dense_mlp = false;
+  for (const auto& entry : *ignore) {
+    if (!entry.is_string()) continue;
+    const std::string pattern = entry.get<std::string>();
+    if (pattern.rfind("re:", 0) != 0) continue;  // a single named layer, not a class of them
+    attention = attention || pattern.find("self_attn") != std::string::npos;
+    shared = shared || pattern.find("shared_experts") != std::string::npos;
+    dense_mlp = dense_mlp || pattern.find("mlp\\.(gate|up") != std::string::npos;
+  }
+  return attention && shared && dense_mlp;
+}
+
 // compressed-tensors: read the first config group's weight scheme.
 QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std::string& source) {
   auto groups = config.find("config_groups");
@@ -86,6 +105,7 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
     int64_t group_size = GetInt(*weights, "group_size", 128, -1, kMaxGroup, what);
     auto q = GroupInt(QuantMethod::kInt4Symmetric, 4, group_size, "compressed-tensors");
     if (!weights->value("symmetric", true)) q.method = QuantMethod::kGptq;
+    q.experts_only = IgnoresAllButRoutedExperts(config);
     return q;
   }
   throw Error(source + ": quantization_config.config_groups.*.weights.num_bits: " +
@@ -208,7 +228,15 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
     // ModelOpt checkpoints (hf_quant_config's quantization block): quant_algo NVFP4 or FP8.
     std::string algo = method == "modelopt_fp4" ? "nvfp4" : "";
     if (auto a = config.find("quant_algo"); a != config.end() && a->is_string()) algo = Lower(a->get<std::string>());
-    if (algo == "nvfp4") return Nvfp4();
+    if (algo == "nvfp4") {
+      QuantizationSpec q = Nvfp4();
+      // exclude_modules naming self_attn (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4
+      // checkpoints) leaves attention in 16 bits; vLLM's ModelOptNvFp4Config.is_layer_excluded skips them.
+      if (auto ex = config.find("exclude_modules"); ex != config.end() && ex->is_array())
+        for (const auto& m : *ex)
+          if (m.is_string() && m.get<std::string>().find("self_attn") != std::string::npos) q.attention_unquantized = true;
+      return q;
+    }
     if (algo == "fp8") return Fp8(ScaleGranularity::kPerTensor, "modelopt");
     throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
   }

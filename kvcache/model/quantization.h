@@ -48,6 +48,7 @@ struct QuantizationSpec {
   int64_t block_cols = 128;
   bool double_quant = false;         // bitsandbytes 4-bit nested absmax
   bool experts_only = false;         // mxfp4 in gpt-oss: attention stays 16-bit
+  bool attention_unquantized = false;  // ModelOpt's exclude_modules keeps self_attn 16-bit (NVIDIA's DeepSeek FP4)
   std::string name = "none";         // as vLLM spells it
 };
 

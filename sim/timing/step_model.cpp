@@ -114,7 +114,7 @@ void StepModel::AddGemm(const char* name, int64_t n, int64_t k, bool quantizable
 
 // The attention projections of one TP rank: fused QKV and O, or MLA's down- and up-projections.
 void StepModel::BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap) {
-  const bool quantized = !cap.weight_quantization.experts_only;
+  const bool quantized = !cap.weight_quantization.experts_only && !cap.weight_quantization.attention_unquantized;
   const double layers = static_cast<double>(spec.num_layers);
   const int64_t h = spec.hidden_size, heads = spec.num_attention_heads / tp_;
   const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
