@@ -5,13 +5,16 @@
 namespace kvsim {
 namespace {
 
-// "Dense" as PR #44443 scoped it: no routed experts and no linear-attention / SSM layers (the hybrid
-// models kept V1 until the all-model switch: their 0.26-0.27 logs load through gpu_model_runner.py).
-bool IsDense(const ModelSpec& spec) {
-  if (spec.is_moe()) return false;
+// On V2 from 0.25: the dense models of PR #44443 (no routed experts, no linear-attention / SSM layers;
+// hybrid models kept V1 until the all-model switch, their 0.26-0.27 logs loading through
+// gpu_model_runner.py) and the Qwen and DeepSeek-V2 MoE families PR #42667 moved a month earlier
+// (2026-06-12). Other MoE families (gpt-oss, Mixtral, DeepSeek-V3, Llama 4) are not named by any
+// rollout step before PR #53183 and stay on V1 until 0.29.
+bool OnV2From025(const ModelSpec& spec) {
   for (const LayerAttention& l : spec.layers)
     if (l.kind == AttentionKind::kStateOnly) return false;
-  return true;
+  if (!spec.is_moe()) return true;
+  return spec.model_type == "qwen2_moe" || spec.model_type == "qwen3_moe" || spec.model_type == "deepseek_v2";
 }
 
 }  // namespace
@@ -19,7 +22,7 @@ bool IsDense(const ModelSpec& spec) {
 ModelRunner SelectModelRunner(const VllmVersion& version, const ModelSpec& spec, const std::string& speculative_method) {
   if (speculative_method == "ngram") return ModelRunner::kV1;  // a fallback the capability check keeps
   if (HasRule(version, ReleaseRule::kModelRunnerV2AllModels)) return ModelRunner::kV2;
-  if (HasRule(version, ReleaseRule::kModelRunnerV2Dense) && IsDense(spec)) return ModelRunner::kV2;
+  if (HasRule(version, ReleaseRule::kModelRunnerV2Dense) && OnV2From025(spec)) return ModelRunner::kV2;
   return ModelRunner::kV1;
 }
 

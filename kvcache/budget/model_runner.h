@@ -3,7 +3,8 @@
 // vLLM has two: V1 (vllm/v1/worker/gpu_model_runner.py) and V2 (vllm/v1/worker/gpu/model_runner.py;
 // its log says "Using V2 Model Runner" and its load line comes from model_runner.py). A capability
 // check picks one per deployment (PR #39337). V2 became the default for dense models in 0.25 (PR
-// #44443, "Enable by default for all dense models", merged 2026-07-02; 0.25.1 per vllm#49233) and for
+// #44443, "Enable by default for all dense models", merged 2026-07-02; 0.25.1 per vllm#49233; the Qwen
+// and DeepSeek-V2 MoE families a month before, PR #42667) and for
 // every model family in 0.29 (PR #53183; the vLLM blog "From Opt-In to Default", 2026-08-31, names
 // v0.29.0 as its first release), with n-gram speculative decoding still routed to V1. Qwen3 dense
 // models ran on V2 earlier as the rollout's canary (PR #39337, 2026-05-14); kvsim gives them V2 from

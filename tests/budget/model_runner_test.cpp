@@ -18,15 +18,17 @@ ModelSpec Preset(const std::string& id) {
   return LoadModelConfigFile(std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/models/" + id + ".json");
 }
 
-// PR #44443 moved dense models to V2 (0.25); PR #53183 every family (0.29); n-gram drafting and the
-// V0 engine stay on V1.
+// PR #44443 moved dense models to V2 (0.25), PR #42667 the Qwen and DeepSeek-V2 MoE families; PR #53183
+// every family (0.29); n-gram drafting and the V0 engine stay on V1.
 TEST(ModelRunnerTest, V2ForDenseModelsFrom025AndEveryModelFrom029) {
   const ModelSpec dense = Preset("meta-llama/Llama-3.1-8B-Instruct");
-  const ModelSpec moe = Preset("Qwen/Qwen3-30B-A3B");
+  const ModelSpec moe = Preset("mistralai/Mixtral-8x7B-v0.1");
+  const ModelSpec qwen_moe = Preset("Qwen/Qwen3-30B-A3B");
   const ModelSpec hybrid = Preset("Qwen/Qwen3-Next-80B-A3B-Thinking");
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.24"), dense, ""), ModelRunner::kV1);
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.25.1"), dense, ""), ModelRunner::kV2);
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.27.1"), moe, ""), ModelRunner::kV1);
+  EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.27.1"), qwen_moe, ""), ModelRunner::kV2);  // PR #42667
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.27.1"), hybrid, ""), ModelRunner::kV1);
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.29"), moe, ""), ModelRunner::kV2);
   EXPECT_EQ(SelectModelRunner(ParseVllmVersion("0.29"), hybrid, ""), ModelRunner::kV2);
