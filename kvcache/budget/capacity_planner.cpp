@@ -11,6 +11,7 @@
 #include "kvcache/budget/capacity_notes.h"
 #include "kvcache/budget/encoder_budget.h"
 #include "kvcache/budget/lora_memory.h"
+#include "kvcache/budget/model_runner.h"
 #include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
@@ -188,6 +189,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   profile.activation_dtype = f.dtype;
   profile.version = f.version;
   profile.interconnect = gpu.interconnect;
+  if (c.engine == Engine::kVllm) profile.runner = SelectModelRunner(f.version, spec, c.speculative.method);
   st.overhead = EstimateRuntimeOverhead(spec, profile);
   if (stage == 0 && c.engine == Engine::kVllm)  // the encoder runs on the first stage
     st.overhead.encoder_profile_bytes =
@@ -205,6 +207,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
     graphs.layers_on_gpu = st.end_layer - st.first_layer;
     graphs.speculative_tokens = c.speculative.num_speculative_tokens;
     graphs.enforce_eager = c.enforce_eager;
+    graphs.profile_measures_graphs = RunnerProfilesCudaGraphs(profile.runner, f.version);
     st.cuda_graphs = EstimateCudaGraphMemory(c.cuda_graphs, graphs, f.version);
     if (st.cuda_graphs.charged_to_kv) st.overhead.cuda_graph_bytes = st.cuda_graphs.bytes;
   }

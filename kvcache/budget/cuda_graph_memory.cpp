@@ -55,6 +55,7 @@ CudaGraphMemory EstimateCudaGraphMemory(const CudaGraphSettings& s, const CudaGr
                         : s.total_bytes.value_or(static_cast<double>(graphs) * static_cast<double>(shape.layers_on_gpu) *
                                                  kCudaGraphBytesPerLayerGraph);
   m.charged_to_kv = HasRule(version, ReleaseRule::kCudaGraphEstimateOptIn) && graphs > 0 &&
+                    shape.profile_measures_graphs &&
                     s.estimate_in_budget.value_or(HasRule(version, ReleaseRule::kCudaGraphEstimateCharged));
   return m;
 }

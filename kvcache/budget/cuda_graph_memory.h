@@ -17,7 +17,8 @@
 //   charged     vLLM >= 0.21 measures it during the profile (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS,
 //               default on since 0.21, opt-in in 0.18-0.20; PR #38284) and takes it out of the KV
 //               budget; earlier releases capture after the KV cache is allocated, from the headroom
-//               that 1 − gpu_memory_utilization leaves.
+//               that 1 − gpu_memory_utilization leaves. The V2 model runner measured nothing before
+//               0.28 (model_runner.h), so its graphs come out of that headroom too.
 #ifndef KVSIM_KVCACHE_BUDGET_CUDA_GRAPH_MEMORY_H_
 #define KVSIM_KVCACHE_BUDGET_CUDA_GRAPH_MEMORY_H_
 
@@ -59,6 +60,7 @@ struct CudaGraphShape {
   int64_t layers_on_gpu = 0;       // decoder layers of this pipeline stage (drafter layers included)
   int64_t speculative_tokens = 0;  // a decode batch holds 1 + k tokens per request
   bool enforce_eager = false;
+  bool profile_measures_graphs = true;  // false: the V2 model runner of 0.25-0.27 (model_runner.h)
 };
 
 struct CudaGraphMemory {

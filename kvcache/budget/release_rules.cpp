@@ -29,6 +29,15 @@ constexpr ReleaseRuleEntry kRules[] = {
      "default --gpu-memory-utilization 0.92 (was 0.90)"},
     {ReleaseRule::kNullBlockOutOfCheck, 25, 0, "PR #47272 (merged 2026-07-01)",
      "start-up check: one max_model_len request must fit in num_gpu_blocks - 1"},
+    {ReleaseRule::kModelRunnerV2Dense, 25, 0,
+     "PR #44443 (V2 model runner for all dense models, merged 2026-07-02; 0.25.1 per vllm#49233) and PR #42667 (Qwen, DeepSeek-V2 MoE)",
+     "dense, Qwen-MoE and DeepSeek-V2 models: sampler 6 B per logit plus int32 penalty counts per request and vocab entry; no graph estimate until 0.28"},
+    {ReleaseRule::kV2RunnerProfilesGraphs, 28, 0,
+     "PR #53306 (V2's profile_cudagraph_memory() returned 0 before: PR #36520, vllm#49224)",
+     "the V2 runner's CUDA-graph estimate comes out of the KV budget"},
+    {ReleaseRule::kModelRunnerV2AllModels, 29, 0,
+     "PR #53183 (V2 runner for every model family; v0.29.0 per the vLLM blog of 2026-08-31)",
+     "MoE and hybrid models get the V2 runner's sampler and state too (n-gram drafting stays on V1)"},
 };
 
 }  // namespace

@@ -25,6 +25,9 @@ enum class ReleaseRule {
   kCudaGraphEstimateCharged, // the CUDA-graph estimate comes out of the KV budget by default
   kUtilization092,           // default --gpu-memory-utilization 0.92
   kNullBlockOutOfCheck,      // the start-up check leaves the null block out of the pool
+  kModelRunnerV2Dense,       // dense models profile with the V2 model runner (model_runner.h)
+  kV2RunnerProfilesGraphs,   // the V2 runner measures its CUDA graphs during the profile
+  kModelRunnerV2AllModels,   // every model family profiles with the V2 runner
 };
 
 template <>
@@ -40,7 +43,10 @@ struct EnumNames<ReleaseRule> {
       {ReleaseRule::kConcurrencyTokenReport, "concurrency-token-report"},
       {ReleaseRule::kCudaGraphEstimateCharged, "cuda-graph-estimate-charged"},
       {ReleaseRule::kUtilization092, "utilization-0.92"},
-      {ReleaseRule::kNullBlockOutOfCheck, "null-block-out-of-check"}};
+      {ReleaseRule::kNullBlockOutOfCheck, "null-block-out-of-check"},
+      {ReleaseRule::kModelRunnerV2Dense, "model-runner-v2-dense"},
+      {ReleaseRule::kV2RunnerProfilesGraphs, "v2-runner-profiles-graphs"},
+      {ReleaseRule::kModelRunnerV2AllModels, "model-runner-v2-all-models"}};
 };
 
 struct ReleaseRuleEntry {

@@ -98,16 +98,18 @@ RuntimeOverhead EstimateRuntimeOverhead(const ModelSpec& spec, const ProfileSett
     const bool v0 = s.version.era() == VllmEra::kV0;
     const int64_t rows = v0 ? s.max_num_seqs : std::min(s.max_num_seqs, tokens);
     const double vocab = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64);
-    o.sampler_peak_bytes = static_cast<double>(rows) * vocab * s.version.sampler_bytes_per_logit() +
+    o.sampler_peak_bytes = static_cast<double>(rows) * vocab * SamplerBytesPerLogit(s.runner, s.version) +
                            static_cast<double>(tokens) * static_cast<double>(spec.hidden_size) * act_bytes;
+    o.sampler_state_bytes = static_cast<double>(s.max_num_seqs) * static_cast<double>(spec.vocab_size) *
+                            SamplerStateBytesPerLogit(s.runner);
   }
-  o.activation_peak_bytes = std::max(o.forward_peak_bytes, o.sampler_peak_bytes);
+  o.activation_peak_bytes = std::max(o.forward_peak_bytes, o.sampler_peak_bytes) + o.sampler_state_bytes;
   if (s.version.era() != VllmEra::kV0) {  // V3.2 arrived with the V1 engine
     double logits = 0;
     const double workspace = SparseIndexerWorkspaceBytes(spec, s.max_model_len, &logits);
     if (workspace > 0)
-      o.sparse_indexer_bytes =
-          workspace + std::max(o.forward_peak_bytes + logits, o.sampler_peak_bytes) - o.activation_peak_bytes;
+      o.sparse_indexer_bytes = workspace + std::max(o.forward_peak_bytes + logits, o.sampler_peak_bytes) -
+                               (o.activation_peak_bytes - o.sampler_state_bytes);
   }
   o.non_torch_bytes = NonTorchBytes(s);
   return o;

@@ -8,7 +8,10 @@
 //                     hidden/residual/norm); MoE layer top_k·(3·I_e/tp + h) + 3·h (+ shared expert)
 //   sampler peak    = R × V × c_era + T × h × act_bytes, on the last pipeline stage only, with
 //                     R = min(max_num_seqs, T) dummy requests (V0: max_num_seqs), V the padded
-//                     vocabulary and c_era the bytes one logit costs in the sampler (serving_engine.h)
+//                     vocabulary and c_era the bytes one logit costs in the sampler (serving_engine.h;
+//                     the V2 model runner's own figure in model_runner.h)
+//   sampler state   = max_num_seqs × V × s_runner, held through the profile by the V2 runner on the
+//                     last stage (model_runner.h) and added to the activation peak
 //   sparse indexer  = DeepSeek-V3.2 (DSA) only: the profile run reserves the indexer's K-gather
 //                     workspace, 40 × max_model_len entries of (index_head_dim + 4) B plus a 1 MiB
 //                     top-k scratch, in the worker's shared workspace that the sparse-MLA prefill
@@ -29,6 +32,7 @@
 
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_spec.h"
+#include "kvcache/budget/model_runner.h"
 #include "kvcache/budget/serving_engine.h"
 
 namespace kvsim {
@@ -47,12 +51,14 @@ struct ProfileSettings {
   Interconnect interconnect = Interconnect::kNvls;  // kXgmi: AMD GPU (ROCm/RCCL)
   NumericFormat activation_dtype = NumericFormat::kBFloat16;
   VllmVersion version;
+  ModelRunner runner = ModelRunner::kV1;
 };
 
 struct RuntimeOverhead {
   double forward_peak_bytes = 0;
   double sampler_peak_bytes = 0;
-  double activation_peak_bytes = 0;  // max of the two
+  double sampler_state_bytes = 0;    // the V2 runner's per-request sampler state (0 under V1)
+  double activation_peak_bytes = 0;  // max of the two, plus the sampler state
   double non_torch_bytes = 0;
   double encoder_profile_bytes = 0;  // what a multimodal encoder adds to the peak (encoder_budget.h)
   double sparse_indexer_bytes = 0;   // what DSA's profile workspaces add to the peak (0 without an indexer)
