@@ -159,8 +159,8 @@ class Translator {
 
   void Record(const ServeFlag& f, const std::string& canonical, bool negated, const std::string& json_key,
               const std::vector<std::string>& values, const std::string& as_given) {
-    if (canonical == "--decode-context-parallel-size") return ContextParallel(values, "--decode-context-parallel-size (-dcp)", "decode");
-    if (canonical == "--prefill-context-parallel-size") return ContextParallel(values, "--prefill-context-parallel-size (-pcp)", "prefill");
+    if (canonical == "--decode-context-parallel-size" || canonical == "--prefill-context-parallel-size")
+      return ContextParallel(f, values);
     if (const char* key = SpeculativeKeyOf(canonical)) {
       std::string why;
       std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
@@ -215,14 +215,14 @@ class Translator {
   // would count. Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size)
   // interleaves the KV cache across its ranks the same way (--cp-kv-cache-interleave-size). Not
   // modelled yet: a size above 1 is refused rather than answered that many times too small.
-  void ContextParallel(const std::vector<std::string>& values, const std::string& flag, const std::string& phase) {
+  void ContextParallel(const ServeFlag& f, const std::vector<std::string>& values) {
     const std::string& v = values.empty() ? std::string() : values[0];
-    const std::string name = flag.substr(0, flag.find(' '));
-    if (v == "1") return Note(result_.accepted_no_effect, name);
-    const std::string short_name = flag.substr(flag.find('(') + 1, flag.find(')') - flag.find('(') - 1);
-    throw Error(flag + " " + v + ": " + phase + " context parallelism is not modelled: vLLM splits each request's KV "
-                "cache across the " + v + " context-parallel ranks, so a GPU holds " + v +
-                " times the tokens kvsim would count; plan without it (or with " + short_name + " 1)");
+    if (v == "1") return Note(result_.accepted_no_effect, f.name);
+    const std::string name = f.name, alias = f.alias;
+    const std::string phase = name == "--decode-context-parallel-size" ? "decode" : "prefill";
+    throw Error(name + " (" + alias + ") " + v + ": " + phase + " context parallelism is not modelled: vLLM splits each "
+                "request's KV cache across the " + v + " context-parallel ranks, so a GPU holds " + v +
+                " times the tokens kvsim would count; plan without it (or with " + alias + " 1)");
   }
 
   // --spec-method, --spec-model and --spec-tokens are shorthands for keys of --speculative-config
