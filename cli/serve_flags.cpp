@@ -20,6 +20,8 @@ constexpr FlagReleases kAddedAfterV011 = {12, kNewestModelledVllmMinor, 0, 0};
 constexpr FlagReleases LastIn(int minor) { return {0, 0, minor, minor}; }
 // In v0.11's parser but not in the newest: the release that dropped it is not established.
 constexpr FlagReleases kRemovedAfterV011 = {0, 0, 11, kNewestModelledVllmMinor - 1};
+// Not in v0.11's parser, a flag of some earlier release (which ones is not dated).
+constexpr FlagReleases kGoneBeforeV011 = {0, 0, 0, 10};
 
 // vLLM's `vllm serve` parser: EngineArgs.add_cli_args (vllm/engine/arg_utils.py at vllm-project/vllm
 // 99d7eb5, the v0.11 line) and FrontendArgs / make_arg_parser (vllm/entrypoints/openai/cli_args.py
@@ -260,14 +262,25 @@ const ServeFlag kVllmFlags[] = {
     {"--enable-tokenizer-info-endpoint", "", S, N}, {"--enable-log-outputs", "", S, N},
     {"--h11-max-incomplete-event-size", "", V, N}, {"--h11-max-header-count", "", V, N},
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
-    // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10).
-    {"--use-v2-block-manager", "", S, N}, {"--num-scheduler-steps", "", V, N}, {"--max-seq-len-to-capture", "", V, N},
-    {"--multi-step-stream-outputs", "", O, N}, {"--scheduler-delay-factor", "", V, N}, {"--preemption-mode", "", V, N},
-    {"--disable-async-output-proc", "", S, N}, {"--worker-use-ray", "", S, N}, {"--enable-reasoning", "", S, N},
-    {"--tokenizer-pool-size", "", V, N}, {"--max-context-len-to-capture", "", V, N},
-    {"--speculative-model", "", V, X}, {"--num-speculative-tokens", "", V, X}, {"--ngram-prompt-lookup-max", "", V, N},
-    {"--ngram-prompt-lookup-min", "", V, N}, {"--speculative-draft-tensor-parallel-size", "-spec-draft-tp", V, N},
-    {"--speculative-max-model-len", "", V, N}, {"--quantization-param-path", "", V, N}, {"--device", "", V, N},
+    // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10), none in
+    // v0.11's parser: the release that dropped each is not dated.
+    {"--use-v2-block-manager", "", S, N, "", "", kGoneBeforeV011},
+    {"--num-scheduler-steps", "", V, N, "", "", kGoneBeforeV011},
+    {"--max-seq-len-to-capture", "", V, N, "", "", kGoneBeforeV011},
+    {"--multi-step-stream-outputs", "", O, N, "", "", kGoneBeforeV011},
+    {"--scheduler-delay-factor", "", V, N, "", "", kGoneBeforeV011},
+    {"--preemption-mode", "", V, N, "", "", kGoneBeforeV011},
+    {"--disable-async-output-proc", "", S, N, "", "", kGoneBeforeV011},
+    {"--worker-use-ray", "", S, N, "", "", kGoneBeforeV011}, {"--enable-reasoning", "", S, N, "", "", kGoneBeforeV011},
+    {"--tokenizer-pool-size", "", V, N, "", "", kGoneBeforeV011},
+    {"--max-context-len-to-capture", "", V, N, "", "", kGoneBeforeV011},
+    {"--speculative-model", "", V, X, "", "", kGoneBeforeV011},
+    {"--num-speculative-tokens", "", V, X, "", "", kGoneBeforeV011},
+    {"--ngram-prompt-lookup-max", "", V, N, "", "", kGoneBeforeV011},
+    {"--ngram-prompt-lookup-min", "", V, N, "", "", kGoneBeforeV011},
+    {"--speculative-draft-tensor-parallel-size", "-spec-draft-tp", V, N, "", "", kGoneBeforeV011},
+    {"--speculative-max-model-len", "", V, N, "", "", kGoneBeforeV011},
+    {"--quantization-param-path", "", V, N, "", "", kGoneBeforeV011}, {"--device", "", V, N, "", "", kGoneBeforeV011},
     {"--kv-cache-memory", "", V, M, "--kv-cache-memory"},
 };
 
@@ -327,6 +340,11 @@ std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string&
     const std::string added = name + " was added in a vLLM release of " + release(r.first_min) + "-" +
                               release(r.first_max) + " (which one is not established)";
     return added + plan + (minor < r.first_min ? "would refuse it" : "may refuse it");
+  }
+  if (r.last_max > 0 && r.last_min == 0) {
+    if (minor <= r.last_max) return "";  // an earlier release may have it: not dated
+    return name + " is a flag of vLLM releases before 0." + std::to_string(r.last_max + 1) + " (not in " +
+           release(r.last_max + 1) + "'s parser)" + plan + "would refuse it";
   }
   if (r.last_max > 0 && minor > r.last_min) {
     if (r.last_min == r.last_max) return name + " was last in vLLM " + release(r.last_min) + plan + "would refuse it";

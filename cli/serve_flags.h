@@ -17,7 +17,7 @@ enum class Effect { kModelled, kNoEffect, kNotModelled };
 // more than was read: the flag is absent before 0.<first_min> and present from 0.<first_max> on;
 // present up to 0.<last_min> and absent after 0.<last_max>. first_min == 0: in v0.11's parser (the
 // oldest kvsim's table was read from; earlier releases are not dated); last_max == 0: still in the
-// newest parser read.
+// newest parser read; last_min == 0 < last_max: a flag of earlier releases, which ones not dated.
 struct FlagReleases {
   int first_min = 0;
   int first_max = 0;

@@ -390,6 +390,12 @@ TEST(VllmCommandLineTest, AFlagRemovedBeforeTheModelledReleaseSaysSo) {
                             "--swap-space", "16"});
   ASSERT_EQ(v011.exit_code, 0) << v011.err;
   EXPECT_EQ(v011.out.find("--swap-space is in"), std::string::npos) << v011.out;
+  // A flag of the releases before 0.11 (vLLM 0.6's docs; not in v0.11's parser): refused by today's vLLM.
+  const auto v2 = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--use-v2-block-manager"});
+  ASSERT_EQ(v2.exit_code, 0) << v2.err;
+  EXPECT_NE(v2.out.find("note: --use-v2-block-manager is a flag of vLLM releases before 0.11 (not in 0.11's parser); this "
+                        "plan models 0.30 (--vllm-version), whose vllm serve would refuse it"),
+            std::string::npos) << v2.out;
 }
 
 // A flag in no parser read stays "not a flag", and says whose table that is, so a user of a vLLM newer
