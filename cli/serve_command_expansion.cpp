@@ -46,10 +46,26 @@ void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::ve
   }
 }
 
+// The release the plan models: kvsim's own --vllm-version (the last given, as the option parser
+// keeps it), else the newest. A malformed one is left for the option parser to refuse.
+VllmVersion ModelledRelease(const std::vector<std::string>& own) {
+  std::string text;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (own[i] == "--vllm-version" && i + 1 < own.size()) text = own[++i];
+    else if (StartsWith(own[i], "--vllm-version=")) text = own[i].substr(15);
+  }
+  if (text.empty()) return VllmVersion{};
+  try {
+    return ParseVllmVersion(text);
+  } catch (const Error&) {
+    return VllmVersion{};
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
-                                            const std::string& command) {
+                                            const std::string& command, std::vector<std::string>* notes) {
   std::vector<std::string> own, server;
   bool found = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -70,7 +86,7 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   }
   if (!found) return args;
   if (server.empty()) throw Error("nothing after `--`: paste the server command line there (vllm serve MODEL [flags])");
-  ServeCommandLine cmd = TranslateServeCommand(server);
+  ServeCommandLine cmd = TranslateServeCommand(server, ModelledRelease(own));
   // kvsim's own --model names the config for the pasted model (a local path, or an id without a preset).
   const bool own_model = std::any_of(own.begin(), own.end(), [](const std::string& a) {
     return a == "--model" || a == "-m" || StartsWith(a, "--model=");
@@ -109,7 +125,9 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
         << Join(cmd.replaced_by_later, ", ") << "\n";
   if (!cmd.accepted_no_effect.empty())
     err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
-  for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
+  if (notes) notes->insert(notes->end(), cmd.notes.begin(), cmd.notes.end());
+  else
+    for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
   if (!cmd.not_modelled.empty())
     err << "kvsim " << command << ": warning: accepted but not modelled (they change memory): "
         << Join(cmd.not_modelled, ", ") << "\n";

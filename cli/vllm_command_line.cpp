@@ -40,7 +40,7 @@ void Note(std::vector<std::string>& list, const std::string& item) {
 
 class Translator {
  public:
-  explicit Translator(bool sglang) : sglang_(sglang) { result_.sglang = sglang; }
+  Translator(bool sglang, const VllmVersion& modelled) : sglang_(sglang), modelled_(modelled) { result_.sglang = sglang; }
 
   ServeCommandLine Run(const std::vector<std::string>& given) {
     std::vector<std::string> args, origins;
@@ -126,6 +126,10 @@ class Translator {
     const std::optional<ServeFlag> flag = Lookup(name, negated);
     if (!flag) throw Error(UnknownFlagMessage(tok));
     const std::string canonical = flag->name;
+    if (!sglang_) {
+      const std::string note = FlagReleaseNote(*flag, modelled_.minor, modelled_.text);
+      if (!note.empty()) Note(result_.notes, note);
+    }
     auto next_is_value = [&](size_t j) { return j < args.size() && !(args[j].size() > 1 && args[j][0] == '-' && !IsNumber(args[j])); };
     std::vector<std::string> values;
     if (has_value) {
@@ -155,7 +159,15 @@ class Translator {
 
   void Record(const ServeFlag& f, const std::string& canonical, bool negated, const std::string& json_key,
               const std::vector<std::string>& values, const std::string& as_given) {
-    if (canonical == "--decode-context-parallel-size") return DecodeContextParallel(values);
+    if (canonical == "--decode-context-parallel-size" || canonical == "--prefill-context-parallel-size")
+      return ContextParallel(f, values);
+    if (const char* key = SpeculativeKeyOf(canonical)) {
+      std::string why;
+      std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
+      if (!json_flags_.SetDotted("--speculative-config", key, v ? std::move(*v) : nlohmann::json(values[0]), as_given))
+        Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
+      return;
+    }
     if (f.effect == Effect::kNoEffect) return Note(result_.accepted_no_effect, canonical);
     if (f.effect == Effect::kNotModelled) return Note(result_.not_modelled, canonical);
     if (!json_key.empty()) {
@@ -200,13 +212,26 @@ class Translator {
   // tensor-parallel group (vllm/engine/arg_utils.py create_engine_config: tp_size % dcp_size == 0):
   // token i lives on the rank i % dcp, and a block of the table spans block_size x dcp tokens
   // (vllm/v1/worker/block_table.py, "virtual block"). One GPU thus holds dcp times the tokens kvsim
-  // would count. Not modelled yet: a size above 1 is refused rather than answered dcp times too small.
-  void DecodeContextParallel(const std::vector<std::string>& values) {
+  // would count. Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size)
+  // interleaves the KV cache across its ranks the same way (--cp-kv-cache-interleave-size). Not
+  // modelled yet: a size above 1 is refused rather than answered that many times too small.
+  void ContextParallel(const ServeFlag& f, const std::vector<std::string>& values) {
     const std::string& v = values.empty() ? std::string() : values[0];
-    if (v == "1") return Note(result_.accepted_no_effect, "--decode-context-parallel-size");
-    throw Error("--decode-context-parallel-size (-dcp) " + v + ": decode context parallelism is not modelled: vLLM splits each request's KV "
-                "cache across the " + v + " DCP ranks of the tensor-parallel group, so a GPU holds " + v +
-                " times the tokens kvsim would count; plan without it (or with -dcp 1)");
+    if (v == "1") return Note(result_.accepted_no_effect, f.name);
+    const std::string name = f.name, alias = f.alias;
+    const std::string phase = name == "--decode-context-parallel-size" ? "decode" : "prefill";
+    throw Error(name + " (" + alias + ") " + v + ": " + phase + " context parallelism is not modelled: vLLM splits each "
+                "request's KV cache across the " + v + " context-parallel ranks, so a GPU holds " + v +
+                " times the tokens kvsim would count; plan without it (or with " + alias + " 1)");
+  }
+
+  // --spec-method, --spec-model and --spec-tokens are shorthands for keys of --speculative-config
+  // (EngineArgs.spec_method/spec_model/spec_tokens, read into SpeculativeConfig).
+  static const char* SpeculativeKeyOf(const std::string& canonical) {
+    if (canonical == "--spec-method") return "method";
+    if (canonical == "--spec-model") return "model";
+    if (canonical == "--spec-tokens") return "num_speculative_tokens";
+    return nullptr;
   }
 
   void EmitJsonFlags() {
@@ -283,11 +308,16 @@ class Translator {
   std::string UnknownFlagMessage(const std::string& tok) const {
     std::string hint;
     for (const auto& m : ClosestMatches(Dashed(tok), ServeFlagNames(sglang_))) hint += (hint.empty() ? "" : ", ") + m;
-    return "'" + tok + "' is not a flag of " + (sglang_ ? "sglang.launch_server" : "vllm serve") +
-           (hint.empty() ? std::string() : " (did you mean " + hint + "?)");
+    const std::string message = "'" + tok + "' is not a flag of " + (sglang_ ? "sglang.launch_server" : "vllm serve") +
+                                (hint.empty() ? std::string() : " (did you mean " + hint + "?)");
+    if (sglang_) return message;
+    // A flag of a vLLM newer than kvsim's table is not a typo: say which release the table is.
+    return message + "; kvsim's table of its flags is vLLM " + NewestServeFlagTableRelease() +
+           "'s, the newest release it models, so a flag added later is not known to it";
   }
 
   bool sglang_;
+  VllmVersion modelled_;
   ServeCommandLine result_;
   std::string model_;
   ServeJsonFlags json_flags_;  // the JSON-valued flags, whole and dotted, by kvsim flag
@@ -340,14 +370,14 @@ void KeepLastOfEachSetting(ServeCommandLine& cmd) {
 
 }  // namespace
 
-ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens) {
+ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, const VllmVersion& modelled) {
   std::vector<std::string> clean;
   for (const auto& t : tokens)
     if (t != "\\" && t != "\\\n" && !t.empty()) clean.push_back(t);
   bool sglang = false;
   const size_t start = ServerArgsStart(clean, sglang);
   ServeCommandLine cmd =
-      Translator(sglang).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
+      Translator(sglang, modelled).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
   // The VAR=value assignments before the command: what they do to the server, or that kvsim does not model them.
   for (size_t i = 0; i < clean.size() && clean[i].find('=') != std::string::npos && clean[i][0] != '-'; ++i)
     ReadServerEnvironment(clean[i], cmd);

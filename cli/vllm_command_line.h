@@ -6,7 +6,9 @@
 // vllm/engine/arg_utils.py and vllm/entrypoints/openai/cli_args.py); the ones that change memory
 // or scheduling become kvsim flags, the others are reported once as "accepted, no effect on
 // memory", and a few that do change memory but that kvsim does not model are reported as such.
-// A flag vLLM does not know is an error, as it is for vLLM. `--config FILE.yaml` is expanded as vLLM
+// A flag vLLM does not know is an error, as it is for vLLM; one that the release being modelled
+// (--vllm-version) does not have yet, or no longer has, is accepted with a note saying so, since a
+// pasted line is as likely to be run on another release as on the one planned. `--config FILE.yaml` is expanded as vLLM
 // expands it (yaml_config.h), its flags before the line's so the line wins. Dotted keys
 // (--speculative-config.method ngram) nest and merge with the flag's JSON; a key given two different
 // values that way is refused, as are decode context parallelism above 1 (not modelled) and two sizes
@@ -20,20 +22,24 @@
 #include <vector>
 
 #include "cli/serve_command_line.h"
+#include "kvcache/budget/serving_engine.h"
 
 namespace kvsim {
 
 // `tokens`: the command line split as a shell would (backslash line continuations skipped);
 // leading VAR=value assignments are read as the server's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN
 // becomes --allow-long-max-model-len; the others are reported as no effect or not modelled). Throws kvsim::Error naming the token for anything vLLM
-// (or SGLang) would refuse: an unknown flag, a missing value, a second model.
-ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens);
+// (or SGLang) would refuse: an unknown flag, a missing value, a second model. `modelled`: the vLLM
+// release the plan models; a flag its parser lacks gets a note.
+ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, const VllmVersion& modelled = VllmVersion{});
 
 // A command's own arguments and, appended, the flags of a server command line given after `--`
 // or with --vllm-cmd "..."; notes about accepted flags go to `err`. Without a server command line
-// the arguments come back unchanged.
+// the arguments come back unchanged. The release modelled is the arguments' --vllm-version (default
+// the newest). With `notes`, the translation's notes (a flag the modelled release lacks, a --config
+// key vLLM drops) go there instead of `err`, for the caller's text and JSON answer.
 std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
-                                            const std::string& command);
+                                            const std::string& command, std::vector<std::string>* notes = nullptr);
 
 // kvsim's commands take options only: a stray word (a model id typed without --model, a server
 // command line without `--`) is an error naming it, never silently ignored.
