@@ -146,7 +146,12 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
 
   // RoPE over part or all of each head; none with learned positions or ALiBi.
   const bool no_rope = type == "opt" || IsGpt2Style(type) || type == "bloom" || type == "mpt" || r.Bool("alibi", false);
-  const double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  // Transformers v5 configs may keep it only inside rope_parameters (Qwen3.5-397B), where vLLM's
+  // patch_rope_parameters finds it as well.
+  if (!r.Has("partial_rotary_factor") && !r.Has("rotary_pct"))
+    if (const nlohmann::json* rope = r.Object("rope_parameters"))
+      partial = FieldReader(*rope, r.source(), r.prefix() + "rope_parameters.").Number("partial_rotary_factor", partial);
   if (!(partial >= 0 && partial <= 1))
     throw Error(r.source() + ": " + r.prefix() + "partial_rotary_factor: " + std::to_string(partial) +
                 " is outside the valid range [0, 1]");

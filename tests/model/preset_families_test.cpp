@@ -56,6 +56,8 @@ TEST(PresetFamiliesTest, Qwen35MoeMatchesItsCard) {
   EXPECT_NEAR(Billions(CountParameters(spec)), 397.0, 397.0 * 0.01);
   EXPECT_NEAR(Billions(CountActiveParameters(spec)), 17.0, 17.0 * 0.03);
   EXPECT_EQ(spec.mtp_layers, 1);
+  // RoPE over a quarter of each 256-wide head (rope_parameters.partial_rotary_factor 0.25).
+  EXPECT_EQ(spec.rotary_dim, 64);
   ASSERT_EQ(spec.layers.size(), 60u);
   EXPECT_EQ(spec.kv_layers(), 15);
   for (size_t i = 0; i < spec.layers.size(); ++i)
