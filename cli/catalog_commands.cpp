@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/model/gpu_catalog.h"
+#include "kvcache/model/model_aliases.h"
 #include "kvcache/model/model_catalog.h"
 #include "kvcache/model/weight_tensors.h"
 #include "reports/text_table.h"
@@ -47,10 +48,14 @@ int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, st
   if (WantsHelp(args, "Usage: kvsim models\n\nLists the model presets (Hugging Face ids) with their shapes.\n", out)) return 0;
   const std::string dir = DataDirectory();
   TextTable table({"preset", "architecture", "params", "layers", "attention", "kv heads", "MoE", "dtype", "quant"});
-  for (const auto& id : ListModelPresets(dir)) {
+  std::vector<std::string> ids = ListModelPresets(dir);
+  const std::vector<ModelAlias> aliases = LoadModelAliases(dir);
+  for (const ModelAlias& a : aliases) ids.push_back(a.id);
+  for (const auto& id : ids) {
     try {
       const ModelSpec spec = ResolveModel(id, dir);
-      table.AddRow({id, spec.architecture, Format("%.2fB", static_cast<double>(CountParameters(spec)) / 1e9),
+      const bool alias = FindModelAlias(aliases, id).has_value();
+      table.AddRow({alias ? id + " *" : id, spec.architecture, Format("%.2fB", static_cast<double>(CountParameters(spec)) / 1e9),
                     std::to_string(spec.num_layers), AttentionSummary(spec), std::to_string(spec.num_kv_heads),
                     spec.is_moe() ? Format("%lldx top-%lld", static_cast<long long>(spec.moe.num_experts),
                                            static_cast<long long>(spec.moe.experts_per_token))
@@ -61,6 +66,8 @@ int RunModelsCommand(const std::vector<std::string>& args, std::ostream& out, st
     }
   }
   out << table.Render() << "params in billions (10^9). Presets live in " << dir << "/models.\n";
+  if (!aliases.empty())
+    out << "* alias: a preset's config.json with the change its card states (" << dir << "/models/ALIASES.tsv).\n";
   return 0;
 }
 

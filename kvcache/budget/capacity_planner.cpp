@@ -68,7 +68,9 @@ Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
   f.quant = c.quantization.empty() ? spec.checkpoint_quantization
                                    : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
   f.kv = ParseKvCacheFormat(c.kv_cache_dtype, spec, f.dtype);
-  ApplyStateDtypes(c.mamba_cache_dtype, c.mamba_ssm_cache_dtype, f.kv);
+  const bool ssm_auto = c.mamba_ssm_cache_dtype.empty() || c.mamba_ssm_cache_dtype == "auto";
+  ApplyStateDtypes(c.mamba_cache_dtype, ssm_auto && !spec.checkpoint_state_ssm_dtype.empty()
+                                            ? spec.checkpoint_state_ssm_dtype : c.mamba_ssm_cache_dtype, f.kv);
   return f;
 }
 

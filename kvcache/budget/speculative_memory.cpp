@@ -139,6 +139,7 @@ std::optional<ModelSpec> ProposerModel(const ModelSpec& target, const Speculativ
   one.num_layers = 1;
   if (!target.layers.empty()) one.layers = {target.layers[last]};
   if (!target.moe.layer_is_moe.empty()) one.moe.layer_is_moe = {target.moe.layer_is_moe[last]};
+  if (!target.moe.layer_has_mlp.empty()) one.moe.layer_has_mlp = {target.moe.layer_has_mlp[last]};
   return one;
 }
 

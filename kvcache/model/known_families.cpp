@@ -17,8 +17,8 @@ constexpr const char* kFamiliesWithRules[] = {
     "glm_moe_dsa", "gpt2", "gpt_bigcode", "gpt_neox", "gpt_oss", "granitemoehybrid", "kimi_k2", "kimi_k25", "kimi_vl",
     "llama", "llama4", "llama4_text", "llava", "llava_next", "minimax_m2", "mistral", "mistral3", "mixtral", "mpt",
     "nemotron", "nemotron_h", "opt", "phi", "phi3", "qwen", "qwen2", "qwen2_5_vl", "qwen2_5_vl_text", "qwen2_moe",
-    "qwen2_vl", "qwen2_vl_text", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe", "qwen3_vl_moe_text",
-    "qwen3_vl_text", "starcoder2"};
+    "qwen2_vl", "qwen2_vl_text", "qwen3", "qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_moe",
+    "qwen3_next", "qwen3_vl", "qwen3_vl_moe", "qwen3_vl_moe_text", "qwen3_vl_text", "starcoder2"};
 
 // Families whose vLLM model class reads the Llama field names with Llama's meaning (hidden_size,
 // intermediate_size of one gated-MLP half, num_attention_heads, num_key_value_heads,

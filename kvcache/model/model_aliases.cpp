@@ -28,43 +28,51 @@ std::vector<std::string> SplitTabs(const std::string& line) {
 
 }  // namespace
 
-std::vector<ModelAlias> ReadModelAliases(const std::string& data_dir) {
-  const std::filesystem::path file = std::filesystem::path(data_dir) / "models" / "ALIASES.tsv";
-  std::ifstream in(file);
+std::vector<ModelAlias> LoadModelAliases(const std::string& data_dir) {
+  const std::filesystem::path path = std::filesystem::path(data_dir) / "models" / "ALIASES.tsv";
+  std::ifstream in(path);
+  if (!in) return {};
+  const std::string file = path.string();
   std::vector<ModelAlias> aliases;
-  if (!in) return aliases;
   std::string line;
-  int number = 0;
-  while (std::getline(in, line)) {
-    ++number;
+  bool header = true;
+  for (int number = 1; std::getline(in, line); ++number) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    const std::string where = file.string() + ":" + std::to_string(number) + ": ";
+    const std::string where = file + ":" + std::to_string(number) + ": ";
     const std::vector<std::string> f = SplitTabs(line);
     if (f.size() != 4)
-      throw Error(where + "expected 4 tab-separated fields (alias, preset, overrides, source), found " +
+      throw Error(where + "expected 4 tab-separated fields (alias, preset, patch, source), found " +
                   std::to_string(f.size()));
-    ModelAlias a{f[0], f[1], nlohmann::json::object(), f[3]};
-    if (a.id.empty() || a.preset.empty()) throw Error(where + "alias and preset must not be empty");
-    if (a.source.empty()) throw Error(where + "source: every alias names the source that says the shapes are the same");
-    if (f[2] != "-") {
-      try {
-        a.overrides = nlohmann::json::parse(f[2]);
-      } catch (const nlohmann::json::exception& e) {
-        throw Error(where + "overrides: not JSON: " + e.what());
-      }
-      if (!a.overrides.is_object()) throw Error(where + "overrides: expected a JSON object or '-'");
+    if (header) {  // the first non-comment line names the columns
+      header = false;
+      if (f[0] != "alias" || f[1] != "preset" || f[2] != "patch" || f[3] != "source")
+        throw Error(where + "the header must be: alias, preset, patch, source");
+      continue;
     }
-    for (const ModelAlias& seen : aliases)
-      if (SameIgnoringCase(seen.id, a.id)) throw Error(where + "alias '" + a.id + "' is listed twice");
+    ModelAlias a;
+    a.id = f[0];
+    a.preset = f[1];
+    a.source = f[3];
+    if (a.id.empty()) throw Error(where + "alias: empty");
+    if (a.preset.empty()) throw Error(where + "preset: empty");
+    // Every equivalence is cited: a row without its source is refused, not shipped.
+    if (a.source.empty()) throw Error(where + "source: empty");
+    try {
+      a.patch = nlohmann::json::parse(f[2]);
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(where + "patch: not JSON: " + e.what());
+    }
+    if (!a.patch.is_object()) throw Error(where + "patch: must be a JSON object (a merge patch), got " + f[2]);
+    if (FindModelAlias(aliases, a.id)) throw Error(where + "alias: '" + a.id + "' is listed twice");
     aliases.push_back(std::move(a));
   }
   return aliases;
 }
 
-std::optional<ModelAlias> FindModelAlias(const std::string& id, const std::string& data_dir) {
-  for (ModelAlias& a : ReadModelAliases(data_dir))
-    if (SameIgnoringCase(a.id, id)) return std::move(a);
+std::optional<ModelAlias> FindModelAlias(const std::vector<ModelAlias>& aliases, const std::string& id) {
+  for (const ModelAlias& a : aliases)
+    if (SameIgnoringCase(a.id, id)) return a;
   return std::nullopt;
 }
 

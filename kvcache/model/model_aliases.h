@@ -1,7 +1,7 @@
-// Hugging Face ids that name an architecture kvsim already ships a preset for: a re-release with the
-// same config.json (DeepSeek-R1-0528 is DeepSeek-R1's architecture), or a variant whose config differs
-// only by a declared patch (an -FP8 checkpoint adds its quantization_config). The table is a data file,
-// data/models/ALIASES.tsv, one row per alias with the source that says the shapes are the same.
+// Preset aliases: Hugging Face ids whose config.json is a shipped preset's with at most a stated
+// change -- an -FP8 twin that adds the quantization_config its card describes, an Instruct twin of a
+// Thinking model with the same shapes. They live in data/models/ALIASES.tsv, one row each, with the
+// public statement of the equivalence, so a variant is planned without a copy of its whole config.
 #ifndef KVSIM_KVCACHE_MODEL_MODEL_ALIASES_H_
 #define KVSIM_KVCACHE_MODEL_MODEL_ALIASES_H_
 
@@ -14,18 +14,19 @@
 namespace kvsim {
 
 struct ModelAlias {
-  std::string id;            // the alias, as Hugging Face spells it
-  std::string preset;        // the preset id it resolves to
-  nlohmann::json overrides;  // merged into the preset's config (an object; empty for a pure rename)
-  std::string source;        // why the shapes are the same
+  std::string id;          // the Hugging Face id the alias answers to
+  std::string preset;      // the shipped preset whose config.json it reuses
+  nlohmann::json patch;    // a JSON merge patch (RFC 7396) applied to that config.json; {} for none
+  std::string source;      // where the equivalence is published (card, config, release note)
 };
 
-// Every row of `data_dir`/models/ALIASES.tsv (none when the file is absent). Throws kvsim::Error naming
-// the file, line and field for a malformed row.
-std::vector<ModelAlias> ReadModelAliases(const std::string& data_dir);
+// Rows of `data_dir`/models/ALIASES.tsv (tab-separated: alias, preset, patch, source; '#' starts a
+// comment line); none when the file is absent. Throws kvsim::Error naming the file, line and field of
+// a malformed row, a patch that is not a JSON object, or an alias listed twice.
+std::vector<ModelAlias> LoadModelAliases(const std::string& data_dir);
 
-// The row whose id equals `id` ignoring case, if any.
-std::optional<ModelAlias> FindModelAlias(const std::string& id, const std::string& data_dir);
+// The alias whose id equals `id` ignoring case, if any.
+std::optional<ModelAlias> FindModelAlias(const std::vector<ModelAlias>& aliases, const std::string& id);
 
 }  // namespace kvsim
 

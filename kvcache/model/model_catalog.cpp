@@ -7,6 +7,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/base/json_file.h"
 #include "kvcache/model/model_aliases.h"
 #include "kvcache/model/model_config_parser.h"
 
@@ -58,22 +59,6 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
     spec.name = name_or_path;
     return spec;
   }
-  // An id the alias table maps to a shipped preset: the preset's config, with the alias's declared
-  // patch under the caller's overrides (a --hf-overrides still wins).
-  if (plain_id) {
-    if (const auto alias = FindModelAlias(name_or_path, data_dir)) {
-      const fs::path target = fs::path(data_dir) / "models" / (alias->preset + ".json");
-      if (!fs::is_regular_file(target, ec))
-        throw Error(option + ": '" + name_or_path + "' is an alias of preset '" + alias->preset +
-                    "', which is not in " + (fs::path(data_dir) / "models").string() + " (data/models/ALIASES.tsv)");
-      nlohmann::json patch = alias->overrides;
-      patch.merge_patch(overrides);
-      ModelSpec spec = LoadModelConfigFile(target.string(), patch);
-      spec.name = alias->id;
-      spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
-      return spec;
-    }
-  }
   const auto presets = ListModelPresets(data_dir);
   for (const auto& id : presets) {
     if (Lower(id) == Lower(name_or_path)) {
@@ -82,8 +67,26 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
       return spec;
     }
   }
+  // A variant whose config is a preset's with a stated change (ALIASES.tsv): the preset's file, the
+  // alias's patch, then the user's overrides, in that order, as if the variant's own file were read.
+  const std::vector<ModelAlias> aliases = LoadModelAliases(data_dir);
+  if (const auto alias = FindModelAlias(aliases, name_or_path)) {
+    const fs::path base = fs::path(data_dir) / "models" / (alias->preset + ".json");
+    if (!fs::is_regular_file(base, ec))
+      throw Error(option + ": '" + name_or_path + "' is an alias of preset '" + alias->preset +
+                  "', which is not in " + (fs::path(data_dir) / "models").string());
+    nlohmann::json root = ReadJsonFile(base.string(), "the model config");
+    root.merge_patch(alias->patch);
+    if (!overrides.empty()) root.merge_patch(overrides);
+    ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")");
+    spec.name = alias->id;
+    spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
+    return spec;
+  }
+  std::vector<std::string> candidates = presets;
+  for (const ModelAlias& a : aliases) candidates.push_back(a.id);
   std::string hint;
-  for (const auto& m : ClosestMatches(name_or_path, presets)) hint += (hint.empty() ? "" : ", ") + m;
+  for (const auto& m : ClosestMatches(name_or_path, candidates)) hint += (hint.empty() ? "" : ", ") + m;
   // Say how to get the config of a Hugging Face id kvsim has no preset for.
   // org/name: one slash between two non-empty parts, not a path (./, ~/, /abs, a .json file).
   const size_t slash = name_or_path.find('/');

@@ -162,6 +162,10 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
         r.Required({"max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length"});
   if (type == "opt") {
     spec.intermediate_size = r.Required({"ffn_dim"});
+  } else if (StartsWith(type, "qwen3_5_moe")) {
+    // Qwen3.5-MoE configs state no dense width: every layer is MoE unless mlp_only_layers names it,
+    // and ReadMoe refuses such a layer without one.
+    spec.intermediate_size = r.Optional({"intermediate_size"}, 0);
   } else if (const int64_t fallback = DefaultIntermediateSize(type, spec.hidden_size); fallback > 0) {
     spec.intermediate_size = r.Optional({"intermediate_size", "ffn_hidden_size", "n_inner"}, fallback);
   } else {
@@ -276,7 +280,10 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
 
   if (spec.attention_layers() == 0)
     throw Error(source + ": model_type '" + type + "' has no attention layers; kvsim models KV caches of attention layers");
-  if (const int64_t state_only = spec.num_layers - spec.attention_layers(); state_only > 0)
+  const int64_t state_only = std::count_if(spec.layers.begin(), spec.layers.end(), [](const LayerAttention& l) {
+    return l.has_mixer && l.kind == AttentionKind::kStateOnly;
+  });
+  if (state_only > 0)
     spec.notes.push_back(std::to_string(state_only) + " of " + std::to_string(spec.num_layers) +
                          " layers are linear-attention/SSM: " +
                          (spec.state.formula != StateLayerFormula::kNone
@@ -290,7 +297,8 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   // (rotary_embedding/mrope.py; Qwen3-VL's 262,144 positions x 128 x 2 B = 0.25 GiB on every rank).
   // vLLM's Qwen-VL models position text with M-RoPE whether or not the config spells mrope_section.
   const std::string outer_type = top_type.empty() ? type : top_type;
-  const bool qwen_vl = StartsWith(outer_type, "qwen2_vl") || StartsWith(outer_type, "qwen2_5_vl") || StartsWith(outer_type, "qwen3_vl");
+  const bool qwen_vl = StartsWith(outer_type, "qwen2_vl") || StartsWith(outer_type, "qwen2_5_vl") ||
+                       StartsWith(outer_type, "qwen3_vl") || StartsWith(outer_type, "qwen3_5");
   if (spec.rotary_dim > 0 && (qwen_vl || HasMropeSection(text))) spec.rope_cache_positions = 4 * spec.max_position_embeddings;
 
   ReadDtypes(r, text, source, prefix, spec);

@@ -23,12 +23,30 @@ bool IsStateOnlyLayerType(const std::string& kind) {
          kind == "conv" || kind == "recurrent";
 }
 
+// Nemotron-H's hybrid_override_pattern: one character per layer, each layer one block -- 'M' a
+// Mamba2 mixer, '*' attention, '-' an MLP, 'E' an MoE (vLLM's nemotron_h.py ALL_DECODER_LAYER_TYPES).
+// Empty when the config has none; refused when it does not describe num_hidden_layers blocks.
+std::string HybridPattern(const FieldReader& r, const std::string& type, int64_t layers) {
+  if (type != "nemotron_h" || !r.Has("hybrid_override_pattern")) return {};
+  const std::string pattern = r.String("hybrid_override_pattern", "");
+  const std::string what = r.source() + ": " + r.prefix() + "hybrid_override_pattern: ";
+  if (static_cast<int64_t>(pattern.size()) != layers)
+    throw Error(what + "has " + std::to_string(pattern.size()) + " blocks but num_hidden_layers is " +
+                std::to_string(layers));
+  for (const char c : pattern)
+    if (c != 'M' && c != '*' && c != '-' && c != 'E')
+      throw Error(what + "'" + std::string(1, c) + "' is not a block kind (M Mamba2, * attention, - MLP, E MoE)");
+  return pattern;
+}
+
 void FillMissing(nlohmann::json& text, std::initializer_list<std::pair<const char*, int64_t>> defaults) {
   for (const auto& [key, value] : defaults)
     if (!text.contains(key)) text[key] = value;
 }
 
 }  // namespace
+
+bool UsesGatedDeltaNet(const std::string& type) { return type == "qwen3_next" || StartsWith(type, "qwen3_5"); }
 
 void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type) {
   const std::string type = text.value("model_type", std::string());
@@ -117,10 +135,23 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
     spec.mlp_bias = r.Bool("mlp_bias", false);
   }
   if (type == "gpt_oss") spec.attention_sinks = spec.num_attention_heads;
+  if (const std::string pattern = HybridPattern(r, type, spec.num_layers); !pattern.empty()) {
+    // Nemotron-H: each block is one RMSNorm and one of mixer or feed-forward; the MLPs and experts
+    // are up/down projections with a squared-ReLU between (mlp_hidden_act relu2, NemotronHMLP).
+    spec.norms_per_layer = 1;
+    spec.mlp_kind = MlpKind::kPlain;
+    spec.moe.layer_has_mlp.assign(pattern.size(), false);
+    for (size_t i = 0; i < pattern.size(); ++i) spec.moe.layer_has_mlp[i] = pattern[i] == '-' || pattern[i] == 'E';
+  }
 
   // RoPE over part or all of each head; none with learned positions or ALiBi.
   const bool no_rope = type == "opt" || IsGpt2Style(type) || type == "bloom" || type == "mpt" || r.Bool("alibi", false);
-  const double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  double partial = r.Number("partial_rotary_factor", r.Number("rotary_pct", 1.0));
+  // Transformers v5 configs may keep it only inside rope_parameters (Qwen3.5-397B), where vLLM's
+  // patch_rope_parameters finds it as well.
+  if (!r.Has("partial_rotary_factor") && !r.Has("rotary_pct"))
+    if (const nlohmann::json* rope = r.Object("rope_parameters"))
+      partial = FieldReader(*rope, r.source(), r.prefix() + "rope_parameters.").Number("partial_rotary_factor", partial);
   if (!(partial >= 0 && partial <= 1))
     throw Error(r.source() + ": " + r.prefix() + "partial_rotary_factor: " + std::to_string(partial) +
                 " is outside the valid range [0, 1]");
@@ -151,7 +182,14 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   moe.dense_intermediate_size = spec.intermediate_size;
   moe.expert_intermediate_size = r.Optional({"moe_intermediate_size"}, spec.intermediate_size);
 
-  if (StartsWith(type, "deepseek") || r.Has("first_k_dense_replace") || r.Has("n_shared_experts")) {
+  if (const std::string pattern = HybridPattern(r, type, spec.num_layers); !pattern.empty()) {
+    // Nemotron-H's 'E' blocks: a router with a score-correction bias over n_routed_experts, and
+    // n_shared_experts shared MLPs of moe_shared_expert_intermediate_size (nemotron_h.py NemotronHMoE).
+    for (int64_t i = 0; i < spec.num_layers; ++i) moe.layer_is_moe[i] = pattern[static_cast<size_t>(i)] == 'E';
+    moe.shared_intermediate_size =
+        r.Optional({"n_shared_experts"}, 0) * r.Optional({"moe_shared_expert_intermediate_size"}, 0);
+    moe.router_correction_bias = true;
+  } else if (StartsWith(type, "deepseek") || r.Has("first_k_dense_replace") || r.Has("n_shared_experts")) {
     // DeepSeek-style (also Kimi K2, GLM-4.5, dots.llm1): the first k layers dense, shared experts
     // as wide as n_shared_experts routed ones.
     const int64_t first_dense = r.Optional({"first_k_dense_replace"}, 0);
@@ -184,6 +222,10 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
                             std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();
     moe.shared_intermediate_size = r.Optional({"shared_expert_intermediate_size"}, 0);
     moe.shared_expert_gate = moe.shared_intermediate_size > 0;
+    if (moe.dense_intermediate_size <= 0 &&
+        std::find(moe.layer_is_moe.begin(), moe.layer_is_moe.end(), false) != moe.layer_is_moe.end())
+      throw Error(r.source() + ": " + r.prefix() + "intermediate_size: missing, but decoder_sparse_step or " +
+                  "mlp_only_layers makes some layers dense");
   } else if (type == "gpt_oss") {
     moe.router_bias = true;
     moe.expert_bias = true;
@@ -296,7 +338,7 @@ void ReadKvSharing(const FieldReader& r, ModelSpec& spec) {
 // formula kNone: the planner then says the state is not modelled.
 void ReadStateLayerShape(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   StateLayerSpec& st = spec.state;
-  if (type == "qwen3_next") {
+  if (UsesGatedDeltaNet(type)) {
     st.num_k_heads = r.Optional({"linear_num_key_heads"}, 0);
     st.num_v_heads = r.Optional({"linear_num_value_heads"}, 0);
     st.head_k_dim = r.Optional({"linear_key_head_dim"}, 0);
@@ -304,6 +346,9 @@ void ReadStateLayerShape(const FieldReader& r, const std::string& type, ModelSpe
     st.conv_kernel = r.Optional({"linear_conv_kernel_dim"}, 4);
     if (st.num_k_heads > 0 && st.num_v_heads > 0 && st.head_k_dim > 0 && st.head_v_dim > 0)
       st.formula = StateLayerFormula::kGatedDeltaNet;
+    // vLLM's config.py hook for Qwen3.5 (v0.22 - v0.24 at least) sets the SSM cache dtype from
+    // hf_text_config.mamba_ssm_dtype when the flag is auto; Qwen3-Next has no such hook.
+    if (StartsWith(type, "qwen3_5")) spec.checkpoint_state_ssm_dtype = r.String("mamba_ssm_dtype", "");
     return;
   }
   const int64_t heads = r.Optional({"mamba_n_heads", "mamba_num_heads"}, 0);
@@ -319,6 +364,10 @@ void ReadStateLayerShape(const FieldReader& r, const std::string& type, ModelSpe
   const int64_t expand = r.Optional({"mamba_expand"}, 0);
   st.inner = expand > 0 && type != "nemotron_h" ? expand * spec.hidden_size : heads * head_dim;
   st.formula = StateLayerFormula::kMamba2;
+  // vLLM's NemotronHForCausalLMConfig.verify_and_update_config (model_executor/models/config.py)
+  // sets the SSM cache dtype from the config's mamba_ssm_cache_dtype when the flag is auto. Its
+  // default for a config without the key moved (float16, later float32), so only a stated one is taken.
+  if (type == "nemotron_h") spec.checkpoint_state_ssm_dtype = r.String("mamba_ssm_cache_dtype", "");
 }
 
 void ReadLayerKinds(const FieldReader& r, const std::string& type, ModelSpec& spec) {
@@ -328,7 +377,15 @@ void ReadLayerKinds(const FieldReader& r, const std::string& type, ModelSpec& sp
   const int64_t window = r.Optional({"sliding_window", "sliding_window_size"}, 0);
 
   if (ReadExplicitLayerTypes(r, window, spec)) return;
-  if (type == "qwen3_next") {
+  if (const std::string pattern = HybridPattern(r, type, n); !pattern.empty()) {
+    for (int64_t i = 0; i < n; ++i) {
+      const char block = pattern[static_cast<size_t>(i)];
+      if (block == 'M') spec.layers[i] = {AttentionKind::kStateOnly, 0};
+      if (block == '-' || block == 'E') spec.layers[i].has_mixer = false;
+    }
+    return;
+  }
+  if (UsesGatedDeltaNet(type)) {
     // Gated DeltaNet linear attention, with full attention every `full_attention_interval` layers.
     const int64_t interval = std::max<int64_t>(1, r.Optional({"full_attention_interval"}, 4));
     for (int64_t i = 0; i < n; ++i)

@@ -4,7 +4,7 @@
 // MoE, which attend over a window and which keep no per-token KV at all).
 //
 // Families with rules here (by model_type): llama, llama4, mistral, mixtral, qwen2, qwen2_moe,
-// qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3, cohere, cohere2, phi, phi3, gpt_oss,
+// qwen3, qwen3_moe, qwen3_next, qwen3_5(_moe), gemma, gemma2, gemma3, cohere, cohere2, phi, phi3, gpt_oss,
 // deepseek_v2/v3/v32 and anything with DeepSeek-style MoE fields (kimi_k2, glm4_moe, glm_moe_dsa, ...),
 // minimax_m2, ernie4_5_moe,
 // gpt2, gpt_bigcode, gpt_neox, falcon, starcoder2, nemotron, opt. Other types read as a Llama-style
@@ -18,6 +18,11 @@
 #include "kvcache/model/model_spec.h"
 
 namespace kvsim {
+
+// Qwen3-Next and Qwen3.5 (text and MoE): Gated DeltaNet linear-attention layers beside gated full
+// attention, whose query projection also yields a sigmoid gate per channel (vLLM's qwen3_next.py and
+// qwen3_5.py; Qwen3.5 splits in_proj_qkvz / in_proj_ba into four projections of the same total width).
+bool UsesGatedDeltaNet(const std::string& model_type);
 
 // Whether the family's config class ties input and output embeddings when the file does not say.
 bool TiesEmbeddingsByDefault(const std::string& model_type);

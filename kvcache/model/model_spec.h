@@ -29,9 +29,12 @@ struct LayerAttention {
   // Cross-layer KV sharing (config num_kv_shared_layers, vLLM's kv_sharing_target_layer_name):
   // the layer attends over an earlier layer's KV and keeps none of its own.
   bool shares_kv = false;
+  // False for a block with an MLP or MoE and no token mixer at all (Nemotron-H's '-' and 'E' layers
+  // of hybrid_override_pattern): it keeps neither KV nor state.
+  bool has_mixer = true;
 
   // True when the layer keeps per-token KV of its own in the pool.
-  bool HasOwnKv() const { return kind != AttentionKind::kStateOnly && !shares_kv; }
+  bool HasOwnKv() const { return has_mixer && kind != AttentionKind::kStateOnly && !shares_kv; }
 };
 
 enum class NormKind { kRmsNorm, kLayerNorm };  // LayerNorm also has a bias vector
@@ -47,6 +50,9 @@ struct MoeSpec {
   bool expert_bias = false;                // gpt-oss experts carry biases
   bool router_correction_bias = false;     // DeepSeek-V3 e_score_correction_bias [num_experts]
   std::vector<bool> layer_is_moe;          // per layer; dense layers use dense_intermediate_size
+  // Per layer: false for a mixer-only block (Nemotron-H's attention and Mamba layers have no MLP).
+  // Empty: every layer has its feed-forward.
+  std::vector<bool> layer_has_mlp;
   int64_t dense_intermediate_size = 0;
 };
 
@@ -118,6 +124,9 @@ struct ModelSpec {
 
   std::vector<LayerAttention> layers;      // size num_layers
   StateLayerSpec state;                    // shapes of the kStateOnly layers' per-request state
+  // The SSM / temporal state's dtype the checkpoint asks for (Nemotron-H's mamba_ssm_cache_dtype,
+  // Qwen3.5's mamba_ssm_dtype), which vLLM takes when --mamba-ssm-cache-dtype is auto. Empty: none.
+  std::string checkpoint_state_ssm_dtype;
   MoeSpec moe;
   bool has_mla = false;
   MlaSpec mla;
@@ -139,10 +148,10 @@ struct ModelSpec {
     for (const auto& l : layers) n += l.HasOwnKv();
     return n;
   }
-  // Layers that attend over a KV cache, their own or a shared one (all but kStateOnly).
+  // Layers that attend over a KV cache, their own or a shared one (all but kStateOnly and MLP-only blocks).
   int64_t attention_layers() const {
     int64_t n = 0;
-    for (const auto& l : layers) n += l.kind != AttentionKind::kStateOnly;
+    for (const auto& l : layers) n += l.has_mixer && l.kind != AttentionKind::kStateOnly;
     return n;
   }
 };

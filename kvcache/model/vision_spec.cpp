@@ -23,11 +23,14 @@ VisionSpec ReadVisionSpec(const nlohmann::json& root, const nlohmann::json& vc, 
   // Image and video token counts divide by the patch (and merge) size.
   if (v.patch_size < 1) throw Error("vision_config.patch_size: " + std::to_string(v.patch_size) + " must be at least 1");
   v.out_hidden_size = r.Optional({"out_hidden_size"}, text_hidden);
-  if (StartsWith(model_type, "qwen2_vl") || StartsWith(model_type, "qwen2_5_vl") || StartsWith(model_type, "qwen3_vl")) {
+  // Qwen3.5 runs Qwen3-VL's vision transformer and processor (vLLM's qwen3_5.py builds
+  // Qwen3_VisionTransformer and reuses Qwen3-VL's processing info).
+  const bool qwen3_tower = StartsWith(model_type, "qwen3_vl") || StartsWith(model_type, "qwen3_5");
+  if (StartsWith(model_type, "qwen2_vl") || StartsWith(model_type, "qwen2_5_vl") || qwen3_tower) {
     v.merge_size = r.Optional({"spatial_merge_size"}, 2);
     if (v.merge_size < 1)
       throw Error("vision_config.spatial_merge_size: " + std::to_string(v.merge_size) + " must be at least 1");
-    const bool qwen3 = StartsWith(model_type, "qwen3_vl");
+    const bool qwen3 = qwen3_tower;
     const int64_t cell = v.patch_size * v.merge_size;
     const int64_t max_pixels = qwen3 ? 16777216 : 12845056;
     v.max_tokens_per_image = max_pixels / (cell * cell);

@@ -1,5 +1,7 @@
 #include "kvcache/model/weight_tensors.h"
 
+#include "kvcache/model/model_families.h"
+
 namespace kvsim {
 namespace {
 
@@ -59,6 +61,7 @@ void AddStateMixer(TensorList& list, const ModelSpec& spec, int64_t layer) {
 
 void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
   const int64_t h = spec.hidden_size;
+  if (!spec.layers[static_cast<size_t>(layer)].has_mixer) return;
   if (spec.layers[static_cast<size_t>(layer)].kind == AttentionKind::kStateOnly &&
       spec.state.formula != StateLayerFormula::kNone)
     return AddStateMixer(list, spec, layer);
@@ -91,9 +94,9 @@ void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
   }
   const int64_t q_width = spec.num_attention_heads * spec.head_dim;
   const int64_t kv_width = spec.num_kv_heads * spec.head_dim;
-  // Qwen3-Next's gated attention projects a sigmoid gate per query channel beside the query
-  // (attn_output_gate, qwen3_next.py Qwen3NextAttention).
-  const int64_t q_out = spec.model_type == "qwen3_next" ? 2 * q_width : q_width;
+  // Qwen3-Next's and Qwen3.5's gated attention projects a sigmoid gate per query channel beside the
+  // query (attn_output_gate, qwen3_next.py Qwen3NextAttention).
+  const int64_t q_out = UsesGatedDeltaNet(spec.model_type) ? 2 * q_width : q_width;
   list.Add("attn.q_proj", WeightRole::kAttention, Sharding::kRows, q_out, h, 1, layer);
   list.Add("attn.k_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
   list.Add("attn.v_proj", WeightRole::kAttention, Sharding::kKvHeads, kv_width, h, 1, layer);
@@ -123,6 +126,7 @@ void AddMlp(TensorList& list, const ModelSpec& spec, const std::string& name, We
 
 void AddFeedForward(TensorList& list, const ModelSpec& spec, int64_t layer) {
   const MoeSpec& moe = spec.moe;
+  if (!moe.layer_has_mlp.empty() && !moe.layer_has_mlp[static_cast<size_t>(layer)]) return;
   const bool moe_layer = spec.is_moe() && moe.layer_is_moe[layer];
   if (!moe_layer) {
     const int64_t inter = spec.is_moe() ? moe.dense_intermediate_size : spec.intermediate_size;

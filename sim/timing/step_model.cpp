@@ -115,7 +115,10 @@ void StepModel::AddGemm(const char* name, int64_t n, int64_t k, bool quantizable
 // The attention projections of one TP rank: fused QKV and O, or MLA's down- and up-projections.
 void StepModel::BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap) {
   const bool quantized = !cap.weight_quantization.experts_only && !cap.weight_quantization.attention_unquantized;
-  const double layers = static_cast<double>(spec.num_layers);
+  // Blocks with a token mixer (Nemotron-H's MLP and MoE blocks have none); linear-attention and SSM
+  // mixers are costed as attention projections.
+  double layers = spec.layers.empty() ? static_cast<double>(spec.num_layers) : 0.0;
+  for (const LayerAttention& l : spec.layers) layers += l.has_mixer;
   const int64_t h = spec.hidden_size, heads = spec.num_attention_heads / tp_;
   const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
   if (!spec.has_mla) {
@@ -143,7 +146,13 @@ void StepModel::BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap) 
   double moe_layers = 0;
   if (spec.is_moe())
     for (bool is_moe : spec.moe.layer_is_moe) moe_layers += is_moe;
-  const double dense_layers = static_cast<double>(spec.num_layers) - moe_layers;
+  // Layers with a feed-forward (Nemotron-H's attention and Mamba blocks have none).
+  double ffn_layers = static_cast<double>(spec.num_layers);
+  if (!spec.moe.layer_has_mlp.empty()) {
+    ffn_layers = 0;
+    for (bool has : spec.moe.layer_has_mlp) ffn_layers += has;
+  }
+  const double dense_layers = ffn_layers - moe_layers;
   const int64_t dense_inter = (spec.is_moe() ? spec.moe.dense_intermediate_size : spec.intermediate_size) / tp_;
   if (dense_layers > 0 && dense_inter > 0) {
     AddGemm("mlp_up_proj", up_factor * dense_inter, h, dense_quantized, dense_layers, cap);

@@ -209,37 +209,8 @@ TEST(FrontierPresetsTest, AliasesResolveToTheirPresets) {
   EXPECT_EQ(patched.max_position_embeddings, 65536);
   EXPECT_EQ(patched.checkpoint_quantization.method, QuantMethod::kFp8);
   // Every row names a preset that ships.
-  for (const ModelAlias& a : ReadModelAliases(kData))
+  for (const ModelAlias& a : LoadModelAliases(kData))
     EXPECT_TRUE(std::filesystem::is_regular_file(kData + "/models/" + a.preset + ".json")) << a.id << " -> " << a.preset;
-}
-
-// A malformed alias table is refused naming the file, the line and the field.
-TEST(FrontierPresetsTest, MalformedAliasTableIsRefusedWithItsLine) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kvsim_alias_table_test";
-  std::filesystem::create_directories(dir / "models");
-  auto refusal = [&](const std::string& rows) {
-    std::ofstream(dir / "models" / "ALIASES.tsv") << "# comment\n" << rows;
-    try {
-      ReadModelAliases(dir.string());
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  EXPECT_NE(refusal("a/b\tc/d\t-\n").find("ALIASES.tsv:2: expected 4 tab-separated fields"), std::string::npos);
-  EXPECT_NE(refusal("a/b\tc/d\t{oops\tcard\n").find("ALIASES.tsv:2: overrides: not JSON"), std::string::npos);
-  EXPECT_NE(refusal("a/b\tc/d\t[1]\tcard\n").find("overrides: expected a JSON object"), std::string::npos);
-  EXPECT_NE(refusal("a/b\tc/d\t-\t\n").find("source"), std::string::npos);
-  EXPECT_NE(refusal("a/b\tc/d\t-\tcard\nA/B\tc/d\t-\tcard\n").find("ALIASES.tsv:3: alias 'A/B' is listed twice"),
-            std::string::npos);
-  std::ofstream(dir / "models" / "ALIASES.tsv") << "x/y\tmissing/preset\t-\tcard\n";
-  try {
-    ResolveModel("x/y", dir.string());
-    ADD_FAILURE() << "an alias of a missing preset resolved";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("is an alias of preset 'missing/preset'"), std::string::npos) << e.what();
-  }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
