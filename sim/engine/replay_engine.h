@@ -35,6 +35,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -355,6 +356,10 @@ class ReplayEngine final {
   // of every lazy decoder and at every quiet step.
   int64_t HeldPhase(int64_t x) const {
     return held_block_mask_ >= 0 ? (x & held_block_mask_) : (x % held_block_size_ + held_block_size_) % held_block_size_;
+  }
+  // x / held block size, rounded down (x >= 0), likewise by shift when it can.
+  int64_t HeldBlocksIn(int64_t x) const {
+    return held_block_mask_ >= 0 ? x >> std::countr_zero(static_cast<uint64_t>(held_block_size_)) : x / held_block_size_;
   }
   std::vector<int64_t> crossings_by_phase_;  // lazy requests per phase
   std::vector<int64_t> run_added_blocks_;    // cumulative blocks held during the current quiet run (kMaxRunSteps long)

@@ -51,7 +51,7 @@ int64_t ReplayEngine::ExplicitBlocksBound() const {
   for (Slot slot : work_) {
     const Live& l = slots_[slot];
     if (!l.in_use || l.order < 0) continue;
-    blocks += (PendingTokens(l) + held_block_size_ - 1) / held_block_size_ + 1;
+    blocks += HeldBlocksIn(PendingTokens(l) + held_block_size_ - 1) + 1;
   }
   return blocks * slots_per_token_;
 }
@@ -168,7 +168,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
     // Any held_block_size_ consecutive steps cross every lazy request's boundary once.
     const int64_t period = lazy * slots_per_token_;
     const int64_t full = period > 0 ? spare / period : limit;
-    if (full < limit / held_block_size_ + 1) {
+    if (full < HeldBlocksIn(limit) + 1) {
       int64_t taken = full * period;
       for (int64_t j = full * held_block_size_ + 1; j < limit; ++j) {
         taken += crossings[HeldPhase(step_ + j)] * slots_per_token_;

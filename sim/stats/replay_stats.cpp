@@ -79,8 +79,11 @@ void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   server_ttft_.Add(l.ttft_s);
   ttft_.Add(ttft);
   ReplaySummary::TtftComponents& c = ttft_sums_;
-  c.api_server += o_.client_ttft_s, c.tokenization += tokenization, c.step_in_flight += l.step_in_flight_s;
-  c.async_scheduling += l.async_scheduling_s, c.wait += l.wait_s, c.prefill += l.prefill_s;
+  c.api_server += o_.client_ttft_s, c.tokenization += tokenization;
+  // speed: the engine's parts summed in ns (exact integers; four divisions fewer per request).
+  const TtftPartsNs parts = TtftPartsOf(r);
+  ttft_parts_ns_.step_in_flight += parts.step_in_flight, ttft_parts_ns_.async_scheduling += parts.async_scheduling;
+  ttft_parts_ns_.wait += parts.wait, ttft_parts_ns_.prefill += parts.prefill;
   e2e_.Add(l.e2e_s);
   if (l.has_tpot) tpot_.Add(l.tpot_s);
   // SLOs are set on what clients measure.
@@ -117,8 +120,10 @@ void ReplayStatistics::FillSummary(ReplaySummary& s) const {
                  itl_.Summary(), e2e_.Summary(), {}};
   const double n = static_cast<double>(std::max<int64_t>(1, finished_));
   const ReplaySummary::TtftComponents& c = ttft_sums_;
-  s.latency_s.ttft_components = {R6(c.api_server / n), R6(c.tokenization / n), R6(c.step_in_flight / n),
-                                 R6(c.async_scheduling / n), R6(c.wait / n), R6(c.prefill / n)};
+  const TtftPartsNs& p = ttft_parts_ns_;
+  auto mean_s = [n](int64_t sum_ns) { return R6(static_cast<double>(sum_ns) / 1e9 / n); };
+  s.latency_s.ttft_components = {R6(c.api_server / n), R6(c.tokenization / n), mean_s(p.step_in_flight),
+                                 mean_s(p.async_scheduling), mean_s(p.wait), mean_s(p.prefill)};
   const double span_s = static_cast<double>(end_ns_) / 1e9;
   // Arrivals per second of the trace as replayed: when finished requests/s stays well below it the
   // deployment does not keep up and queues grow whatever the scheduler does.

@@ -70,7 +70,8 @@ class ReplayStatistics final : public ReplayObserver {
   int64_t prefix_queried_ = 0, prefix_hit_ = 0;
   int64_t readmit_queried_ = 0, readmit_hit_ = 0;
   LatencyStats queue_, ttft_, server_ttft_, tpot_, e2e_;  // client_ttft is ttft's summary again
-  ReplaySummary::TtftComponents ttft_sums_;  // Σ over finished requests, seconds
+  ReplaySummary::TtftComponents ttft_sums_;  // Σ over finished requests, seconds: the client's parts
+  TtftPartsNs ttft_parts_ns_;                // Σ over finished requests of the engine's parts, ns
   WeightedHistogram itl_;
   int64_t goodput_requests_ = 0;
 };
