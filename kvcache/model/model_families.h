@@ -51,7 +51,12 @@ void ReadMoe(const FieldReader& r, const std::string& model_type, ModelSpec& spe
 // DeepSeek multi-head latent attention, when the config has kv_lora_rank.
 void ReadMla(FieldReader& r, const std::string& model_type, ModelSpec& spec);
 
-// Per-layer attention kind: full, sliding window, chunked local, or state-only (linear attention
+// Nemotron-H's hybrid_override_pattern: one character per layer, each layer one block -- 'M' a
+// Mamba2 mixer, '*' attention, '-' an MLP, 'E' an MoE (vLLM's nemotron_h.py ALL_DECODER_LAYER_TYPES).
+// Empty when the config has none; throws kvsim::Error when it does not describe `layers` blocks.
+std::string HybridPattern(const FieldReader& r, const std::string& type, int64_t layers);
+
+// Per-layer attention kind (layer_attention.cpp): full, sliding window, chunked local, or state-only (linear attention
 // and SSM layers, which keep a fixed-size state per request and no per-token KV); and which layers
 // read another layer's KV (num_kv_shared_layers, Gemma 3n) instead of keeping their own.
 void ReadLayerAttention(const FieldReader& r, const std::string& model_type, ModelSpec& spec);
