@@ -1,5 +1,4 @@
 // kvsim capacity: the static memory answer for one deployment.
-#include <exception>
 #include <boost/program_options.hpp>
 
 #include "kvcache/base/error.h"
@@ -43,28 +42,12 @@ void AddTraceMeanRow(const std::string& path, const std::string& format, Capacit
   if (at == rows.end() || at->first != mean) rows.insert(at, {mean, ConcurrencyAt(result, mean)});
 }
 
-// The pasted server line's notes belong in the answer; a command refused has none, so they go to `err`.
-class NotesIfRefused {
- public:
-  NotesIfRefused(const std::vector<std::string>& notes, std::ostream& err)
-      : notes_(notes), err_(err), unwinding_(std::uncaught_exceptions()) {}
-  ~NotesIfRefused() {
-    if (std::uncaught_exceptions() > unwinding_)
-      for (const std::string& note : notes_) err_ << "kvsim capacity: note: " << note << "\n";
-  }
-
- private:
-  const std::vector<std::string>& notes_;
-  std::ostream& err_;
-  int unwinding_;
-};
-
 }  // namespace
 
 int RunCapacityCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
   std::vector<std::string> pasted_line_notes;  // about the pasted server line: in the answer's text and JSON
   const std::vector<std::string> args = ExpandServeCommand(given, err, "capacity", &pasted_line_notes);
-  const NotesIfRefused notes_if_refused(pasted_line_notes, err);
+  const NotesIfRefused notes_if_refused(pasted_line_notes, err, "capacity");
   DeploymentOptions opts;
   std::string json_path, trace_path, trace_format = "auto";
   po::options_description desc(

@@ -29,7 +29,9 @@ namespace po = boost::program_options;
 
 int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err,
                      const CommandHooks& command_hooks) {
-  const std::vector<std::string> args = ExpandServeCommand(given, err, "replay");
+  std::vector<std::string> pasted_line_notes;  // about the pasted server line: warnings in the text and JSON
+  const std::vector<std::string> args = ExpandServeCommand(given, err, "replay", &pasted_line_notes);
+  const NotesIfRefused notes_if_refused(pasted_line_notes, err, "replay");
   DeploymentOptions dep;
   ReplayFlags flags;
   DisaggFlags disagg;
@@ -79,8 +81,10 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (command_hooks.progress) hooks.progress = command_hooks.progress;
   else hooks.progress = [&](double p, int64_t now_ns) { bar.Update(p, now_ns); };
   hooks.stop = &StopFlag();
-  const ReplayResult result = pd ? RunDisaggregatedReplay(*pd, r, hooks) : RunReplay(d, r, hooks);
+  ReplayResult result = pd ? RunDisaggregatedReplay(*pd, r, hooks) : RunReplay(d, r, hooks);
   bar.Finish();
+  std::vector<std::string>& warnings = result.summary.warnings;
+  warnings.insert(warnings.begin(), pasted_line_notes.begin(), pasted_line_notes.end());
 
   const ReplaySummary& summary = result.summary;
   // An interrupted replay's CSVs keep their rows and end with "# partial: <reason>".

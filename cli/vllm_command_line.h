@@ -17,8 +17,10 @@
 #define KVSIM_CLI_VLLM_COMMAND_LINE_H_
 
 #include <boost/program_options/parsers.hpp>
+#include <exception>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/serve_command_line.h"
@@ -40,6 +42,26 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
 // key vLLM drops) go there instead of `err`, for the caller's text and JSON answer.
 std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
                                             const std::string& command, std::vector<std::string>* notes = nullptr);
+
+// The notes ExpandServeCommand handed a command belong in its answer's text and JSON; if the command
+// is refused instead (it throws while this is in scope), they are written to `err` on the way out.
+class NotesIfRefused {
+ public:
+  NotesIfRefused(const std::vector<std::string>& notes, std::ostream& err, std::string command)
+      : notes_(notes), err_(err), command_(std::move(command)), unwinding_(std::uncaught_exceptions()) {}
+  ~NotesIfRefused() {
+    if (std::uncaught_exceptions() > unwinding_)
+      for (const std::string& note : notes_) err_ << "kvsim " << command_ << ": note: " << note << "\n";
+  }
+  NotesIfRefused(const NotesIfRefused&) = delete;
+  NotesIfRefused& operator=(const NotesIfRefused&) = delete;
+
+ private:
+  const std::vector<std::string>& notes_;
+  std::ostream& err_;
+  std::string command_;
+  int unwinding_;
+};
 
 // kvsim's commands take options only: a stray word (a model id typed without --model, a server
 // command line without `--`) is an error naming it, never silently ignored.

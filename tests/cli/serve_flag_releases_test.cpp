@@ -164,5 +164,19 @@ TEST(VllmCommandLineTest, AnUnknownFlagNamesTheReleaseOfTheTable) {
             std::string::npos) << r.err;
 }
 
+
+// replay says the same in its warnings, text and JSON; refused, it still says it (on stderr).
+TEST(VllmCommandLineTest, ReplaySaysAFlagTheModelledReleaseLacksInItsWarnings) {
+  const auto r = RunCli({"replay", "--synthetic", "20", "--rate", "2", "--quiet", "--vllm-version", "0.12", "--json", "-", "--",
+                         "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--grpc"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json warnings = nlohmann::json::parse(r.out).at("warnings");
+  ASSERT_FALSE(warnings.empty());
+  EXPECT_NE(warnings[0].get<std::string>().find("--grpc exists from vLLM 0.14 on"), std::string::npos) << warnings;
+  const auto refused = RunCli({"replay", "--synthetic", "20", "--rate", "2", "--vllm-version", "0.12", "--", "vllm", "serve",
+                               "meta-llama/Llama-3.1-8B-Instruct", "--grpc", "--max-num-seqs", "0"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("note: --grpc exists from vLLM 0.14 on"), std::string::npos) << refused.err;
+}
 }  // namespace
 }  // namespace kvsim
