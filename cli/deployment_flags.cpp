@@ -82,6 +82,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("skip-mm-profiling", po::bool_switch(&o.skip_mm_profiling), "no encoder profile run (multimodal models)")
       ("compilation-config", po::value(&o.compilation_config),
        "JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes, max_cudagraph_capture_size; or a level 0-3 (0: no graphs)")
+      ("optimization-level", po::value(&o.optimization_level),
+       "0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1 piecewise graphs, 2 and 3 the default "
+       "(full and piecewise); a cudagraph_mode given in --compilation-config wins")
       ("cudagraph-capture-sizes", po::value(&o.cudagraph_capture_sizes), "batch sizes vLLM captures graphs for, e.g. 1,2,4,8")
       ("max-cudagraph-capture-size", po::value(&o.max_cudagraph_capture_size), "largest captured batch (vLLM: min(2 x max-num-seqs, 512))")
       ("cuda-graph-estimate", po::value(&o.cuda_graph_estimate)->default_value(o.cuda_graph_estimate),

@@ -127,7 +127,7 @@ const ServeFlag kVllmFlags[] = {
     // Added after v0.11 (each entry's releases; tests/data/vllm_serve_flags.tsv cites them). -cc became
     // --compilation-config's alias and -O --optimization-level's.
     {"-cc", "", V, M, "--compilation-config", "", kAddedAfterV011},
-    {"--optimization-level", "", V, N, "", "", kAddedAfterV011},
+    {"--optimization-level", "", V, M, "--optimization-level", "", kAddedAfterV011},
     {"--attention-config", "-ac", V, X, "", "", kAddedAfterV011},
     {"--attention-backend", "", V, X, "", "", kAddedAfterV011},
     {"--moe-backend", "", V, X, "", "", AddedBetween(16, 18)}, {"--linear-backend", "", V, X, "", "", kAddedAfterV011},

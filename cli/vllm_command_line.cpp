@@ -19,6 +19,10 @@
 namespace kvsim {
 namespace {
 
+// vLLM 0.12 introduced optimization levels (docs.vllm.ai/en/v0.12.0/design/optimization_levels) and
+// moved -O onto them; -cc took over as --compilation-config's short form.
+constexpr int kFirstOptimizationLevelMinor = 12;
+
 // vLLM's FlexibleArgumentParser accepts --max_model_len for --max-model-len.
 std::string Dashed(const std::string& flag) {
   std::string out = flag;
@@ -120,6 +124,8 @@ class Translator {
     } else if (StartsWith(name, "-O") && name.size() > 2 && name[2] != '.') {
       value = name.substr(2), name = "-O", has_value = true;  // -O3
     }
+    // From 0.12 -O sets the optimization level (vllm/engine/arg_utils.py); before, the compilation level.
+    if (!sglang_ && name == "-O" && modelled_.minor >= kFirstOptimizationLevelMinor) name = "--optimization-level";
     std::string json_key;
     if (const size_t dot = name.find('.'); dot != std::string::npos) json_key = name.substr(dot + 1), name = name.substr(0, dot);
     bool negated = false;

@@ -144,6 +144,7 @@ struct DeploymentOptions {
   std::string rope_scaling;         // JSON: the config's rope_scaling (older vLLM's --rope-scaling)
   bool skip_mm_profiling = false;
   std::string compilation_config;          // JSON (cudagraph_mode, cudagraph_capture_sizes, ...) or a level 0-3
+  std::string optimization_level;          // vLLM >= 0.12 -O0..-O3: 0 no graphs, 1 piecewise graphs, 2-3 the default
   std::string cudagraph_capture_sizes;     // 1,2,4,8
   std::string max_cudagraph_capture_size;
   std::string cuda_graph_estimate = "auto";  // on | off | auto (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)

@@ -88,9 +88,22 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     g.max_capture_size = JsonCount(*it, "max_cudagraph_capture_size", flag);
 }
 
+// vLLM 0.12's optimization levels (vllm/config/vllm.py OPTIMIZATION_LEVEL_00..03) are defaults
+// under the user's own settings: -O0 captures no graphs, -O1 piecewise ones, -O2/-O3 the release's
+// default mode. An explicit cudagraph_mode in --compilation-config wins.
+void ApplyOptimizationLevel(const std::string& text, CudaGraphSettings& g) {
+  if (text.empty()) return;
+  if (text.size() != 1 || text[0] < '0' || text[0] > '3')
+    throw Error("--optimization-level: '" + text + "' is not 0, 1, 2 or 3");
+  if (g.mode) return;
+  if (text == "0") g.mode = CudaGraphMode::kNone;
+  if (text == "1") g.mode = CudaGraphMode::kPiecewise;
+}
+
 CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
   CudaGraphSettings g;
   ReadCompilationConfig(o.compilation_config, g);
+  ApplyOptimizationLevel(o.optimization_level, g);
   if (!o.cudagraph_capture_sizes.empty()) {
     nlohmann::json list = nlohmann::json::array();
     std::vector<std::string> items;

@@ -64,7 +64,9 @@ void FillRunSections(const CapacityResult& cap, const ReplayOptions& r, const En
 
 StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
   StepModelOptions timer_options = r.timer;
-  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager;
+  // No graphs captured (-O0, cudagraph_mode NONE): every kernel is launched from the CPU, as eager.
+  timer_options.enforce_eager = timer_options.enforce_eager || d.config.enforce_eager ||
+                                d.config.cuda_graphs.mode == CudaGraphMode::kNone;
   timer_options.overlap_host = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   return timer_options;
 }

@@ -145,6 +145,30 @@ TEST(CudaGraphMemoryTest, PastedLineCarriesTheEstimateSwitch) {
   EXPECT_EQ(nlohmann::json::parse(sizes.out).value("cuda_graphs_captured", 0), 4);
 }
 
+// From vLLM 0.12 -O sets the optimization level (vllm/config/vllm.py OPTIMIZATION_LEVEL_00..03,
+// docs.vllm.ai/en/v0.12.0/design/optimization_levels): -O0 captures no graphs, -O1 the piecewise
+// ones only (one per capture size: 51 of FULL_AND_PIECEWISE's 102 here), -O2/-O3 the default. A
+// cudagraph_mode the user gives wins over the level's default.
+TEST(CudaGraphMemoryTest, OptimizationLevelsFromVllm012) {
+  auto captured = [](std::vector<std::string> flags) {
+    std::vector<std::string> args = {"capacity", "--vllm-version", "0.21", "--gpu", "h100", "--json", "-", "--", "vllm",
+                                     "serve", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const auto run = testing::RunCli(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.exit_code == 0 ? nlohmann::json::parse(run.out).value("cuda_graphs_captured", 0) : -1;
+  };
+  EXPECT_EQ(captured({"-O0"}), 0);
+  EXPECT_EQ(captured({"-O1"}), 51);
+  EXPECT_EQ(captured({"-O", "1"}), 51);
+  EXPECT_EQ(captured({"--optimization-level", "1"}), 51);
+  EXPECT_EQ(captured({"-O3"}), 102);
+  EXPECT_EQ(captured({"-O1", "-cc.cudagraph_mode=FULL_AND_PIECEWISE"}), 102);
+  const auto bad = testing::RunCli({"capacity", "--gpu", "h100", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-O7"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--optimization-level"), std::string::npos) << bad.err;
+}
+
 // The graph settings are vLLM's: another engine's budget says it does not use them.
 TEST(CudaGraphMemoryTest, OtherEnginesSayTheSettingsAreNotModelled) {
   DeploymentOptions o = Llama8bH100("0.21");
