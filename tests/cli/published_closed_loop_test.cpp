@@ -102,10 +102,9 @@ TEST(PublishedClosedLoopTest, DISABLED_Qwen3_32bTensorParallelTtftOnTwoRtxPro600
 // GPUStack's performance lab, "Optimizing Qwen3-8B Latency on NVIDIA H100 GPUs" (gpustack/gpustack,
 // docs/performance-lab/qwen3-8b/h100-latency.md at 1dbc3b8130da, https://docs.gpustack.ai/latest/
 // performance-lab/qwen3-8b/h100-latency; "Other Benchmark Cases", the vLLM baseline): "A single NVIDIA H100
-// SXM GPU", vLLM v0.11.0, `vllm serve
-// Qwen/Qwen3-8B` (BF16, every flag at its default), and `vllm bench serve --model Qwen/Qwen3-8B --backend
-// openai-chat --endpoint /v1/chat/completions --dataset-name sharegpt --num-prompts 100 --max-concurrency C`
-// for C = 1, 2, 4, 8. Published (medians):
+// SXM GPU", vLLM v0.11.0, `vllm serve Qwen/Qwen3-8B` (BF16, every flag at its default), and `vllm bench
+// serve --model Qwen/Qwen3-8B --backend openai-chat --endpoint /v1/chat/completions --dataset-name sharegpt
+// --num-prompts 100 --max-concurrency C` for C = 1, 2, 4, 8. Published (medians):
 //          TTFT ms   TPOT ms   output tok/s
 //   C=1     60.38      7.22      132.86
 //   C=2     64.78      7.30      257.19
@@ -153,9 +152,9 @@ TEST(PublishedClosedLoopTest, Qwen3_8bOnH100ChatSweep) {
 // ms at C=4 and 8 against 8.2 ms at C=1, SGLang's 11.5 ms at C=4, so while a request is taken in, the
 // tokens of those already running wait. That fits work on the API server's event loop, where vLLM 0.11
 // renders the chat template (vllm#34789, merged February 2026, moved the rendering to a thread pool
-// because it blocked that loop); that says where, not how long, so nothing here is set from it. Above one client the fixed lengths also keep kvsim's clients in lockstep (all C prompts prefilled in
-// one step), which the ShareGPT lengths of the real run break up; that, not agreement, is why C=8 comes
-// nearer.
+// because it blocked that loop); that says where, not how long, so nothing here is set from it. Above
+// one client the fixed lengths also keep kvsim's clients in lockstep (all C prompts prefilled in one
+// step), which the ShareGPT lengths of the real run break up; that, not agreement, is why C=8 comes nearer.
 TEST(PublishedClosedLoopTest, DISABLED_Qwen3_8bOnH100ChatSweepTtft) {
   for (const ConcurrencyPoint& point : kQwen3_8bOnH100) {
     SCOPED_TRACE(point.clients);
