@@ -99,5 +99,68 @@ TEST(PublishedClosedLoopTest, DISABLED_Qwen3_32bTensorParallelTtftOnTwoRtxPro600
   ExpectWithin25Percent(TwoRtxPro6000("--tensor-parallel-size", 32, 128), {3892.42, 47.22, 496.60}, true);
 }
 
+// GPUStack's performance lab, "Optimizing Qwen3-8B Latency on NVIDIA H100 GPUs" (gpustack/gpustack,
+// docs/performance-lab/qwen3-8b/h100-latency.md at 1dbc3b8130da, https://docs.gpustack.ai/latest/
+// performance-lab/qwen3-8b/h100-latency; "Other Benchmark Cases", the vLLM baseline): "A single NVIDIA H100
+// SXM GPU", vLLM v0.11.0, `vllm serve Qwen/Qwen3-8B` (BF16, every flag at its default), and `vllm bench
+// serve --model Qwen/Qwen3-8B --backend openai-chat --endpoint /v1/chat/completions --dataset-name sharegpt
+// --num-prompts 100 --max-concurrency C` for C = 1, 2, 4, 8. Published (medians):
+//          TTFT ms   TPOT ms   output tok/s
+//   C=1     60.38      7.22      132.86
+//   C=2     64.78      7.30      257.19
+//   C=4     60.26      7.40      496.88
+//   C=8     60.77      7.67      917.28
+// Every run sent the same 100 ShareGPT conversations, 23,260 prompt and 22,061 output tokens in all (the
+// printed totals); the SGLang and TensorRT-LLM runs of the same page print the same 22,061, so each request
+// ran to the max_tokens the dataset gave it. kvsim has no ShareGPT set by name and the page does not list
+// the 100 lengths, so the replay gives every request the published means: 233 prompt tokens plus the 8
+// that Qwen3's chat template wraps a user turn in (<|im_start|>user\n ... <|im_end|>\n<|im_start|>
+// assistant\n; the client counts the bare prompt), and 221 output tokens. A request's time is affine in
+// its lengths, so the means carry the totals and the per-token figures; what they lose is the spread.
+struct ConcurrencyPoint {
+  int clients;
+  Published published;
+};
+constexpr ConcurrencyPoint kQwen3_8bOnH100[] = {{1, {60.38, 7.22, 132.86}},
+                                                {2, {64.78, 7.30, 257.19}},
+                                                {4, {60.26, 7.40, 496.88}},
+                                                {8, {60.77, 7.67, 917.28}}};
+
+nlohmann::json Qwen3_8bOnH100(int clients) {
+  return testing::ReplayJson({"--gpu", "h100", "--model", "Qwen/Qwen3-8B", "--vllm-version", "0.11.0", "--synthetic",
+                              "100", "--prompt-len", "fixed:241", "--output-len", "fixed:221", "--max-concurrency",
+                              std::to_string(clients)});
+}
+
+// kvsim: TPOT 6.98 / 7.03 / 7.13 / 7.32 ms (0.95-0.97 of the published), 143 / 283 / 555 / 1,029 output
+// tok/s (1.08-1.12).
+TEST(PublishedClosedLoopTest, Qwen3_8bOnH100ChatSweep) {
+  for (const ConcurrencyPoint& point : kQwen3_8bOnH100) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(Qwen3_8bOnH100(point.clients), point.published, false);
+  }
+}
+
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 10.7 / 15.9 / 27.1 / 49.7 ms, 0.18 /
+// 0.25 / 0.45 / 0.82 of the published. The published TTFT stays at 60-65 ms from one client to eight, so
+// it is a cost each request pays, not queueing. kvsim's prefill step of 241 tokens is 8.4 ms (`kvsim step`)
+// and its request path adds 2.5 ms (2 ms of API server, 2.2 us a prompt token of tokenization). The same
+// page bounds where the rest lies: at four clients, on the same GPU, prompts and client, SGLang answers in
+// 27 ms and TensorRT-LLM in 45 ms (vLLM 60), so the GPU's prefill, HTTP and the client take at most 27 ms,
+// and at least 33 ms are vLLM 0.11's own work between a chat request's arrival and its first token, which
+// kvsim's request path does not model. Where it runs shows in the other streams: vLLM's ITL p99 is 41-45
+// ms at C=4 and 8 against 8.2 ms at C=1, SGLang's 11.5 ms at C=4, so while a request is taken in, the
+// tokens of those already running wait. That fits work on the API server's event loop, where vLLM 0.11
+// renders the chat template (vllm#34789, merged February 2026, moved the rendering to a thread pool
+// because it blocked that loop); that says where, not how long, so nothing here is set from it. Above
+// one client the fixed lengths also keep kvsim's clients in lockstep (all C prompts prefilled in one
+// step), which the ShareGPT lengths of the real run break up; that, not agreement, is why C=8 comes nearer.
+TEST(PublishedClosedLoopTest, DISABLED_Qwen3_8bOnH100ChatSweepTtft) {
+  for (const ConcurrencyPoint& point : kQwen3_8bOnH100) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(Qwen3_8bOnH100(point.clients), point.published, true);
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
