@@ -115,6 +115,8 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   }
   if (!compared.empty())
     out << "kvsim compare: " << compared[0].summary->config.trace << "\n" << RenderCompareTable(compared);
+  for (const ComparedDeployment& c : compared)
+    for (const std::string& w : c.summary->warnings) out << "deployment " << c.label << ": warning: " << w << "\n";
   for (const auto& line : not_fitting) out << line << "\n";
   if (compared.empty() && unfinished.empty()) {
     // Named outputs are written or the command fails: an exit 0 would leave an old file standing as this run's.

@@ -46,6 +46,8 @@ void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::ve
   }
 }
 
+}  // namespace
+
 // The release the plan models: kvsim's own --vllm-version (the last given, as the option parser
 // keeps it), else the newest. A malformed one is left for the option parser to refuse.
 VllmVersion ModelledRelease(const std::vector<std::string>& own) {
@@ -62,7 +64,14 @@ VllmVersion ModelledRelease(const std::vector<std::string>& own) {
   }
 }
 
-}  // namespace
+std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line) {
+  std::vector<std::string> out = line.notes;
+  if (!line.replaced_by_later.empty())
+    out.push_back("given again later in the pasted line, so vLLM uses the later value: " + Join(line.replaced_by_later, ", "));
+  if (!line.not_modelled.empty())
+    out.push_back("accepted but not modelled (they change memory): " + Join(line.not_modelled, ", "));
+  return out;
+}
 
 std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
                                             const std::string& command, std::vector<std::string>* notes) {
@@ -120,17 +129,12 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   }
   if (!overridden.empty())
     err << "kvsim " << command << ": given before `--`, these replace the pasted line's: " << Join(overridden, ", ") << "\n";
-  if (!cmd.replaced_by_later.empty())
-    err << "kvsim " << command << ": given again later in the pasted line, so vLLM uses the later value: "
-        << Join(cmd.replaced_by_later, ", ") << "\n";
   if (!cmd.accepted_no_effect.empty())
     err << "kvsim " << command << ": accepted, no effect on memory: " << Join(cmd.accepted_no_effect, ", ") << "\n";
-  if (notes) notes->insert(notes->end(), cmd.notes.begin(), cmd.notes.end());
+  const std::vector<std::string> warnings = ServeLineWarnings(cmd);
+  if (notes) notes->insert(notes->end(), warnings.begin(), warnings.end());
   else
-    for (const std::string& note : cmd.notes) err << "kvsim " << command << ": note: " << note << "\n";
-  if (!cmd.not_modelled.empty())
-    err << "kvsim " << command << ": warning: accepted but not modelled (they change memory): "
-        << Join(cmd.not_modelled, ", ") << "\n";
+    for (const std::string& w : warnings) err << "kvsim " << command << ": warning: " << w << "\n";
   return own;
 }
 

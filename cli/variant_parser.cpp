@@ -32,7 +32,12 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
   const bool pasted = !overrides.empty() && (overrides[0] == "vllm" || overrides[0].rfind("python", 0) == 0 ||
                                              overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
-  const std::vector<std::string> own = pasted ? TranslateServeCommand(overrides).kvsim_args : overrides;
+  std::vector<std::string> own = overrides;
+  if (pasted) {
+    const ServeCommandLine line = TranslateServeCommand(overrides, ModelledRelease(base_args));
+    own = line.kvsim_args;
+    v.warnings = ServeLineWarnings(line);
+  }
   args.insert(args.end(), own.begin(), own.end());
   po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   RejectPositionalArguments(parsed);

@@ -35,7 +35,15 @@ namespace kvsim {
 // release the plan models; a flag its parser lacks gets a note.
 ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, const VllmVersion& modelled = VllmVersion{});
 
-// A command's own arguments and, appended, the flags of a server command line given after `--`
+// The release a command's arguments model: their --vllm-version (the last given), else the newest.
+// A malformed one is left for the option parser to refuse.
+VllmVersion ModelledRelease(const std::vector<std::string>& args);
+
+// What a translated line says that the answer must carry (text and JSON): the notes, the flags given
+// again later, and the flags kvsim accepts without modelling though they change memory.
+std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line);
+
+// A command's own arguments and, the flags of a server command line given after `--`
 // or with --vllm-cmd "..."; notes about accepted flags go to `err`. Without a server command line
 // the arguments come back unchanged. The release modelled is the arguments' --vllm-version (default
 // the newest). With `notes`, the translation's notes (a flag the modelled release lacks, a --config

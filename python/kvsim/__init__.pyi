@@ -93,6 +93,7 @@ def capacity(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -172,6 +173,9 @@ def capacity(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
@@ -248,6 +252,7 @@ def capacity_from_command(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -327,6 +332,9 @@ def capacity_from_command(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
@@ -406,6 +414,7 @@ def step(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -489,6 +498,9 @@ def step(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
@@ -677,6 +689,7 @@ def replay(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -855,6 +868,9 @@ def replay(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
@@ -1002,6 +1018,7 @@ def compare(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -1183,6 +1200,9 @@ def compare(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
@@ -1332,6 +1352,7 @@ def sweep(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -1524,6 +1545,9 @@ def sweep(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken

@@ -112,6 +112,8 @@ VariantRun RunOneVariant(Variant& v, ReplayHooks hooks) {
   try {
     run.result = v.disagg ? RunDisaggregatedReplay(*v.disagg, v.replay, hooks) : RunReplay(v.deployment, v.replay, hooks);
     run.interrupted = run.result->summary.partial;
+    std::vector<std::string>& warnings = run.result->summary.warnings;
+    warnings.insert(warnings.begin(), v.warnings.begin(), v.warnings.end());
   } catch (const Error& e) {
     run.error = e.what();
   }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kvcache/budget/deployment.h"
 #include "sim/disagg/disagg_runner.h"
@@ -18,6 +19,9 @@ struct Variant {
   ReplayOptions replay;
   // Set: prefill and decode pools (--prefill-replicas/--decode-replicas), `deployment` being the prefill one.
   std::optional<DisaggDeployment> disagg;
+  // What its pasted server line says that kvsim does not model (the command layer's notes): they
+  // lead its summary's warnings, so the text and JSON answer carry them.
+  std::vector<std::string> warnings;
 };
 
 }  // namespace kvsim

@@ -139,7 +139,7 @@ TEST(OffloadCliTest, PastedOffloadingFlagsAreModelled) {
   const auto nixl = testing::RunCli({"capacity", "--gpu", "h100", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
                                      "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"});
   ASSERT_EQ(nixl.exit_code, 0) << nixl.err;
-  EXPECT_NE(nixl.err.find("not modelled (they change memory): --kv-transfer-config"), std::string::npos) << nixl.err;
+  EXPECT_NE(nixl.out.find("not modelled (they change memory): --kv-transfer-config"), std::string::npos) << nixl.out;
 }
 
 // A disaggregated deployment pays for both pools over the whole span: one prefill GPU and two decode

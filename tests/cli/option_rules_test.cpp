@@ -81,8 +81,9 @@ TEST(OptionRulesTest, APastedLineKeepsTheLastOfARepeatedSettingAsVllmDoes) {
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("settings").at("max_model_len").get<int64_t>(), 4096);
   EXPECT_FALSE(j.at("settings").at("enable_prefix_caching").get<bool>());
-  EXPECT_NE(r.err.find("given again later in the pasted line"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("--max-model-len"), std::string::npos) << r.err;
+  const std::string warnings = j.at("notes").dump();
+  EXPECT_NE(warnings.find("given again later in the pasted line"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("--max-model-len"), std::string::npos) << warnings;
   // kvsim's own flag before `--` replaces the pasted one, negation included, instead of clashing with it.
   const auto own = RunCli({"capacity", "--json", "-", "--enable-prefix-caching", "--", "vllm", "serve",
                            "meta-llama/Llama-3.1-8B-Instruct", "--no-enable-prefix-caching"});

@@ -113,7 +113,7 @@ TEST(PublishedServeLinesTest, FormsVllmAcceptsAreAccepted) {
                           "--attention-backend", "FLASHINFER", "--moe-backend", "marlin", "--language-model-only"});
   ASSERT_EQ(later.exit_code, 0) << later.err;
   EXPECT_TRUE(setting(later, "enable_expert_parallel").get<bool>());
-  EXPECT_NE(later.err.find("not modelled"), std::string::npos);  // said, not dropped
+  EXPECT_NE(later.out.find("not modelled"), std::string::npos);  // said in the answer, not dropped
   const auto yarn = run({"vllm", "serve", "Qwen/Qwen3-0.6B", "--hf-overrides",
                          R"({"rope_parameters": {"factor": 4.0, "original_max_position_embeddings": 32768, "rope_type": "yarn"}})",
                          "--max-model-len", "131072"});

@@ -161,7 +161,7 @@ TEST(VllmCommandLineTest, ConfigYamlFlagsApplyAndTheLineWins) {
   EXPECT_EQ(s.at("max_num_batched_tokens").get<int64_t>(), 4096);
   EXPECT_EQ(s.at("kv_cache_dtype").get<std::string>(), "fp8");
   EXPECT_FALSE(s.at("enable_prefix_caching").get<bool>());
-  EXPECT_NE(r.err.find("so vLLM uses the later value: --max-num-batched-tokens"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("so vLLM uses the later value: --max-num-batched-tokens"), std::string::npos) << r.out;
 }
 
 // A nested speculative-config mapping is the flag's JSON: EAGLE-3, k = 3 gives 3 drafts + 3 lookahead
@@ -257,7 +257,7 @@ TEST(VllmCommandLineTest, TwoSpellingsOfOneSettingKeepTheLastAndSaySo) {
                          "--tensor-parallel-size", "4"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out).at("settings").at("tensor_parallel_size").get<int64_t>(), 4);
-  EXPECT_NE(r.err.find("so vLLM uses the later value: --tensor-parallel-size"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("so vLLM uses the later value: --tensor-parallel-size"), std::string::npos) << r.out;
 }
 
 // Prefill context parallelism interleaves each request's KV cache across its ranks as DCP does: 1 has
@@ -305,6 +305,24 @@ TEST(CompareCliTest, ADeploymentThatDoesNotFitIsReportedAndTheRestCompared) {
   // Full labels, not cut at 40 characters.
   EXPECT_NE(r.out.find("b: vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --port 8000"), std::string::npos)
       << r.out;
+}
+
+// A deployment's own pasted line says what it does not model, in the text and in its JSON summary,
+// as a line after `--` does for capacity and replay; a flag its modelled release lacks is noted too.
+TEST(CompareCliTest, ADeploymentsPastedLineCarriesItsWarnings) {
+  const auto r = testing::RunCli({"compare", "--synthetic", "10", "--rate", "5", "--quiet", "--vllm-version", "0.11",
+                                  "--json", "-", "--a", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192",
+                                  "--b", "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 "
+                                  "--kv-transfer-config {\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"} "
+                                  "--optimization-level 2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string json_text = r.out.substr(r.out.find('['));
+  const nlohmann::json j = nlohmann::json::parse(json_text);
+  ASSERT_EQ(j.size(), 2u);
+  EXPECT_TRUE(j.at(0).at("summary").at("warnings").dump().find("pasted") == std::string::npos);
+  const std::string b = j.at(1).at("summary").at("warnings").dump();
+  EXPECT_NE(b.find("not modelled (they change memory): --kv-transfer-config"), std::string::npos) << b;
+  EXPECT_NE(b.find("--optimization-level"), std::string::npos) << b;  // not in 0.11's parser
 }
 
 }  // namespace
