@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scores kvsim against published measurements of what a serving feature changes.
 
-usage: score_features.py KVSIM [--set NAME ...] [--floor] [--write-floor] [--keep DIR] [--jobs N]
+usage: score_features.py KVSIM [--set NAME ...] [--floor] [--write-floor] [--keep DIR] [--jobs N] [--sets-dir DIR]
 
 Each development set is a folder data/validation/features/<set>/ with
   cases.csv     one scored figure per row (columns below), kvsim's arguments with and without the feature;
@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from statistics import median
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SETS_DIR = os.path.join(ROOT, "data", "validation", "features")
+DEFAULT_SETS_DIR = os.path.join(ROOT, "data", "validation", "features")
 EFFECTS = ("loss", "increase", "speedup", "delta", "saving", "value")
 COLUMNS = ("id", "metric", "effect", "common", "base", "feature", "trace_base", "trace_feature", "measured")
 BAND = (0.75, 1.25)          # a row within +-25% of the published figure
@@ -116,11 +116,11 @@ def effect_of(kind, b, f):
     return {"loss": 1 - f / b, "increase": f / b - 1, "speedup": b / f - 1}[kind]
 
 
-def load_set(name):
-    folder = os.path.join(SETS_DIR, name)
+def load_set(sets_dir, name):
+    folder = os.path.join(sets_dir, name)
     path = os.path.join(folder, "cases.csv")
     if not os.path.isfile(path):
-        raise BadInput(f"{path}: no such file (sets: {', '.join(list_sets())})")
+        raise BadInput(f"{path}: no such file (sets: {', '.join(list_sets(sets_dir))})")
     rows = []
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)
@@ -129,6 +129,8 @@ def load_set(name):
             raise BadInput(f"{path}: line 1: missing column(s) {', '.join(missing)}")
         for line, r in enumerate(reader, start=2):
             where = f"{path}: line {line}"
+            if None in r or any(r[c] is None for c in COLUMNS):
+                raise BadInput(f"{where}: {len(COLUMNS)} fields expected (quote a field that holds a comma)")
             if r["effect"] not in EFFECTS:
                 raise BadInput(f"{where}: field effect: '{r['effect']}' is not one of {', '.join(EFFECTS)}")
             try:
@@ -144,15 +146,18 @@ def load_set(name):
     if not os.path.isfile(mpath):
         raise BadInput(f"{mpath}: no such file: every row needs its published record")
     with open(mpath, newline="") as fh:
-        measured_ids = {m["id"] for m in csv.DictReader(fh)}
+        reader = csv.DictReader(fh)
+        if "id" not in (reader.fieldnames or []):
+            raise BadInput(f"{mpath}: line 1: missing column id")
+        measured_ids = {m["id"] for m in reader}
     for r in rows:
         if r["id"] not in measured_ids:
             raise BadInput(f"{r['where']}: field id: '{r['id']}' has no record in {mpath}")
     return folder, rows
 
 
-def list_sets():
-    return sorted(d for d in os.listdir(SETS_DIR) if os.path.isfile(os.path.join(SETS_DIR, d, "cases.csv")))
+def list_sets(sets_dir):
+    return sorted(d for d in os.listdir(sets_dir) if os.path.isfile(os.path.join(sets_dir, d, "cases.csv")))
 
 
 class Runner:
@@ -241,11 +246,12 @@ def main():
     ap.add_argument("--write-floor", action="store_true", help="record today's figures as each set's floor.json")
     ap.add_argument("--keep", help="write traces, summaries and request CSVs here instead of a temporary folder")
     ap.add_argument("--jobs", type=int, default=2, help="kvsim runs at once (default 2)")
+    ap.add_argument("--sets-dir", default=DEFAULT_SETS_DIR, help="the folder holding the sets (default: the repository's)")
     args = ap.parse_args()
     out = None
     try:
-        names = args.sets or list_sets()
-        loaded = {n: load_set(n) for n in names}
+        names = args.sets or list_sets(args.sets_dir)
+        loaded = {n: load_set(args.sets_dir, n) for n in names}
         out = args.keep or tempfile.mkdtemp(prefix="kvsim-features-")
         os.makedirs(out, exist_ok=True)
         runner = Runner(args.kvsim, out)
