@@ -208,7 +208,7 @@ def score_set(name, folder, rows, results):
         ratio = pred / r["measured"] if math.isfinite(pred) else math.nan
         ratios.append(ratio)
         inside = BAND[0] <= ratio <= BAND[1]
-        print(f"  {'ok  ' if inside else 'MISS'} {r['id']:<34} {r['effect']:<8} predicted {pred:+.4g} "
+        print(f"  {'ok  ' if inside else 'MISS'} {r['id']:<42} {r['effect']:<8} predicted {pred:+.4g} "
               f"measured {r['measured']:+.4g} ratio {ratio:.3f}")
     finite = [x for x in ratios if math.isfinite(x)]
     med = median(finite) if finite else math.nan
