@@ -13,7 +13,7 @@ cases.csv columns:
   id        row id, also the key of measured.csv
   metric    what to read from a run: a dotted path into `kvsim replay --json` (latency_s.tpot.mean,
             throughput.output_tokens_per_s, disaggregation.mean_transfer_s), or request:N:ttft, the server
-            TTFT of request N (or `last`) in the --requests CSV
+            TTFT of request N (or `last`, the one that arrived last) in the --requests CSV
   effect    how the two runs combine into the figure the feature changes:
               loss      1 - F/B   (a throughput the feature costs: 11.4% lost is 0.114)
               increase  F/B - 1   (a latency the feature adds, or a throughput it adds)
@@ -92,7 +92,9 @@ def read_metric(summary, requests_csv, metric, where):
             rows = list(csv.DictReader(fh))
         if not rows:
             raise BadInput(f"{where}: the run finished no request")
-        row = rows[-1] if parts[1] == "last" else next((r for r in rows if r["id"] == parts[1]), None)
+        # `last`: the request that arrived last (the highest id), whatever order the CSV lists them in.
+        row = (max(rows, key=lambda r: int(r["id"])) if parts[1] == "last"
+               else next((r for r in rows if r["id"] == parts[1]), None))
         if row is None:
             raise BadInput(f"{where}: no request {parts[1]} in the run")
         return float(row["first_token_s"]) - float(row["arrival_s"])
