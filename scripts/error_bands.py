@@ -28,7 +28,7 @@ RATIOS_CSV = os.path.join(SERVING, "ratios.csv")
 HEADER = os.path.join(ROOT, "sim", "stats", "error_bands.h")
 METRICS = ("ttft", "tpot", "e2e", "throughput")  # ErrorMetric's names, in its order
 MIN_RUNS = 3        # ErrorBands::kMinRuns
-COVER_GATE = 0.80   # issue 42: the band holds the measured value for >= 80% of the dev runs
+COVER_GATE = 0.80   # a band must hold the measured value of at least 80% of the dev runs it answers for
 
 
 def fail(msg):
