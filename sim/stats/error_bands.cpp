@@ -5,7 +5,6 @@
 #include <cmath>
 #include <iterator>
 
-#include "kvcache/base/check.h"
 #include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
@@ -119,7 +118,6 @@ ErrorBands ErrorBands::Read(const std::string& path) {
 }
 
 ErrorBand ErrorBands::For(ErrorMetric metric, const ErrorRegime& regime) const {
-  KVSIM_DCHECK(!regime.gpu_family.empty());
   const std::string model = NameOf(regime.model), load = NameOf(regime.load);
   // Narrowest first: the exact regime, then any load, any GPU family, any model class.
   const std::string candidates[] = {model + "/" + regime.gpu_family + "/" + load, model + "/" + regime.gpu_family + "/*",

@@ -44,7 +44,8 @@ LoadRegime ClassifyLoad(double utilization);
 
 struct ErrorRegime {
   ModelClass model = ModelClass::kDense;
-  std::string gpu_family;  // "ampere", "ada", "hopper", "blackwell" (the GPU table's generation)
+  std::string gpu_family;  // "ampere", "ada", "hopper", "blackwell" (the GPU table's generation); a
+                           // family without rows (or "") is answered by any GPU family
   LoadRegime load = LoadRegime::kModerate;
 };
 

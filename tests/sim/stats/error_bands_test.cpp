@@ -76,6 +76,9 @@ TEST(ErrorBandsTest, FallsBackToTheNearestWiderRegimeWithThreeRuns) {
   // Blackwell has nothing: any GPU family of dense models.
   ExpectBand(bands.For(ErrorMetric::kTtft, Regime(ModelClass::kDense, "blackwell", LoadRegime::kLight)), 0.85, 1.80,
              10, "dense/*/*");
+  // An unknown family, or none, is any GPU family.
+  ExpectBand(bands.For(ErrorMetric::kTtft, Regime(ModelClass::kDense, "", LoadRegime::kLight)), 0.85, 1.80, 10,
+             "dense/*/*");
   // MoE rows all have 2 runs: every model class, [0.90, 1.75] widened to [0.60, 1.80].
   ExpectBand(bands.For(ErrorMetric::kTtft, Regime(ModelClass::kMoe, "hopper", LoadRegime::kModerate)), 0.60, 1.80, 12,
              "*/*/*, widened to hold moe/hopper/moderate (2 runs) and moe/*/* (2 runs)");
