@@ -36,7 +36,7 @@ struct EnumNames<LoadRegime> {
 };
 
 // utilization = offered load / the load the deployment serves at saturation (0..inf). Below
-// kLightBelow requests rarely queue; from kSaturatedFrom on the queue grows or the batch is full.
+// kLightLoadBelow requests rarely queue; from kSaturatedLoadFrom on the queue grows or the batch is full.
 // scripts/error_bands.py reads these two constants from this header so both classify alike.
 inline constexpr double kLightLoadBelow = 0.5;
 inline constexpr double kSaturatedLoadFrom = 0.9;
