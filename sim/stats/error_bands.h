@@ -35,12 +35,17 @@ struct EnumNames<LoadRegime> {
       {LoadRegime::kLight, "light"}, {LoadRegime::kModerate, "moderate"}, {LoadRegime::kSaturated, "saturated"}};
 };
 
-// utilization = offered load / the load the deployment serves at saturation (0..inf).
+// utilization = offered load / the load the deployment serves at saturation (0..inf). Below
+// kLightLoadBelow requests rarely queue; from kSaturatedLoadFrom on the queue grows or the batch is full.
+// scripts/error_bands.py reads these two constants from this header so both classify alike.
+inline constexpr double kLightLoadBelow = 0.5;
+inline constexpr double kSaturatedLoadFrom = 0.9;
 LoadRegime ClassifyLoad(double utilization);
 
 struct ErrorRegime {
   ModelClass model = ModelClass::kDense;
-  std::string gpu_family;  // "ampere", "ada", "hopper", "blackwell" (the GPU table's generation)
+  std::string gpu_family;  // "ampere", "ada", "hopper", "blackwell" (the GPU table's generation); a
+                           // family without rows (or "") is answered by any GPU family
   LoadRegime load = LoadRegime::kModerate;
 };
 
@@ -54,15 +59,21 @@ struct ErrorBand {
 
 class ErrorBands {
  public:
+  // A regime's band is used only when it was computed from at least this many runs; with fewer,
+  // the next wider regime answers.
+  static constexpr int kMinRuns = 3;
+
   // An empty table: every band is [1, 1] with runs = 0.
   ErrorBands() = default;
   // Reads the CSV scripts/error_bands.py writes. Throws kvsim::Error naming the file, line and field.
   static ErrorBands Read(const std::string& path);
 
   // The band for a latency metric in a regime; when the exact regime has too few runs, the nearest
-  // wider one (any load, then any GPU family, then any model class), named in ErrorBand::regime.
+  // wider one (any load, then any GPU family, then any model class), named in ErrorBand::regime and
+  // widened to hold the ratios of the thinner regimes passed on the way (their runs are measured
+  // errors too). No row with kMinRuns runs: [1, 1] with runs = 0.
   ErrorBand For(ErrorMetric metric, const ErrorRegime& regime) const;
-  // The validated start-up memory error (KV-cache GiB, measured / predicted).
+  // The validated start-up memory error (KV-cache GiB, measured / predicted): the "kv_gib" row.
   ErrorBand Memory() const;
 
   struct Row {
