@@ -10,7 +10,7 @@ latency_s.<family>.<stat> for times (seconds) and throughput.output_tokens_per_s
 Prints one line per run with a metric outside 0.8-1.25, the median ratio per metric, the share within
 +-25% and the same per engine and per model family. Exit status 0 when the development gate holds
 (every metric's median ratio within 0.8-1.25 and >= 75% of metrics within +-25%), 1 when it does not,
-2 when a replay could not run; --report-only always exits 0 unless a replay could not run.
+2 when a replay could not run or a row of cases.csv is malformed; --report-only exits 0 otherwise.
 """
 import argparse, csv, math, os, shlex, subprocess, sys, tempfile, json
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +27,12 @@ METRICS = {
 }
 BAND = math.log(1.25)  # +-25%, and the 0.8-1.25 window of a median
 GATE_WITHIN = 0.75
+
+
+def bad_input(message):
+    """A malformed row: say where, and exit 2 as kvsim does on bad input."""
+    print(f"score.py: {message}", file=sys.stderr)
+    sys.exit(2)
 
 
 def lookup(summary, metric):
@@ -56,9 +62,14 @@ def main():
     runs = {}
     with open(os.path.join(HERE, "cases.csv")) as fh:
         for lineno, r in enumerate(csv.DictReader(fh), start=2):
+            where = f"{os.path.join(HERE, 'cases.csv')}:{lineno}"
             if r["metric"] not in METRICS:
-                sys.exit(f"{os.path.join(HERE, 'cases.csv')}:{lineno}: field metric: unknown metric '{r['metric']}' "
-                         f"(known: {', '.join(METRICS)})")
+                bad_input(f"{where}: field metric: unknown metric '{r['metric']}' (known: {', '.join(METRICS)})")
+            try:
+                if not float(r["measured"]) > 0:
+                    raise ValueError
+            except (TypeError, ValueError):
+                bad_input(f"{where}: field measured: '{r['measured']}' is not a positive number")
             rid = r["id"].split(":")[0]
             if args.only and args.only not in rid:
                 continue
