@@ -22,7 +22,8 @@ METRICS = {
     "ttft_mean": ("latency_s", "ttft", "mean"), "ttft_p50": ("latency_s", "ttft", "p50"),
     "ttft_p99": ("latency_s", "ttft", "p99"), "tpot_mean": ("latency_s", "tpot", "mean"),
     "tpot_p50": ("latency_s", "tpot", "p50"), "tpot_p99": ("latency_s", "tpot", "p99"),
-    "e2e_mean": ("latency_s", "e2e", "mean"), "e2e_p99": ("latency_s", "e2e", "p99"),
+    "e2e_mean": ("latency_s", "e2e", "mean"), "e2e_p50": ("latency_s", "e2e", "p50"),
+    "e2e_p99": ("latency_s", "e2e", "p99"),
     "output_tps": ("throughput", "output_tokens_per_s", None),
 }
 BAND = math.log(1.25)  # +-25%, and the 0.8-1.25 window of a median
@@ -95,7 +96,7 @@ def main():
     for rid, (summary, err) in results.items():
         engine, model = engines.get(rid, ("?", "?"))
         family = ("gpt-oss" if "gpt-oss" in model else "deepseek" if "DeepSeek" in model
-                  else "qwen3-moe" if "Qwen3" in model else model)
+                  else "qwen3-moe" if "Qwen3" in model else "minimax" if "MiniMax" in model else model)
         if summary is None:
             print(f"FAIL {rid}: {err}")
             failed += 1
