@@ -57,9 +57,15 @@ def main():
     ap.add_argument("--only", help="score only runs whose id contains this")
     ap.add_argument("--jobs", type=int, default=2, help="replays at once (default 2)")
     args = ap.parse_args()
-    out = args.keep or tempfile.mkdtemp(prefix="kvsim-moe-serving-")
-    os.makedirs(out, exist_ok=True)
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+        return score(args, args.keep)
+    with tempfile.TemporaryDirectory(prefix="kvsim-moe-serving-") as out:  # removed on exit: ctest runs this every time
+        return score(args, out)
 
+
+def score(args, out):
+    """Replays every run into `out` and prints the scores; exits with the status the module doc states."""
     runs = {}
     with open(os.path.join(HERE, "cases.csv")) as fh:
         for lineno, r in enumerate(csv.DictReader(fh), start=2):
