@@ -318,6 +318,12 @@ const ServeFlag kSglangFlags[] = {
     {"--enable-hierarchical-cache", "", S, N}, {"--hicache-ratio", "", V, N}, {"--context-parallel-size", "", V, X},
     {"--enable-multimodal", "", S, N}, {"--disable-shared-experts-fusion", "", S, N},
     {"--ep-num-redundant-experts", "", V, X},
+    // server_args.py declares the parallel sizes under their long names too (--tensor-parallel-size
+    // beside --tp-size and --tp, and so on); published launch lines use both.
+    {"--tensor-parallel-size", "", V, M, "--tensor-parallel-size"},
+    {"--pipeline-parallel-size", "", V, M, "--pipeline-parallel-size"},
+    {"--data-parallel-size", "", V, M, "--data-parallel-size"}, {"--expert-parallel-size", "", V, X},
+    {"--decode-log-interval", "", V, N},
 };
 
 template <size_t K>

@@ -149,6 +149,16 @@ TEST(VllmCommandLineTest, SglangLaunchServerSelectsTheSglangRule) {
   EXPECT_NE(r.out.find("max-model-len 8192"), std::string::npos) << r.out;
 }
 
+// SGLang's server_args.py takes the parallel sizes under their long names as well (InferenceX's
+// DeepSeek-R1 launch scripts write --tensor-parallel-size=8).
+TEST(VllmCommandLineTest, SglangLongParallelNamesAreItsOwn) {
+  const auto r = RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "python3", "-m", "sglang.launch_server",
+                         "--model-path", "meta-llama/Llama-3.1-70B-Instruct", "--tensor-parallel-size=4",
+                         "--decode-log-interval", "40", "--context-length", "8192"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("settings").at("tensor_parallel_size").get<int64_t>(), 4);
+}
+
 // `--config FILE.yaml` is read as vLLM's FlexibleArgumentParser reads it: the recipe's Hopper file sets
 // fp8 KV, prefix caching off and 8,192 batched tokens, and a flag on the line wins over the file's (the
 // config's flags go first, argparse keeps the last).
