@@ -78,6 +78,7 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     return it == header.end() ? header.size() : static_cast<size_t>(it - header.begin());
   };
   const size_t pcie_column = optional_column("pcie_gen"), host_link_column = optional_column("host_link_GB_per_s");
+  const size_t generation_column = optional_column("generation");
   while (in.Next(line)) {
     if (IsBlankLine(line)) continue;
     const unsigned row = static_cast<unsigned>(in.line_number());
@@ -113,6 +114,12 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     if (pcie_column < cells.size()) g.pcie_gen = static_cast<int>(ParseNumber(cells[pcie_column], path, row, "pcie_gen"));
     if (host_link_column < cells.size())
       g.host_link_bytes_per_s = ParseNumber(cells[host_link_column], path, row, "host_link_GB_per_s") * 1e9;
+    if (generation_column < cells.size()) {
+      g.generation = cells[generation_column];
+      for (char ch : g.generation)
+        if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)))
+          throw Error(where + ": column generation: '" + g.generation + "' is not a lower-case architecture name (hopper)");
+    }
     catalog.gpus_.push_back(std::move(g));
   }
   return catalog;

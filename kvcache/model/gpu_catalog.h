@@ -42,6 +42,7 @@ struct GpuSpec {
   Interconnect interconnect = Interconnect::kPcie;
   int pcie_gen = 0;               // 0: unknown, or a host link other than PCIe (GB200's NVLink-C2C)
   double host_link_bytes_per_s = 0;  // GPU <-> host memory, one direction (datasheet); 0: unknown
+  std::string generation;         // architecture: ampere, ada, hopper, blackwell, ... ("" unknown)
 };
 
 // The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
@@ -53,7 +54,7 @@ class GpuCatalog {
  public:
   // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,
   // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source, and optionally
-  // pcie_gen,host_link_GB_per_s;
+  // pcie_gen,host_link_GB_per_s,generation;
   // empty cells: not known). Throws kvsim::Error with file, line and column on malformed rows.
   static GpuCatalog Load(const std::string& path);
 
