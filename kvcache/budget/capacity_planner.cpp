@@ -63,11 +63,21 @@ struct Formats {
   KvCacheFormat kv;
 };
 
+// --kv-cache-dtype as vLLM resolves it: "auto" takes the checkpoint's calibrated KV format where the
+// release reads it (ReleaseRule::kCheckpointKvCacheDtype), else the model dtype.
+std::string CacheDtype(const ModelSpec& spec, const DeploymentConfig& c, const VllmVersion& version) {
+  const bool auto_dtype = c.kv_cache_dtype.empty() || c.kv_cache_dtype == "auto";
+  if (auto_dtype && c.engine == Engine::kVllm && !spec.checkpoint_quantization.kv_cache_dtype.empty() &&
+      HasRule(version, ReleaseRule::kCheckpointKvCacheDtype))
+    return spec.checkpoint_quantization.kv_cache_dtype;
+  return c.kv_cache_dtype;
+}
+
 Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
   Formats f{ParseVllmVersion(c.vllm_version), ResolveDtype(c.dtype, spec), {}, {}};
   f.quant = c.quantization.empty() ? spec.checkpoint_quantization
                                    : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
-  f.kv = ParseKvCacheFormat(c.kv_cache_dtype, spec, f.dtype);
+  f.kv = ParseKvCacheFormat(CacheDtype(spec, c, f.version), spec, f.dtype);
   const bool ssm_auto = c.mamba_ssm_cache_dtype.empty() || c.mamba_ssm_cache_dtype == "auto";
   ApplyStateDtypes(c.mamba_cache_dtype, ssm_auto && !spec.checkpoint_state_ssm_dtype.empty()
                                             ? spec.checkpoint_state_ssm_dtype : c.mamba_ssm_cache_dtype, f.kv);
@@ -153,7 +163,7 @@ void AddDraftKv(const DeploymentConfig& c, const Formats& f, const EffectiveSett
   if (c.speculative.draft) {
     const ModelSpec& d = *c.speculative.draft;
     if (d.kv_layers() == 0) return;
-    draft = BuildKvCacheLayout(d, ParseKvCacheFormat(c.kv_cache_dtype, d, f.dtype), s.tensor_parallel_size, 0,
+    draft = BuildKvCacheLayout(d, ParseKvCacheFormat(f.kv.name, d, f.dtype), s.tensor_parallel_size, 0,
                                d.num_layers, s.block_size, KvGrouping::kSingleGroup);
   } else {
     draft = st.layout;  // MTP: one more layer of the target's own shape

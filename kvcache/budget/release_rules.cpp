@@ -17,6 +17,10 @@ constexpr ReleaseRuleEntry kRules[] = {
      "Qwen3-VL encoder profile: a video counted by its placeholder with timestamps"},
     {ReleaseRule::kNoLoraExtraVocab, 12, 0, "lora_extra_vocab_size removed (v0.12.0)",
      "LoRA buffers: no extra vocabulary rows"},
+    {ReleaseRule::kCheckpointKvCacheDtype, 14, 0,
+     "PR #30785 (vllm/engine/arg_utils.py resolves the cache dtype when CacheConfig is built; merged 2025-12-16, "
+     "after 0.13.0's release branch)",
+     "KV bytes: --kv-cache-dtype auto stores a ModelOpt checkpoint's KV in its kv_cache_quant_algo (FP8)"},
     {ReleaseRule::kSortFreeSampler, 17, 0, "V1 sampler, greedy profile pass without top-k/top-p sort (v0.17.0)",
      "activation peak: sampler 15 B per logit instead of 38"},
     {ReleaseRule::kCudaGraphEstimateOptIn, 18, 0, "PR #30515 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",

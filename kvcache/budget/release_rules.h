@@ -28,6 +28,7 @@ enum class ReleaseRule {
   kModelRunnerV2Dense,       // dense models profile with the V2 model runner (model_runner.h)
   kV2RunnerProfilesGraphs,   // the V2 runner measures its CUDA graphs during the profile
   kModelRunnerV2AllModels,   // every model family profiles with the V2 runner
+  kCheckpointKvCacheDtype,   // --kv-cache-dtype auto takes a ModelOpt checkpoint's kv_cache_quant_algo
 };
 
 template <>
@@ -46,7 +47,8 @@ struct EnumNames<ReleaseRule> {
       {ReleaseRule::kNullBlockOutOfCheck, "null-block-out-of-check"},
       {ReleaseRule::kModelRunnerV2Dense, "model-runner-v2-dense"},
       {ReleaseRule::kV2RunnerProfilesGraphs, "v2-runner-profiles-graphs"},
-      {ReleaseRule::kModelRunnerV2AllModels, "model-runner-v2-all-models"}};
+      {ReleaseRule::kModelRunnerV2AllModels, "model-runner-v2-all-models"},
+      {ReleaseRule::kCheckpointKvCacheDtype, "checkpoint-kv-cache-dtype"}};
 };
 
 struct ReleaseRuleEntry {

@@ -14,6 +14,9 @@ bool IsQuantized(const WeightTensor& t, const QuantizationSpec& quant) {
   if (quant.method == QuantMethod::kNone) return false;
   if (quant.experts_only) return t.role == WeightRole::kExpert;
   if (quant.attention_unquantized && t.role == WeightRole::kAttention) return false;
+  if (t.role == WeightRole::kAttention &&
+      std::binary_search(quant.unquantized_mixer_layers.begin(), quant.unquantized_mixer_layers.end(), t.layer))
+    return false;
   return t.role == WeightRole::kAttention || t.role == WeightRole::kMlp || t.role == WeightRole::kExpert;
 }
 

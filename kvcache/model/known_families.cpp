@@ -33,6 +33,18 @@ constexpr const char* kLlamaLayoutFamilies[] = {
     "granitemoeshared", "internlm", "internlm2", "internlm3", "minicpm", "olmo", "olmo2", "olmo3", "phimoe",
     "smollm3", "stablelm", "xverse"};
 
+// Families vLLM serves that kvsim refuses, with the reason: what their layers hold that kvsim cannot size.
+struct RefusedFamily {
+  const char* model_type;
+  const char* reason;
+};
+constexpr RefusedFamily kRefusedFamilies[] = {
+    {"kimi_linear",
+     "Kimi-Linear's Kimi Delta Attention layers keep per-request short-convolution and recurrent states of their "
+     "own shapes (vLLM's kda.py KimiDeltaAttention.get_state_shape), a state layout kvsim does not model beside "
+     "its MLA layers"},
+};
+
 }  // namespace
 
 std::vector<std::string> KnownModelFamilies() {
@@ -50,6 +62,10 @@ bool IsKnownModelFamily(const std::string& model_type) {
 
 void RequireKnownModelFamily(const std::string& model_type, const std::string& architecture, const std::string& source) {
   if (IsKnownModelFamily(model_type)) return;
+  for (const RefusedFamily& f : kRefusedFamilies)
+    if (model_type == f.model_type)
+      throw Error(source + ": model_type '" + model_type + "'" + (architecture.empty() ? "" : " (" + architecture + ")") +
+                  " is not modelled: " + f.reason);
   const std::string what = model_type.empty() || model_type == "unknown" ? "a config without model_type"
                                                                          : "model_type '" + model_type + "'";
   throw Error(source + ": " + what + (architecture.empty() ? "" : " (" + architecture + ")") +

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
@@ -110,6 +112,25 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
   }
   throw Error(source + ": quantization_config.config_groups.*.weights.num_bits: " +
               std::to_string(bits) + " is not supported (8 or 4)");
+}
+
+// The layer index of a module name "<prefix>layers.<N>.mixer.<projection>" whose projection is one of
+// a mixer's linear layers (Mamba's in_proj / out_proj, attention's q/k/v/o_proj), else nullopt.
+std::optional<int64_t> MixerProjectionLayer(const std::string& name) {
+  static const char* const kProjections[] = {"in_proj", "out_proj", "q_proj", "k_proj", "v_proj", "o_proj"};
+  const std::string layers = "layers.";
+  const size_t at = name.find(layers);
+  if (at == std::string::npos) return std::nullopt;
+  size_t i = at + layers.size();
+  int64_t layer = 0;
+  const size_t digits = i;
+  while (i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])) && i - digits < 9)
+    layer = layer * 10 + (name[i++] - '0');
+  if (i == digits || name.compare(i, 7, ".mixer.") != 0) return std::nullopt;
+  const std::string projection = name.substr(i + 7);
+  for (const char* p : kProjections)
+    if (projection == p) return layer;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -228,17 +249,37 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
     // ModelOpt checkpoints (hf_quant_config's quantization block): quant_algo NVFP4 or FP8.
     std::string algo = method == "modelopt_fp4" ? "nvfp4" : "";
     if (auto a = config.find("quant_algo"); a != config.end() && a->is_string()) algo = Lower(a->get<std::string>());
+    QuantizationSpec q;
     if (algo == "nvfp4") {
-      QuantizationSpec q = Nvfp4();
-      // exclude_modules naming self_attn (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4
-      // checkpoints) leaves attention in 16 bits; vLLM's ModelOptNvFp4Config.is_layer_excluded skips them.
-      if (auto ex = config.find("exclude_modules"); ex != config.end() && ex->is_array())
-        for (const auto& m : *ex)
-          if (m.is_string() && m.get<std::string>().find("self_attn") != std::string::npos) q.attention_unquantized = true;
-      return q;
+      q = Nvfp4();
+    } else if (algo == "fp8") {
+      q = Fp8(ScaleGranularity::kPerTensor, "modelopt");
+    } else {
+      throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
     }
-    if (algo == "fp8") return Fp8(ScaleGranularity::kPerTensor, "modelopt");
-    throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
+    // vLLM's ModelOpt configs (modelopt.py is_layer_excluded) leave every module exclude_modules names in
+    // the model dtype: "self_attn" (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4
+    // checkpoints) keeps all attention 16-bit; a layer's mixer projection named by index (Nemotron-3)
+    // keeps that layer's attention or SSM projections 16-bit.
+    if (auto ex = config.find("exclude_modules"); ex != config.end() && ex->is_array())
+      for (const auto& m : *ex) {
+        if (!m.is_string()) continue;
+        const std::string name = m.get<std::string>();
+        if (name.find("self_attn") != std::string::npos) q.attention_unquantized = true;
+        if (const std::optional<int64_t> layer = MixerProjectionLayer(name))
+          q.unquantized_mixer_layers.push_back(*layer);
+      }
+    if (auto kv = config.find("kv_cache_quant_algo"); kv != config.end() && !kv->is_null()) {
+      const std::string kv_algo = kv->is_string() ? Lower(kv->get<std::string>()) : kv->dump();
+      if (kv_algo != "fp8")
+        throw Error(source + ": quantization_config.kv_cache_quant_algo: '" + kv_algo +
+                    "' is not supported for modelopt (FP8, or null for none)");
+      q.kv_cache_dtype = "fp8";
+    }
+    std::sort(q.unquantized_mixer_layers.begin(), q.unquantized_mixer_layers.end());
+    q.unquantized_mixer_layers.erase(std::unique(q.unquantized_mixer_layers.begin(), q.unquantized_mixer_layers.end()),
+                                     q.unquantized_mixer_layers.end());
+    return q;
   }
   if (method == "compressed-tensors") return ParseCompressedTensors(config, source);
   throw Error(source + ": quantization_config.quant_method: '" + method +

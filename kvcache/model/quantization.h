@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -49,6 +50,13 @@ struct QuantizationSpec {
   bool double_quant = false;         // bitsandbytes 4-bit nested absmax
   bool experts_only = false;         // mxfp4 in gpt-oss: attention stays 16-bit
   bool attention_unquantized = false;  // ModelOpt's exclude_modules keeps self_attn 16-bit (NVIDIA's DeepSeek FP4)
+  // Layers whose mixer projections ModelOpt's exclude_modules names one by one ("backbone.layers.5.mixer.q_proj",
+  // NVIDIA's Nemotron-3 recipe: the attention layers and the Mamba layer before each): their attention or SSM
+  // projections stay 16-bit while the rest of the model is quantized. Sorted, no duplicates.
+  std::vector<int64_t> unquantized_mixer_layers;
+  // The KV-cache format a ModelOpt checkpoint was calibrated for (hf_quant_config's kv_cache_quant_algo,
+  // as --kv-cache-dtype spells it: "fp8"); empty when it names none.
+  std::string kv_cache_dtype;
   std::string name = "none";         // as vLLM spells it
 };
 

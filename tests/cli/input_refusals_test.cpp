@@ -161,8 +161,8 @@ TEST(InputRefusalsTest, AMistypedFlagOrCommandGetsADidYouMean) {
 // The draft of --speculative-config is not kvsim's --model: the hint says where its config goes.
 TEST(InputRefusalsTest, AnUnknownDraftModelSaysHowToGiveItsConfig) {
   const auto r = RunCli({"capacity", "--speculative-config",
-                         "{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", \"num_speculative_tokens\": 3}"});
-  ExpectOneLineError(r, "--speculative-config: draft \"model\": 'yuhuili/EAGLE3-LLaMA3.1-Instruct-8B'");
+                         "{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.3-Instruct-70B\", \"num_speculative_tokens\": 3}"});
+  ExpectOneLineError(r, "--speculative-config: draft \"model\": 'yuhuili/EAGLE3-LLaMA3.3-Instruct-70B'");
   EXPECT_NE(r.err.find("pass it as the draft: --speculative-config"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("pass --model"), std::string::npos) << r.err;
 }

@@ -123,5 +123,34 @@ TEST(PublishedServeLinesTest, FormsVllmAcceptsAreAccepted) {
   EXPECT_EQ(run({"vllm", "serve", "Qwen/Qwen3-0.6B", "--max-model-len", "131072"}).exit_code, 2);
 }
 
+// The recipe families that had no model here are planned from the presets and aliases alone: GLM-4.7-FP8
+// (S017), Nemotron-3-Nano's FP8 release (S084) and the EAGLE-3 speculator of Llama-3.1-8B (S007). The
+// Nemotron checkpoint names an FP8 KV cache (kv_cache_quant_algo), which vLLM takes for --kv-cache-dtype auto
+// from 0.14 (PR #30785) and not before.
+TEST(PublishedServeLinesTest, RecipeFamiliesArePlannedWithoutAFile) {
+  const std::vector<ServeLine> lines = ReadLines();
+  auto line = [&](const std::string& id) {
+    for (const ServeLine& l : lines)
+      if (l.id == id) return l.command;
+    ADD_FAILURE() << id << " missing";
+    return std::string();
+  };
+  for (const std::string id : {"S007", "S017", "S084"}) {
+    const auto r = testing::RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", line(id)});
+    EXPECT_EQ(r.exit_code, 0) << id << ": " << r.err;
+  }
+  auto kv_dtype = [&](const std::string& version) {
+    const auto r = testing::RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-version", version,
+                                    "--vllm-cmd", line("S084")});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings").at("kv_cache_dtype").get<std::string>()
+                            : std::string();
+  };
+  EXPECT_EQ(kv_dtype("0.30"), "fp8");
+  EXPECT_EQ(kv_dtype("0.13"), "auto");
+  const auto drafter = testing::RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", line("S007")});
+  EXPECT_NE(drafter.out.find("EAGLE-3 head (1 layer, draft vocab 32000)"), std::string::npos) << drafter.out;
+}
+
 }  // namespace
 }  // namespace kvsim
