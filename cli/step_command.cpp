@@ -130,6 +130,8 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   report.work = work;
   report.seconds = model.Breakdown(work);
   report.operators = model.Operators(work);
+  report.moe = model.Moe();
+  if (model.quantized_kernel().kernel != LowBitKernel::kNone) report.quantized_kernel = model.quantized_kernel().name;
   AddSpeculation(d, cap, model, model_options, batch, spec_acceptance, report);
   WriteAnswer(json_path, RenderStepText(report), [&] { return StepToJson(report); }, out);
   return kExitOk;

@@ -129,6 +129,29 @@ nlohmann::json SpeculativeJson(const SpeculativeStepReport& r) {
   return j;
 }
 
+// How the experts run, and what the step assumes about the other DP ranks.
+std::string MoeText(const MoeLayout& m, const std::string& quantized_kernel) {
+  std::string out = Format("\nMoE: %g experts, top %g, on %s", m.experts, m.top_k, m.kernel);
+  if (!quantized_kernel.empty()) out += " (" + quantized_kernel + ")";
+  if (m.expert_parallel)
+    out += Format("; expert parallel over %d ranks, %g experts each", m.ranks, m.local_experts);
+  else if (m.ranks > 1)
+    out += Format("; every expert sliced over %d ranks", m.ranks);
+  out += "\n";
+  if (m.dp > 1)
+    out += Format("DP %d: each DP rank is taken to run a batch like this one (vLLM steps the DP ranks together; idle ranks "
+                  "run dummy batches), so the MoE layers see %d times this batch's tokens\n", m.dp, m.dp);
+  out += "experts_imbalance: each expert's rows padded to the kernel's M block";
+  out += m.expert_parallel ? ", and the busiest rank's routed rows instead of the mean (uniform routing)\n" : " (uniform routing)\n";
+  return out;
+}
+
+nlohmann::json MoeJson(const MoeLayout& m) {
+  return {{"experts", m.experts},   {"top_k", m.top_k}, {"kernel", m.kernel}, {"ranks", m.ranks},
+          {"data_parallel_size", m.dp}, {"expert_parallel", m.expert_parallel}, {"local_experts", m.local_experts},
+          {"assumption", "every DP rank runs a batch like this one; routing uniform over the experts"}};
+}
+
 }  // namespace
 
 std::string RenderStepText(const StepReport& r) {
@@ -143,6 +166,8 @@ std::string RenderStepText(const StepReport& r) {
   out += "Step time model: " + r.step_time_model + "\n\n";
   out += ComponentsText(r.seconds);
   out += OperatorsText("Operators (summed over the layers; one TP rank):", r.operators);
+  if (r.moe) out += MoeText(*r.moe, r.quantized_kernel);
+  else if (!r.quantized_kernel.empty()) out += "\nQuantized GEMMs run on: " + r.quantized_kernel + "\n";
   if (r.speculative) out += SpeculativeText(*r.speculative, r.batch);
   out += "\nMB = 10^6 bytes; GFLOP = 10^9 floating-point operations; ms = 10^-3 s\n";
   return out;
@@ -160,6 +185,8 @@ nlohmann::json StepToJson(const StepReport& r) {
   j["seconds"] = SecondsJson(r.seconds);
   j["operators"] = OperatorsJson(r.operators);
   if (r.speculative) j["speculative"] = SpeculativeJson(*r.speculative);
+  if (r.moe) j["moe"] = MoeJson(*r.moe);
+  if (!r.quantized_kernel.empty()) j["quantized_kernel"] = r.quantized_kernel;
   return j;
 }
 

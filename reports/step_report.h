@@ -40,6 +40,8 @@ struct StepReport {
   StepBreakdown seconds;
   std::vector<OperatorCost> operators;
   std::optional<SpeculativeStepReport> speculative;  // with --speculative-config
+  std::optional<MoeLayout> moe;                      // StepModel::Moe()
+  std::string quantized_kernel;                      // the quantized GEMMs' kernel; empty when unquantized
 };
 
 std::string RenderStepText(const StepReport& report);

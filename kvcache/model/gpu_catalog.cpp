@@ -79,6 +79,8 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
   };
   const size_t pcie_column = optional_column("pcie_gen"), host_link_column = optional_column("host_link_GB_per_s");
   const size_t generation_column = optional_column("generation");
+  const size_t fp4_column = optional_column("fp4_dense_tflops"), nvlink_column = optional_column("nvlink_GB_per_s"),
+               domain_column = optional_column("nvlink_domain_gpus"), nic_column = optional_column("nic_Gb_per_s");
   while (in.Next(line)) {
     if (IsBlankLine(line)) continue;
     const unsigned row = static_cast<unsigned>(in.line_number());
@@ -120,6 +122,16 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
         if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)))
           throw Error(where + ": column generation: '" + g.generation + "' is not a lower-case architecture name (hopper)");
     }
+    if (fp4_column < cells.size()) g.fp4_dense_tflops = ParseNumber(cells[fp4_column], path, row, "fp4_dense_tflops");
+    if (nvlink_column < cells.size())
+      g.nvlink_bytes_per_s = ParseNumber(cells[nvlink_column], path, row, "nvlink_GB_per_s") * 1e9;
+    if (domain_column < cells.size()) {
+      const double d = ParseNumber(cells[domain_column], path, row, "nvlink_domain_gpus");
+      if (d != static_cast<double>(static_cast<int>(d)) || d > 100000)
+        throw Error(where + ": column nvlink_domain_gpus: '" + cells[domain_column] + "' is not a whole number of GPUs");
+      g.nvlink_domain_gpus = static_cast<int>(d);
+    }
+    if (nic_column < cells.size()) g.nic_bytes_per_s = ParseNumber(cells[nic_column], path, row, "nic_Gb_per_s") * 1e9 / 8;
     catalog.gpus_.push_back(std::move(g));
   }
   return catalog;

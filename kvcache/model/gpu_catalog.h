@@ -43,6 +43,11 @@ struct GpuSpec {
   int pcie_gen = 0;               // 0: unknown, or a host link other than PCIe (GB200's NVLink-C2C)
   double host_link_bytes_per_s = 0;  // GPU <-> host memory, one direction (datasheet); 0: unknown
   std::string generation;         // architecture: ampere, ada, hopper, blackwell, ... ("" unknown)
+  // Optional columns for expert-parallel and low-bit timing (0: unknown / none).
+  double fp4_dense_tflops = 0;    // FP4 tensor peak (Blackwell), dense
+  double nvlink_bytes_per_s = 0;  // NVLink per GPU and direction (half the bidirectional datasheet figure)
+  int nvlink_domain_gpus = 0;     // GPUs one NVLink domain joins (8 per HGX board, 72 per NVL72 rack)
+  double nic_bytes_per_s = 0;     // the RDMA NIC per GPU in the reference system, line rate
 };
 
 // The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
@@ -54,7 +59,7 @@ class GpuCatalog {
  public:
   // Reads `path` (columns: id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,
   // bf16_dense_tflops,fp8_dense_tflops,int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source, and optionally
-  // pcie_gen,host_link_GB_per_s,generation;
+  // pcie_gen,host_link_GB_per_s,generation,fp4_dense_tflops,nvlink_GB_per_s,nvlink_domain_gpus,nic_Gb_per_s;
   // empty cells: not known). Throws kvsim::Error with file, line and column on malformed rows.
   static GpuCatalog Load(const std::string& path);
 

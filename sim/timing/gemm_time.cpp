@@ -19,6 +19,11 @@ constexpr int64_t kSplitK[] = {1, 2, 4, 8};
 constexpr int64_t kMinSplitKDepth = 256;  // K per split worth a split
 constexpr double kSplitReduceS = 2e-6;    // split-K's reduction of the partial outputs (they stay in L2)
 static_assert([] {
+  int64_t rows = INT64_MAX;
+  for (const Tile& t : kTiles) rows = std::min(rows, t.m);
+  return rows == kGemmMinTileRows;
+}());
+static_assert([] {
   for (const Tile& t : kTiles)
     if (!std::has_single_bit(static_cast<uint64_t>(t.m)) || !std::has_single_bit(static_cast<uint64_t>(t.n))) return false;
   for (int64_t s : kSplitK)

@@ -30,8 +30,11 @@ struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
   double weight_bytes = 0;        // B as stored (quantized formats are smaller)
   double activation_bytes = 2;    // per element of A and C
-  double dequant_factor = 1.0;    // > 1: weight-only formats spend compute unpacking
+  double dequant_factor = 1.0;    // > 1: MMA work per useful FLOP (weight-only unpacking, padded rows)
 };
+
+// The rows of the smallest output tile the compute model rounds M up to.
+inline constexpr int64_t kGemmMinTileRows = 64;
 
 double GemmFlops(const GemmShape& g);
 double GemmBytes(const GemmShape& g);

@@ -8,33 +8,13 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/model/quantization.h"
+#include "sim/timing/link_rates.h"
 
 namespace kvsim {
 namespace {
 
 constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kMaxMemoKey = 1 << 17;     // token counts memoised per step component
-
-// All-reduce bandwidth per direction and per-call latency by interconnect (vLLM's custom all-reduce
-// on NVLink, NCCL rings on PCIe); the latencies are typical small-message figures of nccl-tests.
-double LinkBytesPerSecond(Interconnect i) {
-  switch (i) {
-    case Interconnect::kNvls: return 450e9;
-    case Interconnect::kNvlink: return 300e9;
-    case Interconnect::kPcie: return 25e9;
-    case Interconnect::kXgmi: return 300e9;
-  }
-  return 300e9;
-}
-double AllReduceLatencySeconds(Interconnect i) {
-  switch (i) {
-    case Interconnect::kNvls: return 8e-6;
-    case Interconnect::kNvlink: return 10e-6;
-    case Interconnect::kPcie: return 25e-6;
-    case Interconnect::kXgmi: return 15e-6;
-  }
-  return 10e-6;
-}
 
 }  // namespace
 
@@ -65,7 +45,10 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   BuildAttentionGemms(spec, cap);
   BuildMlpGemms(spec, cap);
   for (const ExtraGemm& g : o.extra_gemms) AddGemm(g.name.c_str(), g.n, g.k, false, 1.0, cap);
-  ChooseQuantizedKernels(cap, gpu);
+  lowbit_ = ChooseLowBitGemm(cap.weight_quantization.method, gpu);
+  gemmq_ = gemm_;
+  if (lowbit_.peak_flops > 0) gemmq_.peak_flops = lowbit_.peak_flops;
+  BuildExperts(spec, cap, gpu, o);
 
   hidden_ = static_cast<double>(spec.hidden_size);
   layers_ = static_cast<double>(spec.num_layers);
@@ -166,33 +149,41 @@ void StepModel::BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap) 
     AddGemm("shared_expert_up", up_factor * shared, h, dense_quantized, moe_layers, cap);
     AddGemm("shared_expert_down", h, shared, dense_quantized, moe_layers, cap);
   }
-  const int64_t inter = m.expert_intermediate_size / tp_;
-  const bool quantized = cap.weight_quantization.method != QuantMethod::kNone;
-  experts_.layers = moe_layers;
-  experts_.num_experts = static_cast<double>(m.num_experts);
-  experts_.top_k = static_cast<double>(m.experts_per_token);
-  experts_.up = {"experts_up", up_factor * inter, h, WeightBytes(up_factor * inter, h, true, cap), moe_layers, quantized};
-  experts_.down = {"experts_down", h, inter, WeightBytes(h, inter, true, cap), moe_layers, quantized};
 }
 
-// FP8 and INT8 checkpoints (W8A8, including compressed-tensors FP8) run at the GPU's 8-bit peak with
-// 8-bit activations when it has one; without FP8 tensor cores vLLM serves FP8 weights with
-// weight-only kernels (Marlin), as it does GPTQ/AWQ/mxfp4: packed weights are streamed and
-// unpacked in the kernel near the 16-bit tensor rate.
-void StepModel::ChooseQuantizedKernels(const CapacityResult& cap, const GpuSpec& gpu) {
-  const QuantMethod m = cap.weight_quantization.method;
-  const double peak8 = m == QuantMethod::kFp8 ? DensePeakFlops(gpu, NumericFormat::kFp8)
-                       : m == QuantMethod::kInt8 ? DensePeakFlops(gpu, NumericFormat::kInt8) : 0.0;
-  w8a8_ = peak8 > 0;
-  weight_only_ = m != QuantMethod::kNone && !w8a8_;
-  gemm8_ = gemm_;
-  if (w8a8_) gemm8_.peak_flops = peak8;
+// The routed experts: sliced over TP × DP ranks, or whole experts spread over them under expert
+// parallelism (moe_layer.h).
+void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o) {
+  if (!spec.is_moe()) return;
+  MoeLayerShape s;
+  for (bool is_moe : spec.moe.layer_is_moe) s.layers += is_moe;
+  if (s.layers <= 0) return;
+  const MoeSpec& m = spec.moe;
+  const EffectiveSettings& d = cap.settings;
+  s.num_experts = static_cast<double>(m.num_experts);
+  s.top_k = static_cast<double>(m.experts_per_token);
+  s.tp = tp_;
+  s.dp = std::max(1, d.data_parallel_size);
+  s.expert_parallel = d.enable_expert_parallel && tp_ * s.dp > 1;
+  s.hidden = spec.hidden_size;
+  const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
+  const int64_t inter = m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp);
+  s.up_n = up_factor * inter;
+  s.down_k = inter;
+  s.up_weight_bytes = WeightBytes(s.up_n, s.hidden, true, cap);
+  s.down_weight_bytes = WeightBytes(s.hidden, s.down_k, true, cap);
+  s.activation_bytes = act_bytes_;
+  s.quantized = cap.weight_quantization.method != QuantMethod::kNone;
+  ExpertParallelLinks links = LinksOf(gpu, link_);
+  if (o.link_bytes_per_s > 0) links.nvlink_bytes_per_s = o.link_bytes_per_s;
+  moe_.emplace(s, lowbit_, gemm_, ChooseMoeKernel(lowbit_, gpu), links);
 }
 
 GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {
   GemmShape s{m, g.n, g.k, g.weight_bytes, act_bytes_, 1.0};
-  if (g.quantized && w8a8_) s.activation_bytes = 1.0;
-  if (g.quantized && weight_only_) s.dequant_factor = 1.1;  // unpacking costs ~10% of the MMA rate
+  if (!g.quantized) return s;
+  if (lowbit_.activation_bytes > 0) s.activation_bytes = lowbit_.activation_bytes;
+  s.dequant_factor = lowbit_.dequant_factor * KernelRowShare(lowbit_, m);
   return s;
 }
 
@@ -215,21 +206,13 @@ double StepModel::MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) co
 void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
   if (tokens <= 0) return;
   auto add = [&](const Gemm& g, const GemmShape& s, double groups, double layers) {
-    const double t = GroupedGemmSeconds(s, groups, g.quantized && w8a8_ ? gemm8_ : gemm_) * layers;
+    const double t = GroupedGemmSeconds(s, groups, g.quantized ? gemmq_ : gemm_) * layers;
     const std::string& name = g.name;
     *seconds += t;
     if (out) out->push_back({name, "linear", static_cast<int64_t>(layers), GemmFlops(s) * groups * layers, GemmBytes(s) * groups * layers, t});
   };
   for (const Gemm& g : gemms_) add(g, Shape(g, tokens), 1.0, g.layers);
-  if (experts_.layers > 0) {
-    // T tokens routed to k of E experts: distinct experts touched E·(1 − (1 − k/E)^T), each
-    // receiving T·k / touched tokens, in one grouped kernel per projection.
-    const double e = experts_.num_experts, k = experts_.top_k, t = static_cast<double>(tokens);
-    const double touched = std::max(1.0, e * (1.0 - std::pow(1.0 - k / e, t)));
-    const int64_t per_expert = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t * k / touched)));
-    add(experts_.up, Shape(experts_.up, per_expert), touched, experts_.layers);
-    add(experts_.down, Shape(experts_.down, per_expert), touched, experts_.layers);
-  }
+  if (moe_) moe_->AddExperts(tokens, out, seconds);
 }
 
 StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64_t sequences) const {
@@ -316,12 +299,13 @@ void StepModel::AddCommunication(int64_t tokens, std::vector<OperatorCost>* out,
     *seconds += s;
     if (out) out->push_back({"pp_send", "communication", pp_ - 1, 0.0, message * (pp_ - 1), s});
   }
+  if (moe_) moe_->AddAllToAll(tokens, out, seconds);
 }
 
 int64_t StepModel::KernelsPerStep() const {
   double kernels = 2 * layers_ + 1 + 2 * kv_layers_ + layers_ + 1 + 5;  // norms, rope, attention, activation, embedding, lm_head + sampler
   for (const Gemm& g : gemms_) kernels += g.layers;
-  kernels += 2 * experts_.layers;
+  if (moe_) kernels += static_cast<double>(moe_->KernelsPerStep());
   if (tp_ > 1) kernels += 2 * layers_;
   return static_cast<int64_t>(kernels);
 }

@@ -1,11 +1,12 @@
 // How long one engine step takes, operator by operator, on one GPU of the deployment (one TP rank;
 // pipeline stages run one after the other):
 //
-//   linear         per layer QKV, O, MLP gate/up and down (MoE: the router, the routed experts as one
-//                  grouped GEMM over the E·(1 − (1 − k/E)^T) distinct experts T tokens touch, each
-//                  expert's tokens T·k / touched, and the shared experts), timed by gemm_time.h; weights
-//                  at their stored size (int4/int8 weight-only formats stream fewer bytes and spend
-//                  compute unpacking; FP8 W8A8 runs at the FP8 peak)
+//   linear         per layer QKV, O, MLP gate/up and down (MoE: the router, the shared experts and
+//                  the routed experts, moe_layer.h: one grouped GEMM over the distinct experts the
+//                  tokens touch, plus the routing imbalance), timed by gemm_time.h; weights at their
+//                  stored size, on the kernel lowbit_gemm.h picks for the format and GPU (weight-only
+//                  formats stream fewer bytes and spend compute unpacking; W8A8 at the 8-bit peak;
+//                  FP4 on Blackwell's FP4 tensor cores)
 //   attention      per layer, FlashAttention over the batch: 2·(q width + v width) FLOPs per attended
 //                  (query, key) pair against the 16-bit peak, and the KV cache read (context tokens ×
 //                  KV bytes per token per layer; sliding-window layers read at most a window per
@@ -15,7 +16,8 @@
 //   lm_head        the vocabulary GEMM for one row per sequence and per verified draft token, then
 //                  sampling over the logits
 //   communication  TP: two all-reduces per layer of tokens × hidden × 2 bytes (latency + ring traffic
-//                  2·(tp−1)/tp over the link); PP: one activation hand-off per stage boundary
+//                  2·(tp−1)/tp over the link); PP: one activation hand-off per stage boundary; DP with
+//                  MoE: each MoE layer's dispatch and combine (moe_layer.h, expert_parallel.h)
 //   overhead       the scheduler's per-step CPU work, plus CUDA-graph replay (decode-only batches up
 //                  to 512 sequences run as one graph; mixed batches launch attention eagerly between
 //                  graph pieces) or, under --enforce-eager, every kernel's launch when the CPU is slower
@@ -29,6 +31,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,9 @@
 #include "kvcache/budget/capacity_planner.h"
 #include "sim/timing/gemm_time.h"
 #include "sim/timing/kernel_efficiency.h"
+#include "sim/timing/lowbit_gemm.h"
+#include "sim/timing/moe_layer.h"
+#include "sim/timing/operator_cost.h"
 #include "sim/timing/step_timer.h"
 
 namespace kvsim {
@@ -71,16 +77,6 @@ struct StepModelOptions {
 struct StepBreakdown {
   double linear = 0, attention = 0, other = 0, lm_head = 0, communication = 0, overhead = 0;
   double total() const { return linear + attention + other + lm_head + communication + overhead; }
-};
-
-// One operator of the step, summed over the layers it runs in.
-struct OperatorCost {
-  std::string name;      // "qkv_proj", "experts_up", "attention", ...
-  std::string group;     // the StepBreakdown component it belongs to
-  int64_t kernels = 0;   // launches per step
-  double flops = 0;
-  double bytes = 0;      // moved to or from HBM
-  double seconds = 0;
 };
 
 class StepModel final : public StepTimer {
@@ -197,6 +193,9 @@ class StepModel final : public StepTimer {
   // "per-operator (calibration: FILE)", "per-operator (default efficiencies)" or "fixed 20 ms".
   std::string Describe() const override;
   const KernelEfficiency& efficiency() const { return eff_; }
+  // The routed experts' layout and kernel, if the model has MoE layers; the quantized GEMMs' kernel.
+  std::optional<MoeLayout> Moe() const { return moe_ ? std::optional<MoeLayout>(moe_->Layout()) : std::nullopt; }
+  const LowBitGemm& quantized_kernel() const { return lowbit_; }
   // The CPU time of launching every kernel of a step one by one (no graph): LoRA's launches
   // (lora_host.h) are weighed against the GPU time left over after these.
   double EagerLaunchSeconds() const { return static_cast<double>(KernelsPerStep()) * eff_.launch_us * 1e-6; }
@@ -209,17 +208,11 @@ class StepModel final : public StepTimer {
     double layers = 0;        // how many layers run it
     bool quantized = false;   // stored in the checkpoint's quantized format
   };
-  struct Experts {            // the routed experts of the MoE layers
-    double layers = 0;
-    double num_experts = 0, top_k = 0;
-    Gemm up, down;            // one expert's
-  };
-
   double WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const;
   void AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers, const CapacityResult& cap);
   void BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap);
   void BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap);
-  void ChooseQuantizedKernels(const CapacityResult& cap, const GpuSpec& gpu);
+  void BuildExperts(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o);
   GemmShape Shape(const Gemm& g, int64_t m) const;
   void AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   void AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const;
@@ -246,9 +239,8 @@ class StepModel final : public StepTimer {
   std::string calibration_;
   KernelEfficiency eff_;
   GemmDevice gemm_;
-  GemmDevice gemm8_;                // 8-bit tensor cores for W8A8 formats (FP8, INT8)
-  bool w8a8_ = false;               // quantized GEMMs run at the 8-bit peak with 8-bit activations
-  bool weight_only_ = false;        // quantized GEMMs stream packed weights and unpack them
+  LowBitGemm lowbit_;               // the kernel the quantized GEMMs run on (lowbit_gemm.h)
+  GemmDevice gemmq_;                // gemm_ at the quantized kernel's peak
   double peak16_ = 0, hbm_ = 0;
   bool eager_ = false;
   bool overlap_host_ = false;  // StepModelOptions::overlap_host
@@ -264,7 +256,7 @@ class StepModel final : public StepTimer {
   double vocab_per_gpu_ = 0, lm_head_bytes_ = 0;
   double link_ = 0, allreduce_latency_s_ = 0;
   std::vector<Gemm> gemms_;
-  Experts experts_;
+  std::optional<MoeLayerTimer> moe_;  // the routed experts, if the model has MoE layers
   // Memoised per token count / sequence count (NaN: not computed yet).
   mutable std::vector<double> linear_memo_, other_memo_, comm_memo_, lm_head_memo_;
 };

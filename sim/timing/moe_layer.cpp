@@ -1,0 +1,111 @@
+#include "sim/timing/moe_layer.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kvcache/base/check.h"
+#include "sim/timing/moe_routing.h"
+
+namespace kvsim {
+
+MoeLayerTimer::MoeLayerTimer(const MoeLayerShape& shape, const LowBitGemm& lowbit, const GemmDevice& dense, MoeKernel kernel,
+                             const ExpertParallelLinks& links)
+    : shape_(shape), device_(dense), activation_bytes_(shape.activation_bytes), kernel_(kernel), links_(links) {
+  if (shape.quantized) lowbit_ = lowbit;
+  KVSIM_DCHECK(shape.num_experts >= shape.top_k && shape.top_k > 0 && shape.tp >= 1 && shape.dp >= 1);
+  if (shape.quantized) {
+    if (lowbit.peak_flops > 0) device_.peak_flops = lowbit.peak_flops;
+    if (lowbit.activation_bytes > 0) activation_bytes_ = lowbit.activation_bytes;
+    dequant_ = lowbit.dequant_factor;
+  }
+  // DeepEP dispatches FP8 (with its scales) to experts that compute in 8 or 4 bits; the combine
+  // returns the experts' outputs in the activation type.
+  const bool fp8_dispatch = shape.quantized && lowbit.kernel != LowBitKernel::kWeightOnly && lowbit.kernel != LowBitKernel::kNone;
+  const double hidden = static_cast<double>(shape.hidden);
+  dispatch_bytes_ = shape.expert_parallel ? DispatchBytesPerToken(hidden, fp8_dispatch, shape.activation_bytes)
+                                          : hidden * shape.activation_bytes;
+  combine_bytes_ = hidden * shape.activation_bytes;
+}
+
+double MoeLayerTimer::local_experts() const {
+  return shape_.expert_parallel ? shape_.num_experts / (shape_.tp * shape_.dp) : shape_.num_experts;
+}
+
+GemmShape MoeLayerTimer::Shape(int64_t n, int64_t k, double weight_bytes, int64_t rows, double padding) const {
+  return {rows, n, k, weight_bytes, activation_bytes_, dequant_ * padding};
+}
+
+double MoeLayerTimer::ProjectionsSeconds(double tokens, bool padded, double* flops, double* bytes, double* up_s,
+                                         double* down_s) const {
+  const double e = shape_.num_experts, k = shape_.top_k;
+  const double ranks = shape_.expert_parallel ? static_cast<double>(shape_.tp * shape_.dp) : 1.0;
+  double t = tokens;
+  // The most loaded rank's share of the T·k assignments, as if it saw proportionally more tokens.
+  if (padded && ranks > 1) t *= ExpectedMaxLoad(tokens * k, ranks) / (tokens * k / ranks);
+  const double touched = std::max(1.0, ExpectedTouchedExperts(e, k, t));
+  const int64_t rows = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(t * k / touched)));
+  const double groups = touched / ranks;
+  // The rows the kernel computes for a touched expert: its rows padded to the kernel's block,
+  // averaged over the binomial spread, as extra MMA work beyond the rows the tile model already
+  // rounds the even spread up to (its smallest tile); the reads stay the real rows'.
+  const double tiled_rows = std::ceil(static_cast<double>(rows) / kGemmMinTileRows) * kGemmMinTileRows;
+  double kernel_rows = tiled_rows * KernelRowShare(lowbit_, rows);
+  if (padded) {
+    const double block = MoeBlockRows(kernel_, t, e, t * k / e);
+    kernel_rows = std::max(kernel_rows, e * ExpectedPaddedRows(t, k / e, block) / touched);
+  }
+  const double padding = kernel_rows / tiled_rows;
+  const GemmShape up = Shape(shape_.up_n, shape_.hidden, shape_.up_weight_bytes, rows, padding);
+  const GemmShape down = Shape(shape_.hidden, shape_.down_k, shape_.down_weight_bytes, rows, padding);
+  *up_s = GroupedGemmSeconds(up, groups, device_) * shape_.layers;
+  *down_s = GroupedGemmSeconds(down, groups, device_) * shape_.layers;
+  flops[0] = GemmFlops(up) * groups * shape_.layers;
+  flops[1] = GemmFlops(down) * groups * shape_.layers;
+  bytes[0] = GemmBytes(up) * groups * shape_.layers;
+  bytes[1] = GemmBytes(down) * groups * shape_.layers;
+  return *up_s + *down_s;
+}
+
+void MoeLayerTimer::AddExperts(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
+  if (tokens <= 0 || shape_.layers <= 0) return;
+  // The MoE layer sees every DP rank's tokens (each rank's batch like this one).
+  const double t = static_cast<double>(tokens) * shape_.dp;
+  double flops[2], bytes[2], up = 0, down = 0;
+  const double even = ProjectionsSeconds(t, false, flops, bytes, &up, &down);
+  double slow_flops[2], slow_bytes[2], slow_up = 0, slow_down = 0;
+  const double slow = ProjectionsSeconds(t, true, slow_flops, slow_bytes, &slow_up, &slow_down);
+  const double imbalance = std::max(0.0, slow - even);
+  *seconds += even + imbalance;
+  if (!out) return;
+  const int64_t layers = static_cast<int64_t>(shape_.layers);
+  out->push_back({"experts_up", "linear", layers, flops[0], bytes[0], up});
+  out->push_back({"experts_down", "linear", layers, flops[1], bytes[1], down});
+  // Kernels 0: the same launches as experts_up/down, longer.
+  out->push_back({"experts_imbalance", "linear", 0, std::max(0.0, slow_flops[0] + slow_flops[1] - flops[0] - flops[1]),
+                  std::max(0.0, slow_bytes[0] + slow_bytes[1] - bytes[0] - bytes[1]), imbalance});
+}
+
+void MoeLayerTimer::AddAllToAll(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
+  if (tokens <= 0 || shape_.layers <= 0 || shape_.dp <= 1) return;
+  const int ranks = shape_.tp * shape_.dp;
+  // The TP ranks of a DP rank hold the same tokens: each sends its share.
+  const double sent = static_cast<double>(tokens) / shape_.tp;
+  // EP: every token to its k experts' ranks. Without EP every rank needs every token (vLLM gathers
+  // the DP ranks' tokens and reduce-scatters the outputs): a copy for each rank.
+  const double copies = shape_.expert_parallel ? sent * shape_.top_k : sent * ranks;
+  const AllToAllBytes dispatch = SplitAllToAll(copies, dispatch_bytes_, ranks, links_);
+  const AllToAllBytes combine = SplitAllToAll(copies, combine_bytes_, ranks, links_);
+  const double d = AllToAllSeconds(dispatch, links_) * shape_.layers, c = AllToAllSeconds(combine, links_) * shape_.layers;
+  *seconds += d + c;
+  if (!out) return;
+  const int64_t layers = static_cast<int64_t>(shape_.layers);
+  out->push_back({"moe_dispatch", "communication", layers, 0.0, dispatch.total() * shape_.layers, d});
+  out->push_back({"moe_combine", "communication", layers, 0.0, combine.total() * shape_.layers, c});
+}
+
+int64_t MoeLayerTimer::KernelsPerStep() const {
+  const double per_layer = shape_.dp > 1 ? 4 : 2;
+  return static_cast<int64_t>(per_layer * shape_.layers);
+}
+
+}  // namespace kvsim

@@ -1,0 +1,185 @@
+// MoE routing, expert-parallel all-to-all and low-bit GEMMs, against figures derived by hand: the
+// multinomial's exact expectation, normal order statistics from tables, link rates from datasheets
+// and DeepEP's README, tile and wave counts worked out below.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "kvcache/budget/capacity_planner.h"
+#include "kvcache/budget/deployment.h"
+#include "kvcache/model/gpu_catalog.h"
+#include "kvcache/model/model_catalog.h"
+#include "sim/timing/expert_parallel.h"
+#include "sim/timing/gemm_time.h"
+#include "sim/timing/link_rates.h"
+#include "sim/timing/lowbit_gemm.h"
+#include "sim/timing/moe_routing.h"
+#include "sim/timing/step_model.h"
+
+namespace kvsim {
+namespace {
+
+const GpuCatalog& Gpus() {
+  static const GpuCatalog catalog = GpuCatalog::Load(DataDirectory() + "/gpus.csv");
+  return catalog;
+}
+
+std::map<std::string, OperatorCost> ByName(const std::vector<OperatorCost>& ops) {
+  std::map<std::string, OperatorCost> m;
+  for (const OperatorCost& op : ops) m[op.name] = op;
+  return m;
+}
+
+struct Timed {
+  Deployment d;
+  CapacityResult cap;
+};
+
+Timed OnEp(const std::string& model, const std::string& gpu, int dp) {
+  DeploymentOptions o;
+  o.model = model;
+  o.gpu = gpu;
+  o.data_parallel_size = dp;
+  o.enable_expert_parallel = true;
+  o.max_model_len = "4096";
+  Timed t{ResolveDeployment(o, DataDirectory()), {}};
+  t.cap = PlanCapacity(t.d.model, t.d.gpu, t.d.config);
+  return t;
+}
+
+StepWork Decode(int64_t seqs, int64_t context) { return {seqs, seqs * context, seqs * (context + 1), seqs}; }
+
+// Two ranks sharing 16 assignments: the busier holds max(X, 16 − X), X ~ Binomial(16, 1/2), whose
+// mean is 8 + E|X − 8| = 8 + 8·C(16, 8)/2^16 = 9.5710. Thirty-two ranks sharing 4096 tokens × 8:
+// loads of mean 1024 and standard deviation 32, the largest of 32 normals 2.0697 deviations above
+// the mean (expected order statistics tables): 1090.2.
+TEST(MoeRoutingTest, ExpectedMaxLoadOfTheBusiestRank) {
+  EXPECT_NEAR(ExpectedMaxLoad(16, 2), 8 + 8 * 12870.0 / 65536, 0.01 * 9.571);
+  EXPECT_NEAR(ExpectedMaxLoad(4096.0 * 8, 32), 1024 + 2.0697 * 32, 0.005 * 1090.2);
+  EXPECT_DOUBLE_EQ(ExpectedMaxLoad(100, 1), 100);
+}
+
+// One token routed to 2 of 8 experts: each expert holds it with probability 1/4 and then fills one
+// 16-row block: 4 padded rows expected. 64 tokens at 1/4 never exceed one 64-row block: 64 rows
+// unless the expert gets none, (3/4)^64.
+TEST(MoeRoutingTest, ExpectedPaddedRowsFillWholeBlocks) {
+  EXPECT_NEAR(ExpectedPaddedRows(1, 0.25, 16), 4.0, 1e-12);
+  EXPECT_NEAR(ExpectedPaddedRows(64, 0.25, 64), 64 * (1 - std::pow(0.75, 64)), 1e-9);
+  EXPECT_NEAR(ExpectedTouchedExperts(8, 2, 4), 8 * (1 - std::pow(0.75, 4)), 1e-12);
+}
+
+// The kernels' M blocks: Marlin MoE takes the first block the mean rows fill below 90% (10 rows:
+// 10/8 ≥ 0.9, 10/16 < 0.9 → 16); FlashInfer rounds the mean up to a power of two within 8..64;
+// Triton fused_moe 16 while tokens <= experts, else 64.
+TEST(MoeRoutingTest, KernelBlockRows) {
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kMarlinMoe, 40, 8, 10), 16);
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kMarlinMoe, 4000, 8, 1000), 64);
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kFlashInferMoe, 640, 256, 20), 32);
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kFlashInferMoe, 8, 256, 0.25), 8);
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kTritonFusedMoe, 8, 8, 2), 16);
+  EXPECT_EQ(MoeBlockRows(MoeKernel::kTritonFusedMoe, 9, 8, 2.25), 64);
+}
+
+// DeepSeek-R1 (256 experts, top 8, 58 MoE layers, FP8) decoding 8 sequences on each of 8 H200s with
+// DP 8 and expert parallelism: 64 tokens meet in each MoE layer, 512 assignments over 8 ranks of 32
+// experts. The mean rank touches 256·(1 − (31/32)^64) / 8 = 27.81 of its experts; the busiest rank
+// holds 64 + 1.4236·8 = 75.4 tokens' worth (the largest of 8 normals, 1.4236 deviations) and touches
+// 256·(1 − (31/32)^75.4) / 8 = 29.08. Decode is weight-streaming bound, so the imbalance adds the
+// extra experts' weights, 29.08 / 27.81 − 1 = 4.6%, less the share of the kernel floors (5 µs of
+// ~220 µs per layer).
+TEST(MoeLayerTest, ImbalanceOfTheBusiestRankAtSmallBatch) {
+  const Timed t = OnEp("deepseek-ai/DeepSeek-R1", "h200", 8);
+  const StepModel model(t.d.model, t.cap, t.d.gpu, StepModelOptions{});
+  const auto ops = ByName(model.Operators(Decode(8, 1000)));
+  const double even = ops.at("experts_up").seconds + ops.at("experts_down").seconds;
+  const double ratio = ops.at("experts_imbalance").seconds / even;
+  EXPECT_GT(ratio, 0.040);
+  EXPECT_LT(ratio, 0.050);
+  // One rank streams its 27.81 touched experts' FP8 weights (3 × 2048 × 7168 bytes each, plus block
+  // scales) per layer: at 80% of 4.8 TB/s, about 200 µs per layer before the floors.
+  const double per_layer = even / 58;
+  EXPECT_NEAR(per_layer, 27.81 * 3 * 2048 * 7168 * (1 + 4.0 / (128 * 128)) / (4.8e12 * 0.8) + 2 * 5e-6, 0.03 * per_layer);
+}
+
+// 128 tokens per rank, hidden 7168, top 8 (DeepEP's low-latency setting) on H800s: 1,024 copies of
+// 7,168 FP8 bytes + 56 fp32 scales = 7,392 B to dispatch (7,569,408 B), 14,336 B each to combine
+// (14,680,064 B). The H800's NVLink runs 200 GB/s per direction and its NIC 400 Gb/s; 80% of each is
+// achievable (160 and 40 GB/s); the NVSwitch small-message latency is 8 µs.
+//   EP 8, one node: 7/8 of the bytes over NVLink: dispatch 6,623,232 / 160e9 + 8 µs = 49.40 µs,
+//   combine 12,845,056 / 160e9 + 8 µs = 88.28 µs.
+//   EP 16, two nodes: half the bytes over RDMA, the slower link: dispatch 3,784,704 / 40e9 + 8 µs =
+//   102.62 µs, combine 7,340,032 / 40e9 + 8 µs = 191.50 µs.
+TEST(ExpertParallelTest, DispatchAndCombineOverNvlinkAndRdma) {
+  const GpuSpec& h800 = Gpus().Find("h800");
+  const ExpertParallelLinks links = LinksOf(h800, 0);
+  const double dispatch = DispatchBytesPerToken(7168, true, 2), combine = DispatchBytesPerToken(7168, false, 2);
+  EXPECT_DOUBLE_EQ(dispatch, 7392);
+  EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, dispatch, 8, links), links), 49.3952e-6, 1e-10);
+  EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, combine, 8, links), links), 88.2816e-6, 1e-10);
+  EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, dispatch, 16, links), links), 102.6176e-6, 1e-10);
+  EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, combine, 16, links), links), 191.5008e-6, 1e-10);
+
+  // The same in a step: DeepSeek-R1 with DP 16 and expert parallelism, 128 decoding sequences per
+  // rank: one dispatch and one combine in each of its 58 MoE layers.
+  const Timed t = OnEp("deepseek-ai/DeepSeek-R1", "h800", 16);
+  const StepModel model(t.d.model, t.cap, t.d.gpu, StepModelOptions{});
+  const auto ops = ByName(model.Operators(Decode(128, 1000)));
+  EXPECT_NEAR(ops.at("moe_dispatch").seconds, 58 * 102.6176e-6, 1e-9);
+  EXPECT_NEAR(ops.at("moe_combine").seconds, 58 * 191.5008e-6, 1e-9);
+}
+
+// A W4A16 GEMM (int4, group 128, scales only) of an 8192 × 8192 weight on an A100 80GB (312 TFLOPS,
+// 2,039 GB/s, 108 SMs), run by Marlin:
+//   weights 8192² / 2 = 33,554,432 B packed + 64 groups × 8192 × 2 B of scales = 34,603,008 B.
+//   batch 1: streaming them and the 2 × 8192 × 2 B of activations at 80% of 2,039 GB/s, 21.23 µs,
+//     plus the 5 µs floor: 26.23 µs, 3.33× faster than the 16-bit weights' 87.30 µs. (Its MMA work,
+//     one 16-row slice, is a quarter of a 64-row tile's: ~13 µs, below the streaming.)
+//   batch 256: compute bound. 256×128 tiles, 64 of them, K split 8 ways: 512 units in 5 waves over
+//     108 SMs, each 2·256·128·1024 FLOPs × 1.1 (unpacking) at 312/108 TFLOPS × 0.75 per SM =
+//     34.07 µs; 170.36 µs + 2 µs split-K reduction + 5 µs floor = 177.36 µs. The 16-bit GEMM runs
+//     the same tiling without the unpacking, 161.87 µs: W4A16 is 0.91× as fast at this batch.
+TEST(LowBitGemmTest, W4a16StreamsAtBatchOneAndComputesAtBatch256) {
+  const GpuSpec& a100 = Gpus().Find("a100-80gb");
+  const LowBitGemm marlin = ChooseLowBitGemm(QuantMethod::kInt4Symmetric, a100);
+  ASSERT_EQ(marlin.kernel, LowBitKernel::kWeightOnly);
+  const GemmDevice dev{312e12, 2.039e12, 108, 0.75, 0.80, 5e-6};
+  QuantizationSpec q;
+  q.method = QuantMethod::kInt4Symmetric;
+  q.bits = 4;
+  q.group_size = 128;
+  const double w4 = LinearWeightBytes(q, 8192, 8192, 2);
+  EXPECT_DOUBLE_EQ(w4, 34603008);
+  auto w4a16 = [&](int64_t m) {
+    return GemmSeconds({m, 8192, 8192, w4, 2, marlin.dequant_factor * KernelRowShare(marlin, m)}, dev);
+  };
+  auto fp16 = [&](int64_t m) { return GemmSeconds({m, 8192, 8192, 8192.0 * 8192 * 2, 2, 1.0}, dev); };
+  EXPECT_NEAR(w4a16(1), (34603008 + 32768) / (2.039e12 * 0.8) + 5e-6, 1e-11);
+  EXPECT_NEAR(fp16(1) / w4a16(1), 87.30 / 26.23, 0.01);
+  const double per_unit = 2.0 * 256 * 128 * 1024 * 1.1 / (312e12 / 108 * 0.75);
+  EXPECT_NEAR(w4a16(256), 5 * per_unit + 2e-6 + 5e-6, 1e-11);
+  EXPECT_NEAR(fp16(256) / w4a16(256), 161.87 / 177.36, 0.005);
+}
+
+// Per generation: FP8 checkpoints on Hopper at the FP8 peak; MXFP4 on Hopper through Marlin, on
+// Blackwell as FP4 × FP8 at the FP8 peak; NVFP4 on Blackwell at the FP4 peak (B200: 9 PFLOPS dense,
+// HGX B200 datasheet 18 with sparsity); GPTQ on an A100 through Marlin.
+TEST(LowBitGemmTest, KernelPerFormatAndGeneration) {
+  const GpuSpec& h100 = Gpus().Find("h100");
+  const GpuSpec& b200 = Gpus().Find("b200");
+  EXPECT_EQ(ChooseLowBitGemm(QuantMethod::kFp8, h100).kernel, LowBitKernel::kW8A8);
+  EXPECT_DOUBLE_EQ(ChooseLowBitGemm(QuantMethod::kFp8, h100).peak_flops, 1978.9e12);
+  EXPECT_EQ(ChooseLowBitGemm(QuantMethod::kMxfp4, h100).kernel, LowBitKernel::kWeightOnly);
+  EXPECT_EQ(ChooseMoeKernel(ChooseLowBitGemm(QuantMethod::kMxfp4, h100), h100), MoeKernel::kMarlinMoe);
+  EXPECT_EQ(ChooseLowBitGemm(QuantMethod::kMxfp4, b200).kernel, LowBitKernel::kFp4xFp8);
+  EXPECT_DOUBLE_EQ(ChooseLowBitGemm(QuantMethod::kMxfp4, b200).peak_flops, 4500e12);
+  EXPECT_EQ(ChooseLowBitGemm(QuantMethod::kNvfp4, b200).kernel, LowBitKernel::kFp4xFp4);
+  EXPECT_DOUBLE_EQ(ChooseLowBitGemm(QuantMethod::kNvfp4, b200).peak_flops, 9000e12);
+  EXPECT_EQ(ChooseMoeKernel(ChooseLowBitGemm(QuantMethod::kNvfp4, b200), b200), MoeKernel::kFlashInferMoe);
+  EXPECT_EQ(ChooseLowBitGemm(QuantMethod::kGptq, Gpus().Find("a100-80gb")).kernel, LowBitKernel::kWeightOnly);
+  EXPECT_DOUBLE_EQ(Gpus().Find("gb300").fp4_dense_tflops, 15000);
+  EXPECT_EQ(Gpus().Find("gb300").nvlink_domain_gpus, 72);
+}
+
+}  // namespace
+}  // namespace kvsim
