@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/numeric_options.h"
@@ -22,6 +23,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "reports/plan_report.h"
 #include "sim/plan/plan_answer.h"
+#include "sim/plan/plan_ranks.h"
 #include "sim/plan/serve_line.h"
 #include "sim/run/request_sources.h"
 
@@ -132,7 +134,12 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
       .File("csv", f.csv_path, "write one row per configuration to FILE.csv", /*dash_is_stdout=*/true)
       .File("report", f.report_path, "write an HTML page with the Pareto chart", /*dash_is_stdout=*/true);
   po::variables_map vm;
-  po::parsed_options parsed = po::command_line_parser(args).options(own).allow_unregistered().run();
+  // No guessing from prefixes: the replay's --gpu must reach RefuseAxisOptions, not become --gpus.
+  po::parsed_options parsed = po::command_line_parser(args)
+                                  .options(own)
+                                  .style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing)
+                                  .allow_unregistered()
+                                  .run();
   po::store(parsed, vm);
   po::notify(vm);
   ValidateNumericOptions(vm);
@@ -224,12 +231,22 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
     if (f.robust && p.summary) JudgeAtPessimisticEdge(p, bands_of(i, *p.summary, replicas));
     return p;
   };
-  ProgressBar bar(err, ::isatty(STDERR_FILENO));
-  err << "kvsim plan: " << space.configs.size() << " configurations to search (" << space.skipped.size()
-      << " do not start) on " << f.jobs << " threads\n";
-  answer.result = SearchPlan(space, settings, evaluate,
-                             [&](size_t done, size_t total) { bar.Update(static_cast<double>(done) / static_cast<double>(total), 0); },
-                             &StopFlag());
+  // Under mpirun/srun (two ranks or more) each wave's configurations run across the ranks.
+  const std::unique_ptr<RankFarm> farm = JoinMpiJob(f.jobs);
+  const bool leader = !farm || farm->leader();
+  ProgressBar bar(err, leader && ::isatty(STDERR_FILENO));
+  const auto progress = [&](size_t done, size_t total) { bar.Update(static_cast<double>(done) / static_cast<double>(total), 0); };
+  if (leader)
+    err << "kvsim plan: " << space.configs.size() << " configurations to search (" << space.skipped.size()
+        << " do not start) on " << (farm ? std::to_string(farm->size()) + " ranks x " : std::string()) << f.jobs
+        << " threads\n";
+  if (farm) {
+    std::optional<PlanResult> ranked = SearchPlanOnRanks(*farm, space, settings, evaluate, progress);
+    if (!ranked) return kExitOk;  // a worker rank: the leader writes the plan
+    answer.result = std::move(*ranked);
+  } else {
+    answer.result = SearchPlan(space, settings, evaluate, progress, &StopFlag());
+  }
   bar.Finish();
   answer.space = space;
   answer.front = ParetoFront(answer.result.plans, answer.quantiles);

@@ -12,11 +12,20 @@ namespace {
 
 std::string Seconds(double s) { return Format("%.3g s", s); }
 
-// "compute", "memory", "offered load", "prompt-length limit": the first limit WhatBinds names.
+// "compute", "memory", "memory+compute": the limits WhatBinds names, by their category; the
+// prompt-length limit (a few prompts over max-model-len) only when nothing else binds.
 std::string BindsShort(const ConfigPlan& p) {
   if (!p.outcome.summary) return "";
   const std::string all = WhatBinds(*p.outcome.summary);
-  return all.substr(0, all.find(':'));
+  std::vector<std::string> kinds;
+  for (size_t start = 0; start < all.size();) {
+    const size_t end = std::min(all.find("; ", start), all.size());
+    const std::string clause = all.substr(start, end - start);
+    kinds.push_back(clause.substr(0, clause.find(':')));
+    start = end + 2;
+  }
+  if (kinds.size() > 1 && kinds.front() == "prompt-length limit") kinds.erase(kinds.begin());
+  return Join(kinds, "+");
 }
 
 bool Priced(const PlanAnswer& a) {

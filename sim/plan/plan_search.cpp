@@ -12,9 +12,6 @@
 namespace kvsim {
 namespace {
 
-// Thrown inside a configuration's search when a stop cuts a replay short.
-struct PlanStopped {};
-
 double FirstSloLatency(const SweepCriteria& c, const ReplaySummary& s) {
   for (const SloConstraint& slo : c.slos)
     if (slo.metric != SloMetric::kGoodput) return SloValue(s, slo.metric, slo.quantile);
@@ -58,9 +55,9 @@ ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const P
   plan.upper = upper;
   bool have_nearest = false;
   auto eval = [&](int64_t n) {
-    if (stop && stop->load()) throw PlanStopped{};
+    if (stop && stop->load()) throw PlanInterrupted{};
     PointOutcome p = evaluate(config, n);
-    if (p.interrupted) throw PlanStopped{};
+    if (p.interrupted) throw PlanInterrupted{};
     ++plan.replays;
     if (!p.feasible && (!have_nearest || p.distance < plan.outcome.distance)) {
       plan.outcome = p;
@@ -104,8 +101,9 @@ ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const P
 
 bool PlanBeats(const ConfigPlan& a, const ConfigPlan& b, PlanObjective objective) {
   if (a.found != b.found) return a.found;
-  auto cost = [](const ConfigPlan& p) { return std::tuple(p.usd_per_hour, p.gpus); };
-  auto gpus = [](const ConfigPlan& p) { return std::tuple(p.gpus, p.usd_per_hour); };
+  // Equal on the objective, the faster plan wins (the first SLO's latency): the winner is then on the front.
+  auto cost = [](const ConfigPlan& p) { return std::tuple(p.usd_per_hour, p.gpus, p.latency); };
+  auto gpus = [](const ConfigPlan& p) { return std::tuple(p.gpus, p.usd_per_hour, p.latency); };
   switch (objective) {
     case PlanObjective::kCost:
       if (cost(a) != cost(b)) return cost(a) < cost(b);
@@ -235,7 +233,7 @@ PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, cons
     std::vector<ConfigPlan> plans;
     try {
       plans = run(tasks);
-    } catch (const PlanStopped&) {
+    } catch (const PlanInterrupted&) {
       result.partial = true;
       break;
     }

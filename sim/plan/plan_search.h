@@ -66,6 +66,9 @@ struct PlanResult {
   bool partial = false;           // a stop cut the search short: the answer is the best of what finished
 };
 
+// Thrown by a configuration's search (or a wave runner) when a stop cut a replay short.
+struct PlanInterrupted {};
+
 // One judged replay of a configuration at a replica count. Called from several threads at once.
 using PlanPointEvaluator = std::function<PointOutcome(size_t config, int64_t replicas)>;
 
@@ -81,7 +84,8 @@ using ConfigWaveRunner = std::function<std::vector<ConfigPlan>(const std::vector
 ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const PlanPointEvaluator& evaluate,
                           const std::atomic<bool>* stop = nullptr);
 
-// Orders the objective's figures: true when `a` beats `b` (ties: cost, then GPUs, then the space's order).
+// Orders the plans: true when `a` beats `b` on the objective, ties broken by price, GPUs, the first
+// SLO's latency, then the space's order.
 bool PlanBeats(const ConfigPlan& a, const ConfigPlan& b, PlanObjective objective);
 
 // Fills a found plan's GPUs, price and latency figures from its outcome (the configuration given).
