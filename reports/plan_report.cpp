@@ -101,8 +101,8 @@ std::string RenderPlanText(const PlanAnswer& a) {
   } else {
     const size_t w = static_cast<size_t>(r.winner);
     const ConfigPlan& p = r.plans[w];
-    out += Format("winner: %s x %lld replica%s = %lld GPUs", a.space.configs[w].Label().c_str(), static_cast<long long>(p.replicas),
-                  p.replicas == 1 ? "" : "s", static_cast<long long>(p.gpus));
+    out += Format("winner: %s x %lld replica%s = %lld GPU%s", a.space.configs[w].Label().c_str(), static_cast<long long>(p.replicas),
+                  p.replicas == 1 ? "" : "s", static_cast<long long>(p.gpus), p.gpus == 1 ? "" : "s");
     if (p.usd_per_hour > 0)
       out += Format(", %.2f USD/h, %.3f USD per million output tokens", p.usd_per_hour, p.usd_per_million_output_tokens);
     out += Format("\n  launch %lld replica%s of:\n    %s\n", static_cast<long long>(p.replicas), p.replicas == 1 ? "" : "s",
