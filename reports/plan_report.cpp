@@ -51,15 +51,19 @@ std::string BandText(const LatencyBand& b) {
 }
 
 std::string FrontTable(const PlanAnswer& a) {
-  const bool priced = Priced(a);
-  TextTable t({"configuration", "replicas", "GPUs", priced ? "USD/h" : "", priced ? "USD/M out tok" : "",
-               "TTFT " + QuantileName(a.quantiles.ttft), "TPOT " + QuantileName(a.quantiles.tpot), "binds"});
+  const bool priced = Priced(a);  // without prices, no price columns
+  std::vector<std::string> header = {"configuration", "replicas", "GPUs"};
+  if (priced) header.insert(header.end(), {"USD/h", "USD/M out tok"});
+  header.insert(header.end(), {"TTFT " + QuantileName(a.quantiles.ttft), "TPOT " + QuantileName(a.quantiles.tpot), "binds"});
+  TextTable t(header);
   for (size_t i : a.front) {
     const ConfigPlan& p = a.result.plans[i];
     const FrontPoint f = FrontPointOf(p, a.quantiles);
-    t.AddRow({a.space.configs[i].Label() + (static_cast<int>(i) == a.result.winner ? " *" : ""), std::to_string(p.replicas),
-              std::to_string(p.gpus), priced ? Format("%.2f", p.usd_per_hour) : "",
-              priced ? Format("%.3f", p.usd_per_million_output_tokens) : "", Seconds(f.ttft_s), Seconds(f.tpot_s), BindsShort(p)});
+    std::vector<std::string> row = {a.space.configs[i].Label() + (static_cast<int>(i) == a.result.winner ? " *" : ""),
+                                    std::to_string(p.replicas), std::to_string(p.gpus)};
+    if (priced) row.insert(row.end(), {Format("%.2f", p.usd_per_hour), Format("%.3f", p.usd_per_million_output_tokens)});
+    row.insert(row.end(), {Seconds(f.ttft_s), Seconds(f.tpot_s), BindsShort(p)});
+    t.AddRow(row);
   }
   return t.Render();
 }
@@ -120,13 +124,14 @@ std::string RenderPlanText(const PlanAnswer& a) {
   if (!rejected.empty()) {
     out += "\nRejected families (no configuration met the SLOs at any replica count searched):\n";
     for (const RejectedFamily& f : rejected)
-      out += Format("  %s (%lld configurations): nearest %s\n", f.family.c_str(), static_cast<long long>(f.configurations),
-                    NearestMiss(a, f.nearest).c_str());
+      out += Format("  %s (%lld configuration%s): nearest %s\n", f.family.c_str(), static_cast<long long>(f.configurations),
+                    f.configurations == 1 ? "" : "s", NearestMiss(a, f.nearest).c_str());
   }
   int64_t bounded = 0;
   for (const ConfigPlan& p : r.plans) bounded += !p.not_searched.empty();
   if (bounded > 0) {
-    out += Format("\nNot replayed (%lld configurations): they cannot beat the winner", static_cast<long long>(bounded));
+    out += Format("\nNot replayed (%lld configuration%s): they cannot beat the winner", static_cast<long long>(bounded),
+                  bounded == 1 ? "" : "s");
     for (const ConfigPlan& p : r.plans)
       if (!p.not_searched.empty()) {
         out += ", e.g. " + a.space.configs[p.config].Label() + ": " + p.not_searched;
@@ -136,7 +141,8 @@ std::string RenderPlanText(const PlanAnswer& a) {
   }
   const std::vector<SkipGroup> skipped = SummariseSkipped(a.space.skipped);
   if (!skipped.empty()) {
-    out += Format("\nDo not start (%zu configurations, sized by the capacity planner):\n", a.space.skipped.size());
+    out += Format("\nDo not start (%zu configuration%s, sized by the capacity planner):\n", a.space.skipped.size(),
+                  a.space.skipped.size() == 1 ? "" : "s");
     for (const SkipGroup& g : skipped)
       out += Format("  %s (%lld): %s\n", g.what.c_str(), static_cast<long long>(g.count), g.reason.c_str());
   }
