@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <thread>
 
 #include "kvcache/base/check.h"
@@ -174,10 +175,13 @@ PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, cons
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return one_replica_key(a) < one_replica_key(b); });
 
   const int jobs = std::max(1, settings.jobs);
+  size_t done = 0;
+  std::mutex progress_mutex;  // the threads report each configuration as it finishes (a wide wave is long)
   ConfigWaveRunner threads = [&](const std::vector<ConfigTask>& tasks) {
     std::vector<ConfigPlan> plans(tasks.size());
     std::vector<std::exception_ptr> errors(tasks.size());
     std::atomic<size_t> next{0};
+    size_t finished = 0;
     auto worker = [&] {
       for (size_t t = next++; t < tasks.size(); t = next++) {
         try {
@@ -185,6 +189,9 @@ PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, cons
         } catch (...) {
           errors[t] = std::current_exception();
         }
+        const std::lock_guard<std::mutex> lock(progress_mutex);
+        ++finished;
+        if (progress) progress(done + finished, n);
       }
     };
     std::vector<std::thread> pool;
@@ -198,7 +205,6 @@ PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, cons
   const ConfigWaveRunner& run = run_wave ? run_wave : threads;
 
   int best = -1;
-  size_t done = 0;
   // Waves of `jobs` configurations, each searched with the bound known when the wave starts.
   const size_t wave = settings.exhaustive ? n : static_cast<size_t>(jobs);
   for (size_t start = 0; start < n; start += std::max<size_t>(wave, 1)) {
