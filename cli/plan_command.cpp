@@ -235,7 +235,7 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   const std::unique_ptr<RankFarm> farm = JoinMpiJob(f.jobs);
   const bool leader = !farm || farm->leader();
   ProgressBar bar(err, leader && ::isatty(STDERR_FILENO));
-  const auto progress = [&](size_t done, size_t total) { bar.Update(static_cast<double>(done) / static_cast<double>(total), 0); };
+  const auto progress = [&](size_t done, size_t total) { bar.Update(static_cast<double>(done) / static_cast<double>(total), -1); };
   if (leader)
     err << "kvsim plan: " << space.configs.size() << " configurations to search (" << space.skipped.size()
         << " do not start) on " << (farm ? std::to_string(farm->size()) + " ranks x " : std::string()) << f.jobs
