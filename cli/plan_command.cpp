@@ -21,6 +21,8 @@
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/model/model_catalog.h"
+#include "kvcache/model/numeric_format.h"
+#include "kvcache/model/quantization.h"
 #include "reports/plan_report.h"
 #include "sim/plan/plan_answer.h"
 #include "sim/plan/plan_ranks.h"
@@ -94,7 +96,19 @@ PlanAxes ParseAxes(const PlanFlags& f) {
   a.pipeline_parallel.clear();
   for (int64_t v : SplitCounts(f.pp, "pp", 64)) a.pipeline_parallel.push_back(static_cast<int>(v));
   a.formats = SplitList(f.formats, "formats");
+  // A name vLLM does not know is a typo to refuse, not a configuration that "does not start".
+  for (const std::string& format : a.formats) {
+    if (format == kCheckpointFormat) continue;
+    try {
+      ParseQuantizationFlag(format, QuantizationSpec{});
+    } catch (const Error& e) {
+      throw Error(std::string("--formats: ") + e.what());
+    }
+  }
   a.kv_cache_dtypes = SplitList(f.kv_dtypes, "kv-cache-dtypes");
+  for (const std::string& kv : a.kv_cache_dtypes)
+    if (kv != "auto" && kv != "fp8_ds_mla" && !ParseNumericFormat(kv))
+      throw Error("--kv-cache-dtypes: '" + kv + "' is not a --kv-cache-dtype value (kvsim capacity --help lists them)");
   a.max_num_seqs = SplitCounts(f.max_num_seqs, "max-num-seqs", 1 << 20);
   a.max_num_batched_tokens = SplitCounts(f.max_num_batched_tokens, "max-num-batched-tokens", 1 << 24);
   return a;

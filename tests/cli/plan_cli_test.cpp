@@ -106,6 +106,8 @@ TEST(PlanCliTest, RefusesWhatItWouldIgnore) {
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4"}), "--gpu-hourly-cost");
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4,h100", "--gpu-hourly-cost", "l4=0.8"}), "h100");
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--tp", "1,,2", "--objective", "gpus"}), "--tp");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--formats", "checkpoint,int3", "--objective", "gpus"}), "--formats");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--kv-cache-dtypes", "fp7", "--objective", "gpus"}), "--kv-cache-dtypes");
 }
 
 }  // namespace
