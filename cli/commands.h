@@ -29,6 +29,7 @@ struct CommandHooks {
 int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
                      const CommandHooks& hooks = {});
 int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -37,6 +37,8 @@ constexpr Command kCommands[] = {
      [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunCompareCommand(a, o, e); }},
     {"sweep", "replay a grid of settings, or search the largest max_num_seqs meeting SLOs",
      [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunSweepCommand(a, o, e); }},
+    {"plan", "the cheapest deployment meeting SLOs: GPUs, TP, formats, batch, replicas, as vllm serve lines",
+     [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunPlanCommand(a, o, e); }},
     {"train", "training / fine-tuning memory per GPU: weights, gradients, optimizer, activations, fit",
      [](const Args& a, std::ostream& o, std::ostream& e, const CommandHooks&) { return RunTrainCommand(a, o, e); }},
     {"models", "list the model presets",

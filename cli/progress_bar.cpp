@@ -15,9 +15,10 @@ void ProgressBar::Update(double fraction, int64_t simulated_ns) {
   if (fraction >= 0) {
     const int filled = static_cast<int>(fraction * 30);
     const double eta = fraction > 0.01 ? elapsed * (1 - fraction) / fraction : 0;
-    std::snprintf(line, sizeof line, "\r[%-30s] %5.1f%%  simulated %.0f s  elapsed %.1f s  ETA %.1f s ",
-                  std::string(static_cast<size_t>(filled), '#').c_str(), 100 * fraction,
-                  static_cast<double>(simulated_ns) / 1e9, elapsed, eta);
+    char simulated[48] = "";
+    if (simulated_ns >= 0) std::snprintf(simulated, sizeof simulated, "  simulated %.0f s", static_cast<double>(simulated_ns) / 1e9);
+    std::snprintf(line, sizeof line, "\r[%-30s] %5.1f%%%s  elapsed %.1f s  ETA %.1f s ",
+                  std::string(static_cast<size_t>(filled), '#').c_str(), 100 * fraction, simulated, elapsed, eta);
   } else {
     std::snprintf(line, sizeof line, "\rsimulated %.0f s  elapsed %.1f s ", static_cast<double>(simulated_ns) / 1e9, elapsed);
   }

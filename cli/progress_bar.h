@@ -12,7 +12,8 @@ namespace kvsim {
 class ProgressBar {
  public:
   ProgressBar(std::ostream& out, bool enabled) : out_(out), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-  // `fraction` in [0, 1] or negative when unknown; redraws at most 10 times a second.
+  // `fraction` in [0, 1] or negative when unknown; `simulated_ns` negative: not shown (a plan's
+  // progress counts configurations, not simulated time). Redraws at most 10 times a second.
   void Update(double fraction, int64_t simulated_ns);
   void Finish();
 

@@ -91,6 +91,8 @@ def main(binary):
            "    def to_pandas(self, table: str = 'requests') -> Any: ...",
            "class SweepResult(Result):",
            "    def to_pandas(self) -> Any: ...",
+           "class PlanResult(Result):",
+           "    def to_pandas(self) -> Any: ...",
            "class ListResult(Result):",
            "    def __iter__(self) -> Iterator[Any]: ...",
            "    def __len__(self) -> int: ...",
@@ -131,6 +133,10 @@ def main(binary):
                               "find: str | None = None", "slo: Mapping[str, str] | str | None = None"],
                              "kvsim sweep: grid={option: [values]} replays every combination; find= searches; "
                              "slo={'ttft_p99': '2s'}.", "SweepResult"))
+    plan = parse_help(help_of("plan")) + parse_help(help_of("replay"))
+    out.append(stub_function("plan", plan, ["*", "slo: Mapping[str, str] | str | None = None"],
+                             "kvsim plan: the cheapest deployment meeting the SLOs; axes as lists (gpus=['l40s', 'h100']).",
+                             "PlanResult"))
     return "\n".join(out)
 
 

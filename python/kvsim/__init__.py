@@ -14,13 +14,13 @@ import re
 import shlex
 import tempfile
 
-from ._results import (CapacityResult, CatalogResult, CompareResult, Record, ReplayResult, Result, StepResult,
-                       SweepResult, TrainResult)
+from ._results import (CapacityResult, CatalogResult, CompareResult, PlanResult, Record, ReplayResult, Result,
+                       StepResult, SweepResult, TrainResult)
 from ._runner import KvsimWarning, flags_from_kwargs, run, run_json_to_file, run_json_to_stdout
 
-__all__ = ["capacity", "capacity_from_command", "replay", "step", "train", "compare", "sweep", "models", "gpus",
-           "run_cli", "KvsimWarning", "Record", "Result", "CapacityResult", "ReplayResult", "StepResult",
-           "TrainResult", "CompareResult", "SweepResult", "CatalogResult"]
+__all__ = ["capacity", "capacity_from_command", "replay", "step", "train", "compare", "sweep", "plan", "models",
+           "gpus", "run_cli", "KvsimWarning", "Record", "Result", "CapacityResult", "ReplayResult", "StepResult",
+           "TrainResult", "CompareResult", "SweepResult", "PlanResult", "CatalogResult"]
 __version__ = "0.1.0"
 
 _PROG = "kvsim"
@@ -127,6 +127,15 @@ def sweep(grid=None, find=None, slo=None, **flags):
     argv += ["--sweep=" + axis for axis in axes]
     data, text, _ = run_json_to_file(argv)
     return SweepResult(data, text)
+
+
+def plan(slo=None, **flags):
+    """kvsim plan: the cheapest deployment meeting the SLOs. Axes as lists (gpus=["l40s", "h100"],
+    tp=[1, 2], formats=["checkpoint", "awq"], max_num_seqs=[64, 256]); slo={"ttft_p99": "2s"} or the
+    CLI's string; every other keyword is a replay flag shared by all configurations."""
+    argv = [_PROG, "plan"] + flags_from_kwargs(dict(flags, slo=_slo_text(slo)), command="plan")
+    data, text, _ = run_json_to_file(argv)
+    return PlanResult(data, text)
 
 
 def _table_rows(text):

@@ -138,6 +138,15 @@ class SweepResult(Result):
         return _pandas().json_normalize(self._data.get("points", []))
 
 
+class PlanResult(Result):
+    """kvsim plan: the cheapest deployment meeting the SLOs (result.winner, result.front,
+    result.configurations), with the `vllm serve` line of each configuration."""
+
+    def to_pandas(self):
+        """One row per configuration of the space that starts (flattened JSON, dotted column names)."""
+        return _pandas().json_normalize(self._data.get("configurations", []))
+
+
 class ListResult(Result):
     """A result whose JSON is a list: it iterates, indexes and has a length like one."""
 

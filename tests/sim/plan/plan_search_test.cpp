@@ -1,0 +1,203 @@
+// kvsim plan's search: the pruned search against --exhaustive (on made-up monotone spaces and on 30
+// seeded random spaces of real replays), the replica search's probes, and the Pareto front by hand.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "kvcache/budget/deployment.h"
+#include "kvcache/model/model_catalog.h"
+#include "sim/plan/pareto.h"
+#include "sim/plan/plan_search.h"
+#include "sim/plan/plan_space.h"
+#include "sim/run/request_sources.h"
+#include "tests/testutil.h"
+
+namespace kvsim {
+namespace {
+
+PointOutcome Judged(bool feasible, double distance = 0.5) {
+  PointOutcome p;
+  p.feasible = feasible;
+  p.distance = feasible ? distance : 1.5;
+  if (!feasible) p.violations.push_back("made up");
+  return p;
+}
+
+TEST(PlanReplicaSearchTest, ProbesTheMostReplicasFirstThenBisects) {
+  // Meets the SLOs from 5 replicas on: pruned probes 16 (meets), 8, 4 (misses), 6, 5.
+  std::vector<int64_t> probed;
+  const PlanPointEvaluator eval = [&](size_t, int64_t n) {
+    probed.push_back(n);
+    return Judged(n >= 5);
+  };
+  const ConfigPlan p = SearchReplicas(0, 16, false, eval);
+  EXPECT_TRUE(p.found);
+  EXPECT_EQ(p.replicas, 5);
+  EXPECT_EQ(probed, (std::vector<int64_t>{16, 8, 4, 6, 5}));
+  EXPECT_EQ(p.replays, 5);
+  // Missing at the bound: one replay, not found, the miss kept as the nearest.
+  probed.clear();
+  const ConfigPlan q = SearchReplicas(0, 4, false, eval);
+  EXPECT_FALSE(q.found);
+  EXPECT_EQ(q.replays, 1);
+  EXPECT_EQ(q.nearest_replicas, 4);
+  // Exhaustive: every count.
+  probed.clear();
+  const ConfigPlan e = SearchReplicas(0, 8, true, eval);
+  EXPECT_EQ(e.replicas, 5);
+  EXPECT_EQ(e.replays, 8);
+}
+
+// A made-up space: configuration i meets the SLOs from threshold[i] replicas on (0: never).
+PlanResult MadeUp(const std::vector<int64_t>& threshold, const std::vector<PlanConfig>& configs, const PlanSettings& s) {
+  PlanSpace space;
+  space.configs = configs;
+  const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
+    PointOutcome p = Judged(threshold[i] > 0 && n >= threshold[i]);
+    p.summary = ReplaySummary{};
+    return p;
+  };
+  return SearchPlan(space, s, eval);
+}
+
+TEST(PlanSearchTest, PrunedEqualsExhaustiveOnMadeUpMonotoneSpaces) {
+  std::mt19937_64 rng(42);
+  const char* gpus[] = {"l4", "l40s", "h100"};
+  for (int round = 0; round < 200; ++round) {
+    std::vector<PlanConfig> configs;
+    std::vector<int64_t> threshold;
+    const int n = 1 + static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      PlanConfig c;
+      c.gpu = gpus[rng() % 3];
+      c.tensor_parallel = 1 << (rng() % 3);
+      c.max_num_seqs = 64;
+      configs.push_back(c);
+      threshold.push_back(static_cast<int64_t>(rng() % 10));
+    }
+    PlanSettings s;
+    s.objective = static_cast<PlanObjective>(rng() % 2);  // cost or GPUs: the bounded objectives
+    s.gpu_hourly_usd = {{"l4", 0.8}, {"l40s", 1.9}, {"h100", 2.5}};
+    s.max_replicas = 1 + static_cast<int64_t>(rng() % 8);
+    s.jobs = 1 + static_cast<int>(rng() % 3);
+    const PlanResult pruned = MadeUp(threshold, configs, s);
+    s.exhaustive = true;
+    const PlanResult all = MadeUp(threshold, configs, s);
+    ASSERT_EQ(pruned.winner, all.winner) << "round " << round;
+    if (all.winner >= 0) {
+      EXPECT_EQ(pruned.plans[pruned.winner].replicas, all.plans[all.winner].replicas);
+    }
+    EXPECT_LE(pruned.replays, all.replays);
+    EXPECT_EQ(all.replays, all.points);
+  }
+}
+
+TEST(PlanSearchTest, CostBoundSkipsConfigurationsThatCannotWin) {
+  // Two l4 configurations that meet the SLOs at 2 replicas (1.6 USD/h) and an h100 one whose single
+  // replica costs 2.5 USD/h: the h100 is never replayed.
+  std::vector<PlanConfig> configs(3);
+  configs[0].gpu = configs[1].gpu = "l4";
+  configs[2].gpu = "h100";
+  PlanSettings s;
+  s.gpu_hourly_usd = {{"l4", 0.8}, {"h100", 2.5}};
+  s.max_replicas = 8;
+  const PlanResult r = MadeUp({2, 2, 1}, configs, s);
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_EQ(r.plans[2].replays, 0);
+  EXPECT_NE(r.plans[2].not_searched.find("2.50 USD/h > the best plan's 1.60"), std::string::npos) << r.plans[2].not_searched;
+  // The second l4 configuration searched only up to 2 replicas (it could tie, never beat).
+  EXPECT_EQ(r.plans[1].upper, 2);
+}
+
+TEST(ParetoTest, KeepsThePlansNoOtherBeatsOnEveryFigure) {
+  auto plan = [](double usd, int64_t gpus, double ttft, double tpot) {
+    ConfigPlan p;
+    p.found = true;
+    p.usd_per_hour = usd;
+    p.gpus = gpus;
+    ReplaySummary s;
+    s.latency_s.ttft.p99 = ttft;
+    s.latency_s.tpot.p99 = tpot;
+    p.outcome.summary = s;
+    return p;
+  };
+  // 1 is dominated by 0 (dearer, more GPUs, slower); 2 is dearer but faster; 3 duplicates 0.
+  const std::vector<ConfigPlan> plans = {plan(2, 2, 0.5, 0.05), plan(3, 3, 0.6, 0.06), plan(4, 4, 0.2, 0.02),
+                                         plan(2, 2, 0.5, 0.05)};
+  EXPECT_EQ(ParetoFront(plans, FrontQuantiles{}), (std::vector<size_t>{0, 2}));
+}
+
+// 30 seeded random spaces of real replays: a short synthetic trace on one or two of three small GPU
+// types, TP 1/2, the checkpoint's weights or fp8, two batch caps; the pruned search and --exhaustive
+// give the same winner at the same replica count.
+TEST(PlanSearchTest, PrunedEqualsExhaustiveOnThirtyRandomReplayedSpaces) {
+  std::mt19937_64 rng(20261128);
+  const std::vector<std::string> gpus = {"l4", "a10g", "l40s"};
+  const std::vector<int64_t> caps = {8, 16, 32, 64, 128};
+  int differing_replays = 0;
+  for (int round = 0; round < 30; ++round) {
+    PlanAxes axes;
+    axes.gpus = {gpus[rng() % 3]};
+    if (rng() % 2) {
+      const std::string other = gpus[rng() % 3];
+      if (other != axes.gpus[0]) axes.gpus.push_back(other);
+    }
+    axes.tensor_parallel = rng() % 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
+    axes.formats = rng() % 2 ? std::vector<std::string>{kCheckpointFormat, "fp8"} : std::vector<std::string>{kCheckpointFormat};
+    axes.max_num_seqs = {caps[rng() % caps.size()], caps[rng() % caps.size()]};
+    if (axes.max_num_seqs[0] == axes.max_num_seqs[1]) axes.max_num_seqs.pop_back();
+    axes.max_num_batched_tokens = {2048};
+    const double rate = 2 + static_cast<double>(rng() % 20);
+    const std::vector<std::string> slos = {"tpot-p99=60ms", "tpot-p99=100ms,ttft-p99=2s", "ttft-p99=1s", "tpot-p99=40ms"};
+    PlanSettings s;
+    s.criteria = ParseCriteria("throughput", slos[rng() % slos.size()], -1);
+    s.objective = static_cast<PlanObjective>(rng() % 2);
+    s.gpu_hourly_usd = {{"l4", 0.8}, {"a10g", 1.0}, {"l40s", 1.9}};
+    s.max_replicas = 3;
+    s.jobs = 1;
+    std::vector<Variant> variants;
+    const PlanSpace space = ExpandPlanSpace(
+        axes,
+        [&](const PlanConfig& c) {
+          Variant v;
+          v.label = c.Label();
+          DeploymentOptions d;
+          d.gpu = c.gpu;
+          d.tensor_parallel_size = c.tensor_parallel;
+          if (c.format != kCheckpointFormat) d.quantization = c.format;
+          d.max_model_len = "4096";
+          d.max_num_seqs = std::to_string(c.max_num_seqs);
+          d.max_num_batched_tokens = std::to_string(c.max_num_batched_tokens);
+          v.deployment = ResolveDeployment(d, DataDirectory());
+          v.replay.synthetic = 150;
+          v.replay.rate = rate;
+          v.replay.prompt_len = "uniform:200:800";
+          v.replay.output_len = "uniform:50:200";
+          v.replay.seed = 7 + static_cast<uint64_t>(round);
+          ValidateReplayOptions(v.replay, DataDirectory());
+          return v;
+        },
+        &variants);
+    ASSERT_FALSE(variants.empty()) << "round " << round;
+    const std::shared_ptr<const PreloadedTrace> preloaded = PreloadTrace(variants.front().replay);
+    const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
+      Variant v = variants[i];
+      v.replay.replicas = n;
+      return EvaluateOne(v, s.criteria, preloaded);
+    };
+    const PlanResult pruned = SearchPlan(space, s, eval);
+    s.exhaustive = true;
+    const PlanResult all = SearchPlan(space, s, eval);
+    ASSERT_EQ(pruned.winner, all.winner) << "round " << round;
+    if (all.winner >= 0) {
+      EXPECT_EQ(pruned.plans[pruned.winner].replicas, all.plans[all.winner].replicas) << "round " << round;
+    }
+    EXPECT_EQ(all.replays, all.points);
+    EXPECT_LE(pruned.replays, all.replays);
+    differing_replays += pruned.replays < all.replays;
+  }
+  EXPECT_GT(differing_replays, 15);  // the bounds do prune
+}
+
+}  // namespace
+}  // namespace kvsim
