@@ -70,7 +70,9 @@ struct EngineOptions {
   Stepping stepping = Stepping::kEvent;
   SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
   // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
-  // steps, so with it on every request is stepped every step (no lazy decode, no quiet runs).
+  // steps, so with it on every request is visited every step (no lazy decode, no quiet runs); under
+  // event stepping the steps in which only decoders run and none can finish skip the scheduler's
+  // passes (speculative runs, replay_engine_speculative_runs.cpp), with the same draws.
   SpeculationOptions speculation;
   // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue, batch queue of 2; on by
   // default since v0.14 with the mp/uni executors, vllm/config/vllm.py): the scheduler pass for step
@@ -239,6 +241,21 @@ class ReplayEngine final {
   std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
   static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
+  // Speculative runs (replay_engine_speculative_runs.cpp).
+  bool SpeculativeQuietStep() const;
+  bool RunSpeculativeSteps(int64_t horizon_ns);
+  bool GrowOrPreempt(Slot slot, int64_t kept);
+  void SyncDeferredGrows();
+  struct SpeculativeDecoder {
+    Slot slot;
+    int64_t room;  // tokens it may still add without a Grow (GrowRoom when last synced, less `unsynced`)
+  };
+  std::vector<SpeculativeDecoder> speculative_run_;  // the running requests of the current run, in order
+  // Tokens a speculative run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
+  int64_t deferred_tokens_ = 0;
+  // After the scheduler's passes: times, applies and records the step (false: no step was taken).
+  bool CompleteStep(bool work, int64_t horizon_ns);
+  bool CompleteStepOutOfLine(bool work, int64_t horizon_ns);  // the same, for another file
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
   void QuietStepAlone();

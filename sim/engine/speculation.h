@@ -15,6 +15,7 @@
 #ifndef KVSIM_SIM_ENGINE_SPECULATION_H_
 #define KVSIM_SIM_ENGINE_SPECULATION_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -34,15 +35,29 @@ struct SpeculationOptions {
 // Draws how many of a request's k draft tokens the target accepts this step.
 class AcceptanceDraw {
  public:
-  explicit AcceptanceDraw(const SpeculationOptions& o) : accepted_at_(o.accepted_at), rng_(o.seed ^ 0x5bd1e995u) {}
+  explicit AcceptanceDraw(const SpeculationOptions& o) : accepted_at_(o.accepted_at), rng_(o.seed ^ 0x5bd1e995u) {
+    // Position i + 1 is reached only through position i: a rate above an earlier one counts as it.
+    for (size_t i = 1; i < accepted_at_.size(); ++i) accepted_at_[i] = std::min(accepted_at_[i], accepted_at_[i - 1]);
+  }
+  // The accepted run: the positions before the first one whose rate the draw reaches.
   int64_t Next() {
-    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
+    const double u = Uniform(rng_());
+    // speed: the rates do not rise, so the run is the count of rates above u, taken without a
+    // branch (the draw is random: a loop that stops at the first failure mispredicts once a step).
     int64_t n = 0;
-    while (n < static_cast<int64_t>(accepted_at_.size()) && u < accepted_at_[static_cast<size_t>(n)]) ++n;
+    for (const double a : accepted_at_) n += u < a;
     return n;
   }
 
  private:
+  // speed: std::uniform_real_distribution<double>(0, 1) over a 64-bit engine, as libstdc++'s
+  // generate_canonical computes it (one draw x, x / 2^64, a result that rounds to 1 taken as the
+  // double below 1), without its per-call bookkeeping: the draw is made for every decoding request
+  // at every step. The same doubles, so the same runs (tests/sim/engine/speculative_runs_test.cpp).
+  static double Uniform(uint64_t x) {
+    const double u = static_cast<double>(x) * 0x1p-64;
+    return u < 1.0 ? u : 0x1.fffffffffffffp-1;
+  }
   std::vector<double> accepted_at_;
   std::mt19937_64 rng_;
 };
