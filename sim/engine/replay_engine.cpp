@@ -316,8 +316,9 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     else RunQuietSteps(horizon_ns);
     return true;
   }
-  if (acceptance_) [[unlikely]] {
-    if (SpeculativeQuietStep() && RunSpeculativeSteps(horizon_ns)) return true;
+  // speed: with speculation or LoRA, a step in which only decoders run skips the passes too.
+  if (!lazy_decode_) [[unlikely]] {
+    if ((acceptance_ || adapter_slots_) && ExplicitDecodeStep()) return RunExplicitDecodeSteps(horizon_ns);
   }
   Passes passes(*this);
   return CompleteStep(scheduler_->Step(passes), horizon_ns);

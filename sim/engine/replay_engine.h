@@ -72,7 +72,7 @@ struct EngineOptions {
   // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
   // steps, so with it on every request is visited every step (no lazy decode, no quiet runs); under
   // event stepping the steps in which only decoders run and none can finish skip the scheduler's
-  // passes (speculative runs, replay_engine_speculative_runs.cpp), with the same draws.
+  // passes (explicit decode runs, replay_engine_decode_runs.cpp), with the same draws.
   SpeculationOptions speculation;
   // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue, batch queue of 2; on by
   // default since v0.14 with the mp/uni executors, vllm/config/vllm.py): the scheduler pass for step
@@ -81,8 +81,9 @@ struct EngineOptions {
   bool async_scheduling = false;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
-  // With it on every request is stepped every step (no lazy decode, no quiet runs), as with
-  // speculation: the kernels' time depends on which requests run.
+  // With it on every request is visited every step (no lazy decode, no quiet runs), as with
+  // speculation: the kernels' time depends on which requests run (explicit decode runs still skip
+  // the scheduler's passes).
   LoraReplayOptions lora;
   // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
   // slotted requests wait; past that they wait compact until admission reaches them (the
@@ -241,17 +242,17 @@ class ReplayEngine final {
   std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
   static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
-  // Speculative runs (replay_engine_speculative_runs.cpp).
-  bool SpeculativeQuietStep() const;
-  bool RunSpeculativeSteps(int64_t horizon_ns);
+  // Explicit decode runs, with speculation or LoRA (replay_engine_decode_runs.cpp).
+  bool ExplicitDecodeStep() const;
+  bool RunExplicitDecodeSteps(int64_t horizon_ns);
   bool GrowOrPreempt(Slot slot, int64_t kept);
   void SyncDeferredGrows();
-  struct SpeculativeDecoder {
+  struct ExplicitDecoder {
     Slot slot;
     int64_t room;  // tokens it may still add without a Grow (GrowRoom when last synced, less `unsynced`)
   };
-  std::vector<SpeculativeDecoder> speculative_run_;  // the running requests of the current run, in order
-  // Tokens a speculative run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
+  std::vector<ExplicitDecoder> decode_run_;  // the running requests of the current run, in order
+  // Tokens an explicit decode run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
   int64_t deferred_tokens_ = 0;
   // After the scheduler's passes: times, applies and records the step (false: no step was taken).
   bool CompleteStep(bool work, int64_t horizon_ns);
@@ -296,6 +297,7 @@ class ReplayEngine final {
   std::vector<int64_t> adapter_running_;
   int64_t running_adapters_ = 0;
   std::vector<uint32_t> step_adapters_;  // scratch
+  LoraKernelMemo lora_kernel_memo_;
   // A waiting request on adapter `a` cannot join while max_loras other adapters run (vLLM skips it).
   bool AdapterSlotsFull(uint32_t a) const {
     return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);

@@ -51,7 +51,7 @@ class AcceptanceDraw {
   // speed: u < rate exactly when x is below an integer threshold found once, and the rates do not
   // rise, so the run is the count of thresholds above x, taken without a branch (the draw is made
   // for every decoding request at every step, and a loop that stops at the first failure
-  // mispredicts about once a draw). The same runs as the loop over u (speculative_runs_test.cpp).
+  // mispredicts about once a draw). The same runs as the loop over u (decode_runs_test.cpp).
   int64_t Next() {
     const uint64_t x = rng_();
     int64_t n = always_;
