@@ -321,11 +321,12 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     if ((acceptance_ || adapter_slots_) && ExplicitDecodeStep()) return RunExplicitDecodeSteps(horizon_ns);
   }
   Passes passes(*this);
-  return CompleteStep(scheduler_->Step(passes), horizon_ns);
+  return CompleteStep(scheduler_->Step(passes), horizon_ns, nullptr);
 }
 
 // The step's scheduling passes have run (`work`: Step's result): times it and records it.
-[[gnu::always_inline]] inline bool ReplayEngine::CompleteStep(bool work, int64_t horizon_ns) {
+[[gnu::always_inline]] inline bool ReplayEngine::CompleteStep(bool work, int64_t horizon_ns,
+                                                              const int64_t* advanced_later_tokens) {
   const std::vector<Scheduled>& scheduled = scheduled_;
   if (!work && !loading_.empty()) {
     --step_;
@@ -367,12 +368,14 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
-  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
+  const int64_t later_tokens = lazy_tokens + (advanced_later_tokens ? *advanced_later_tokens : AfterStep(scheduled));
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);
   return true;
 }
 
-bool ReplayEngine::CompleteStepOutOfLine(bool work, int64_t horizon_ns) { return CompleteStep(work, horizon_ns); }
+bool ReplayEngine::CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens) {
+  return CompleteStep(work, horizon_ns, advanced_later_tokens);
+}
 
 }  // namespace kvsim

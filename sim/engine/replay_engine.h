@@ -255,8 +255,10 @@ class ReplayEngine final {
   // Tokens an explicit decode run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
   int64_t deferred_tokens_ = 0;
   // After the scheduler's passes: times, applies and records the step (false: no step was taken).
-  bool CompleteStep(bool work, int64_t horizon_ns);
-  bool CompleteStepOutOfLine(bool work, int64_t horizon_ns);  // the same, for another file
+  // `advanced_later_tokens`: the step's requests were already advanced as AfterStep would, sampling
+  // that many tokens past their first (null: AfterStep advances them).
+  bool CompleteStep(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);
+  bool CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);  // for another file
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
   void QuietStepAlone();
