@@ -58,7 +58,7 @@ class AcceptanceDraw {
     for (const uint64_t t : below_) n += x < t;
     return n;
   }
-  // u as the distribution makes it from x (for the tests).
+  // u as the distribution makes it from x: the thresholds are found on it (the tests check it too).
   static double Uniform(uint64_t x) {
     const double u = static_cast<double>(x) * 0x1p-64;
     return u < 1.0 ? u : 0x1.fffffffffffffp-1;
