@@ -31,6 +31,7 @@ void AdapterSlots::Lru::Erase(uint32_t a) {
 AdapterSlots::Loads AdapterSlots::Activate(const std::vector<uint32_t>& batch) {
   Loads loads;
   KVSIM_DCHECK(static_cast<int64_t>(batch.size()) <= gpu_capacity());
+  if (last_loaded_nothing_ && batch == last_batch_) return loads;
   // Resident adapters first: the batch's own entries are then the most recent and never evicted.
   for (uint32_t a : batch) {
     if (host_.Has(a)) host_.Touch(a);
@@ -46,7 +47,22 @@ AdapterSlots::Loads AdapterSlots::Activate(const std::vector<uint32_t>& batch) {
     ++loads.gpu;
     gpu_.Insert(a);
   }
+  last_batch_ = batch;
+  last_loaded_nothing_ = loads.gpu == 0;
   return loads;
+}
+
+const LoraKernelMemo::Time& LoraKernelMemo::Of(const LoraKernelTimer& timer, const LoraStepWork& w) {
+  uint64_t h = static_cast<uint64_t>(w.lora_tokens) * 0x9e3779b97f4a7c15ULL;
+  h ^= static_cast<uint64_t>(w.lora_rows) + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<uint64_t>(w.batch_tokens) + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
+  h ^= static_cast<uint64_t>(w.adapters) + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
+  Entry& e = entries_[(h * 0x9e3779b97f4a7c15ULL) >> 56];
+  if (!e.used || e.work.lora_tokens != w.lora_tokens || e.work.lora_rows != w.lora_rows ||
+      e.work.batch_tokens != w.batch_tokens || e.work.adapters != w.adapters) {
+    e = {w, {timer.Ns(w), timer.Seconds(w)}, true};
+  }
+  return e.time;
 }
 
 }  // namespace kvsim

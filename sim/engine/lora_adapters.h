@@ -83,6 +83,31 @@ class AdapterSlots {
     std::unordered_map<uint32_t, std::list<uint32_t>::iterator> where_;
   };
   Lru gpu_, host_;
+  // speed: the last batch, and whether activating it loaded nothing. Activating a batch whose
+  // adapters are all resident only touches them in its order, which leaves the caches as they were
+  // when the same batch did the same just before: such a step (most decode steps) changes nothing.
+  std::vector<uint32_t> last_batch_;
+  bool last_loaded_nothing_ = false;
+};
+
+// speed: the punica kernels' time of a step depends only on its LoraStepWork, which repeats from
+// step to step (the same batch decoding); the timer's figures for the last few shapes are kept.
+class LoraKernelMemo {
+ public:
+  struct Time {
+    int64_t ns = 0;
+    double seconds = 0;
+  };
+  const Time& Of(const LoraKernelTimer& timer, const LoraStepWork& w);
+
+ private:
+  struct Entry {
+    LoraStepWork work;
+    Time time;
+    bool used = false;
+  };
+  static constexpr size_t kEntries = 256;
+  std::vector<Entry> entries_ = std::vector<Entry>(kEntries);
 };
 
 }  // namespace kvsim

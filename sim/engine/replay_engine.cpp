@@ -221,9 +221,10 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
 
 KvAccounting ReplayEngine::AccountingWithLazyTokens(int64_t step) const {
   KvAccounting a = alloc_.Accounting();
-  // Tokens decoded lazily since each request's last sync are the engine's to report: they filled
-  // slots the allocator still counts as reserved.
-  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_) * slots_per_token_;
+  // Tokens decoded lazily since each request's last sync, and those a speculative run has not yet
+  // handed to the allocator, are the engine's to report: they filled slots the allocator still
+  // counts as reserved.
+  const int64_t lag = (lazy_count_ * step - lazy_sum_sync_ + deferred_tokens_) * slots_per_token_;
   a.token_slots += lag;
   a.reserved_slots -= lag;
   return a;
@@ -308,7 +309,6 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   ++step_;
   preempted_this_step_ = false;
   scheduled_.clear();
-  const std::vector<Scheduled>& scheduled = scheduled_;
   // speed: a step where only lazy decoders run and nothing is due schedules nothing explicitly,
   // and neither do the quiet steps after it.
   if (QuietDecodeStep()) {
@@ -316,8 +316,18 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     else RunQuietSteps(horizon_ns);
     return true;
   }
+  // speed: with speculation or LoRA, a step in which only decoders run skips the passes too.
+  if (!lazy_decode_) [[unlikely]] {
+    if ((acceptance_ || adapter_slots_) && ExplicitDecodeStep()) return RunExplicitDecodeSteps(horizon_ns);
+  }
   Passes passes(*this);
-  const bool work = scheduler_->Step(passes);
+  return CompleteStep(scheduler_->Step(passes), horizon_ns, nullptr);
+}
+
+// The step's scheduling passes have run (`work`: Step's result): times it and records it.
+[[gnu::always_inline]] inline bool ReplayEngine::CompleteStep(bool work, int64_t horizon_ns,
+                                                              const int64_t* advanced_later_tokens) {
+  const std::vector<Scheduled>& scheduled = scheduled_;
   if (!work && !loading_.empty()) {
     --step_;
     WaitForLoads(horizon_ns);
@@ -344,25 +354,28 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   w.context_tokens += lazy_context;
   w.attended += lazy_context + lazy_count_;
   const int64_t start = now_ns_;
-  // speed: a decode-only step (every request samples one token) takes the batch's cached terms.
-  int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
   if (acceptance_) [[unlikely]] {
-    // A decoding request's tokens past its first are drafts, whose logits the verify pass computes
-    // too; the drafter's passes follow. (Timed again here so that the plain path stays as it is.)
+    // A decoding request's tokens past its first are drafts, whose logits the verify pass computes too.
     for (const Scheduled& s : scheduled)
       if (s.tokens > 1 && !slots_[s.slot].prefilling) w.draft_tokens += s.tokens - 1;
-    if (w.draft_tokens > 0) dt = timer_.StepNs(w);
-    dt += ProposerNs(scheduled);
   }
+  // speed: a decode-only step (every request samples one token, so no drafts) takes the batch's
+  // cached terms.
+  int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
+  if (acceptance_) [[unlikely]] dt += ProposerNs(scheduled);  // the drafter's passes follow the target's
   if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
-  const int64_t later_tokens = lazy_tokens + AfterStep(scheduled);
+  const int64_t later_tokens = lazy_tokens + (advanced_later_tokens ? *advanced_later_tokens : AfterStep(scheduled));
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);
   return true;
+}
+
+bool ReplayEngine::CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens) {
+  return CompleteStep(work, horizon_ns, advanced_later_tokens);
 }
 
 }  // namespace kvsim

@@ -70,7 +70,9 @@ struct EngineOptions {
   Stepping stepping = Stepping::kEvent;
   SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
   // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
-  // steps, so with it on every request is stepped every step (no lazy decode, no quiet runs).
+  // steps, so with it on every request is visited every step (no lazy decode, no quiet runs); under
+  // event stepping the steps in which only decoders run and none can finish skip the scheduler's
+  // passes (explicit decode runs, replay_engine_decode_runs.cpp), with the same draws.
   SpeculationOptions speculation;
   // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue, batch queue of 2; on by
   // default since v0.14 with the mp/uni executors, vllm/config/vllm.py): the scheduler pass for step
@@ -79,8 +81,9 @@ struct EngineOptions {
   bool async_scheduling = false;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
-  // With it on every request is stepped every step (no lazy decode, no quiet runs), as with
-  // speculation: the kernels' time depends on which requests run.
+  // With it on every request is visited every step (no lazy decode, no quiet runs), as with
+  // speculation: the kernels' time depends on which requests run (explicit decode runs still skip
+  // the scheduler's passes).
   LoraReplayOptions lora;
   // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
   // slotted requests wait; past that they wait compact until admission reaches them (the
@@ -239,6 +242,23 @@ class ReplayEngine final {
   std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
   static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
+  // Explicit decode runs, with speculation or LoRA (replay_engine_decode_runs.cpp).
+  bool ExplicitDecodeStep() const;
+  bool RunExplicitDecodeSteps(int64_t horizon_ns);
+  bool GrowOrPreempt(Slot slot, int64_t kept);
+  void SyncDeferredGrows();
+  struct ExplicitDecoder {
+    Slot slot;
+    int64_t room;  // tokens it may still add without a Grow (GrowRoom when last synced, less `unsynced`)
+  };
+  std::vector<ExplicitDecoder> decode_run_;  // the running requests of the current run, in order
+  // Tokens an explicit decode run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
+  int64_t deferred_tokens_ = 0;
+  // After the scheduler's passes: times, applies and records the step (false: no step was taken).
+  // `advanced_later_tokens`: the step's requests were already advanced as AfterStep would, sampling
+  // that many tokens past their first (null: AfterStep advances them).
+  bool CompleteStep(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);
+  bool CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);  // for another file
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
   void QuietStepAlone();
@@ -279,6 +299,7 @@ class ReplayEngine final {
   std::vector<int64_t> adapter_running_;
   int64_t running_adapters_ = 0;
   std::vector<uint32_t> step_adapters_;  // scratch
+  LoraKernelMemo lora_kernel_memo_;
   // A waiting request on adapter `a` cannot join while max_loras other adapters run (vLLM skips it).
   bool AdapterSlotsFull(uint32_t a) const {
     return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);

@@ -39,11 +39,12 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
   LoraCounters& c = counters_.lora;
   const AdapterSlots::Loads loads = adapter_slots_->Activate(step_adapters_);
   const int64_t load_ns = loads.gpu * o_.lora.gpu_load_ns + loads.disk * o_.lora.disk_load_ns;
-  const int64_t kernel_ns = o_.lora.kernels ? o_.lora.kernels->Ns(w) : 0;
+  const LoraKernelMemo::Time kernel = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+  const int64_t kernel_ns = kernel.ns;
   int64_t host_ns = 0;
   if (o_.lora.host) {
     const LoraHostStep step{work.new_tokens, work.sequences, work.DecodeOnly()};
-    const double kernel_s = o_.lora.kernels ? o_.lora.kernels->Seconds(w) : 0.0;
+    const double kernel_s = kernel.seconds;
     const double added = o_.lora.host->AddedSeconds(static_cast<double>(base_ns) * 1e-9, kernel_s, step);
     host_ns = std::max<int64_t>(0, std::llround(added * 1e9) - kernel_ns);
   }

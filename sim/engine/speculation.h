@@ -15,6 +15,7 @@
 #ifndef KVSIM_SIM_ENGINE_SPECULATION_H_
 #define KVSIM_SIM_ENGINE_SPECULATION_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -34,16 +35,48 @@ struct SpeculationOptions {
 // Draws how many of a request's k draft tokens the target accepts this step.
 class AcceptanceDraw {
  public:
-  explicit AcceptanceDraw(const SpeculationOptions& o) : accepted_at_(o.accepted_at), rng_(o.seed ^ 0x5bd1e995u) {}
+  explicit AcceptanceDraw(const SpeculationOptions& o) : rng_(o.seed ^ 0x5bd1e995u) {
+    // Position i + 1 is reached only through position i: a rate above an earlier one counts as it.
+    double rate = 1.0;
+    for (const double a : o.accepted_at) {
+      rate = std::min(rate, a);
+      if (Uniform(UINT64_MAX) < rate) ++always_;  // every draw accepts it (a rate of 1)
+      else below_.push_back(FirstDrawNotBelow(rate));
+    }
+  }
+  // The accepted run: the positions before the first one whose rate the draw u reaches, u the
+  // double std::uniform_real_distribution<double>(0, 1) makes of the engine's next number x
+  // (libstdc++'s generate_canonical: x / 2^64, a result that rounds to 1 taken as the double
+  // below 1).
+  // speed: u < rate exactly when x is below an integer threshold found once, and the rates do not
+  // rise, so the run is the count of thresholds above x, taken without a branch (the draw is made
+  // for every decoding request at every step, and a loop that stops at the first failure
+  // mispredicts about once a draw). The same runs as the loop over u (decode_runs_test.cpp).
   int64_t Next() {
-    const double u = std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
-    int64_t n = 0;
-    while (n < static_cast<int64_t>(accepted_at_.size()) && u < accepted_at_[static_cast<size_t>(n)]) ++n;
+    const uint64_t x = rng_();
+    int64_t n = always_;
+    for (const uint64_t t : below_) n += x < t;
     return n;
+  }
+  // u as the distribution makes it from x: the thresholds are found on it (the tests check it too).
+  static double Uniform(uint64_t x) {
+    const double u = static_cast<double>(x) * 0x1p-64;
+    return u < 1.0 ? u : 0x1.fffffffffffffp-1;
   }
 
  private:
-  std::vector<double> accepted_at_;
+  // The least x whose u is not below `rate` (u rises with x). REQUIRES: Uniform(UINT64_MAX) >= rate.
+  static uint64_t FirstDrawNotBelow(double rate) {
+    uint64_t lo = 0, hi = UINT64_MAX;  // Uniform(hi) >= rate
+    while (lo < hi) {
+      const uint64_t mid = lo + (hi - lo) / 2;
+      if (Uniform(mid) < rate) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+  int64_t always_ = 0;          // the first positions, accepted by every draw
+  std::vector<uint64_t> below_;  // each later position: draws below it accept it
   std::mt19937_64 rng_;
 };
 

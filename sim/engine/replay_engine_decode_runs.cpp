@@ -1,0 +1,154 @@
+// ReplayEngine's explicit decode runs (replay_engine.h): with speculative decoding every decoding
+// request draws its accepted drafts every step, and with LoRA the adapters' kernels depend on which
+// requests run, so these requests are not decoded lazily as plain ones are; but a step in which
+// only decoders run, none can finish and nothing can be admitted needs no scheduling pass either.
+// Such steps are taken one after another here: each request, in running order, is scheduled as
+// ScheduleExplicit would (the same draw from the same stream, the same tokens), and its KV grows
+// are handed to the allocator only when they leave the slots it already holds, the rest at the
+// run's end. Each step is then timed (LoRA's terms included) and recorded by CompleteStep, as
+// StepOnce does. Under --stepping token every step takes the scheduler's passes (the reference the
+// tests compare against).
+#include <algorithm>
+
+#include "kvcache/base/check.h"
+#include "sim/engine/replay_engine.h"
+
+namespace kvsim {
+
+// Whether step_ may start a run: vLLM v1's pass 1 would visit decoders only and give each its
+// 1 + k tokens (1 without speculation; the budget holds them all), none of them can finish in it,
+// and pass 2 would admit nothing: the queue is empty, the batch is full, its head has not been seen
+// by a pass yet (as in QuietDecodeStep), or, with LoRA, every request a pass could reach waits for
+// an adapter slot and has been counted as waiting already (the pass would only skip them again).
+bool ReplayEngine::ExplicitDecodeStep() const {
+  if (o_.stepping != Stepping::kEvent || o_.scheduler != SchedulerKind::kVllmV1) return false;
+  if (running_.empty() || !prefilling_.empty() || !loading_.empty()) return false;
+  const int64_t tokens = 1 + o_.speculation.tokens;
+  if (static_cast<int64_t>(running_.size()) * tokens > o_.max_num_batched_tokens) return false;
+  for (const auto [order, slot] : running_)
+    if (slots_[slot].target - slots_[slot].generated <= tokens) return false;
+  if (waiting_.empty() || static_cast<int64_t>(running_.size()) >= o_.max_num_seqs) return true;
+  if (!adapter_slots_) return slots_[waiting_.front()].record.eligible_ns < 0;
+  for (const Slot slot : waiting_) {
+    const Live& l = slots_[slot];
+    if (l.record.eligible_ns < 0) return true;  // the pass stops here
+    if (l.req.adapter == 0 || !AdapterSlotsFull(l.req.adapter) || !l.lora_waited) return false;
+  }
+  return backlog_.empty() || backlog_.Front().eligible_ns < 0;  // the pass would take the backlog's front next
+}
+
+// Steps from step_ on while every running request decodes and none can finish within the step
+// (a step gains it at most 1 + k tokens), until a request is preempted, an arrival may become
+// eligible, or the next step would start at or after `horizon_ns`. Returns StepOnce's result: true
+// when a step was taken. REQUIRES: ExplicitDecodeStep().
+bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
+  const int64_t tokens = 1 + o_.speculation.tokens;
+  decode_run_.clear();
+  for (const auto [order, slot] : running_) {
+    const Live& l = slots_[slot];
+    KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
+    decode_run_.push_back({slot, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0});
+  }
+  // speed: what AfterStep would do for the step's requests (each samples 1 + accepted tokens past
+  // its first, and none finishes) is done as each is scheduled: nothing the step's time and sample
+  // read depends on it. Not with KV tiers, whose stores AfterStep makes.
+  const bool advance_here = tiers_ == nullptr;
+  bool taken = false;
+  bool finishing = false;  // a request may finish in the next step
+  for (bool first = true;; first = false) {
+    if (!first) {
+      // The next step is quiet too only if nothing that ended the last one changed.
+      if (preempted_this_step_ || unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) break;
+      if (!advance_here)
+        for (const ExplicitDecoder& d : decode_run_) finishing |= slots_[d.slot].target - slots_[d.slot].generated <= tokens;
+      if (finishing) break;
+      ++step_;
+      scheduled_.clear();
+    }
+    int64_t budget = o_.max_num_batched_tokens;
+    int64_t later_tokens = 0;
+    for (ExplicitDecoder& d : decode_run_) {
+      Live& l = slots_[d.slot];
+      if (!l.in_use || l.order < 0) continue;  // preempted earlier in this step
+      int64_t kept = 1;
+      if (acceptance_) {
+        // ScheduleExplicit's speculative decode: k drafts verified, 1 + accepted tokens kept.
+        l.accepted = std::min({acceptance_->Next(), tokens - 1, l.target - l.generated - 1});
+        kept += l.accepted;
+        counters_.draft_tokens += tokens - 1;
+        counters_.accepted_tokens += l.accepted;
+      }
+      if (l.unsynced + kept <= d.room) {
+        // They fill slots it holds: handed to the allocator later.
+        l.unsynced += kept;
+        deferred_tokens_ += kept;
+      } else {
+        deferred_tokens_ -= l.unsynced;
+        const bool grown = GrowOrPreempt(d.slot, kept);
+        if (preempted_this_step_) {
+          // Preempted requests' deferred tokens were freed with them.
+          deferred_tokens_ = 0;
+          for (const ExplicitDecoder& e : decode_run_) deferred_tokens_ += slots_[e.slot].unsynced;
+        }
+        if (!grown) break;  // it preempted itself: pass 1 ends
+        d.room = grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0;
+      }
+      scheduled_.push_back({d.slot, tokens, l.computed});
+      l.scheduled_step = step_;
+      l.computed += kept;
+      budget -= tokens;
+      ++counters_.events;
+      if (advance_here) {
+        KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept < l.target);
+        l.generated += kept;
+        l.accepted = 0;
+        later_tokens += kept;
+        finishing |= l.target - l.generated <= tokens;
+      }
+    }
+    // (A step without work, its first request unable to grow even alone, ends the run: true if
+    // steps were taken before it.)
+    if (!CompleteStepOutOfLine(!scheduled_.empty(), horizon_ns, advance_here ? &later_tokens : nullptr)) break;
+    taken = true;
+  }
+  SyncDeferredGrows();
+  return taken;
+}
+
+// ScheduleExplicit's grow of a request's deferred and `kept` new tokens: when memory is short the
+// newest running request is preempted, until it fits; false when that was the request itself.
+bool ReplayEngine::GrowOrPreempt(Slot slot, int64_t kept) {
+  Live& l = slots_[slot];
+  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + kept);
+  if (!grown && l.unsynced > 0) {
+    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
+    KVSIM_DCHECK(synced);
+    (void)synced;
+  }
+  l.unsynced = 0;
+  while (!grown && !(grown = alloc_.Grow(l.req.id, kept))) {
+    const Slot victim = running_.Last();
+    Preempt(victim);
+    if (victim == slot) {
+      l.accepted = 0;
+      return false;
+    }
+  }
+  return true;
+}
+
+// Hands the run's deferred tokens to the allocator: slots each request already held.
+void ReplayEngine::SyncDeferredGrows() {
+  for (const ExplicitDecoder& d : decode_run_) {
+    Live& l = slots_[d.slot];
+    if (l.unsynced == 0) continue;
+    KVSIM_DCHECK(l.in_use && l.order >= 0);
+    const bool grown = alloc_.Grow(l.req.id, l.unsynced);
+    KVSIM_DCHECK(grown);
+    (void)grown;
+    l.unsynced = 0;
+  }
+  deferred_tokens_ = 0;
+}
+
+}  // namespace kvsim
