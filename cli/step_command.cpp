@@ -62,7 +62,7 @@ void AddSpeculation(const Deployment& d, const CapacityResult& cap, const StepMo
   if (b.decode_seqs * (1 + sp.num_speculative_tokens) + b.prefill_seqs * b.prefill_tokens > kMaxCount)
     throw Error(Format("the verify pass (%lld tokens per decoding sequence) has more than %lld new tokens",
                        static_cast<long long>(1 + sp.num_speculative_tokens), static_cast<long long>(kMaxCount)));
-  const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, model_options);
+  const std::unique_ptr<DraftingTimer> proposer = MakeProposerTimer(d, cap, model_options);
   StepWork prefills;
   if (b.prefill_seqs > 0) prefills.Add(b.prefill_tokens, b.prefill_context, b.prefill_seqs);
   SpeculativeStepReport s;

@@ -63,11 +63,16 @@ std::string SpeculativeText(const SpeculativeStepReport& r, const StepBatch& b) 
   out += ComponentsText(s.verify);
   out += OperatorsText("Verify operators (summed over the layers; one TP rank):", s.verify_operators);
   if (s.proposer_passes > 0) {
-    out += Format("\nProposer: %s, %lld pass%s of %s ms = %s ms (each pass: %lld sequences x 1 token at context %lld)\n",
+    const DraftingTime& t = s.drafting;
+    out += Format("\nProposer: %s, %lld pass%s = %s ms: the first over %lld sequences x %lld tokens (the last sampled "
+                  "token + the drafts) at context %lld, %s ms; %lld more of 1 token, %s ms each; one pass's host "
+                  "preparation with the GPU idle, %s ms\n",
                   r.proposer.c_str(), static_cast<long long>(s.proposer_passes), s.proposer_passes == 1 ? "" : "es",
-                  Ms(s.draft_pass.total()).c_str(),
-                  Ms(s.draft_seconds()).c_str(), static_cast<long long>(s.draft_work.sequences),
-                  static_cast<long long>(b.decode_context));
+                  Ms(s.draft_seconds()).c_str(), static_cast<long long>(t.first_work.sequences),
+                  static_cast<long long>(s.tokens + 1), static_cast<long long>(b.decode_context),
+                  Ms(t.first_pass.total()).c_str(), static_cast<long long>(t.later_passes),
+                  Ms(s.draft_pass.total()).c_str(), Ms(t.exposed_host_s).c_str());
+    out += "One pass of 1 token per sequence:\n";
     out += ComponentsText(s.draft_pass);
     out += OperatorsText("Proposer operators, one pass (summed over its layers; one TP rank):", s.draft_operators);
   } else {
@@ -117,8 +122,13 @@ nlohmann::json SpeculativeJson(const SpeculativeStepReport& r) {
   nlohmann::json p = {{"what", r.proposer}, {"on_gpu", s.proposer_passes > 0}, {"passes", s.proposer_passes},
                       {"seconds", Nanos(s.draft_seconds())}};
   if (s.proposer_passes > 0)
+  {
+    p["first_pass"] = {{"batch", WorkJson(s.drafting.first_work)}, {"seconds", SecondsJson(s.drafting.first_pass)}};
     p["pass"] = {{"batch", WorkJson(s.draft_work)}, {"seconds", SecondsJson(s.draft_pass)},
                  {"operators", OperatorsJson(s.draft_operators)}};
+    p["later_passes"] = s.drafting.later_passes;
+    p["exposed_host_seconds"] = Nanos(s.drafting.exposed_host_s);
+  }
   j["proposer"] = std::move(p);
   j["step_seconds"] = Nanos(s.step_seconds());
   j["seconds_per_output_token"] = {{"plain", Nanos(s.plain_seconds_per_token())}, {"speculative", Nanos(s.seconds_per_token())}};

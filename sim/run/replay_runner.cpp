@@ -94,7 +94,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   const StepModelOptions timer_options = TimerOptions(d, r);
   const StepModel timer(d.model, cap, d.gpu, timer_options);
   // The drafter's passes are timed on its own model, with the target's GPU, TP and options.
-  const std::unique_ptr<StepModel> proposer = MakeProposerTimer(d, cap, timer_options);
+  const std::unique_ptr<DraftingTimer> proposer = MakeProposerTimer(d, cap, timer_options);
   // The whole run's statistics; a fleet's replicas keep their own besides.
   LoraRun lora;
   MakeLoraRun(d, r, cap, timer_options, timer.EagerLaunchSeconds(), lora);

@@ -78,9 +78,11 @@ std::vector<ExtraGemm> DrafterExtraGemms(const ModelSpec& target, const ModelSpe
   return {};
 }
 
-std::unique_ptr<StepModel> MakeProposerTimer(const Deployment& d, const CapacityResult& cap, const StepModelOptions& target) {
+std::unique_ptr<DraftingTimer> MakeProposerTimer(const Deployment& d, const CapacityResult& cap,
+                                                 const StepModelOptions& target) {
   const std::optional<ModelSpec> model = ProposerModel(d.model, d.config.speculative);
-  if (!model || target.fixed_step_ms > 0) return nullptr;
+  const int64_t passes = ProposerPasses(d.config.speculative);
+  if (!model || target.fixed_step_ms > 0 || passes == 0) return nullptr;
   StepModelOptions options = target;
   // A pass's host work is its launches alone (the step's scheduling and input handling are the
   // target's, counted once): with graphs, the kernels outside the captured pieces and the pieces
@@ -96,7 +98,12 @@ std::unique_ptr<StepModel> MakeProposerTimer(const Deployment& d, const Capacity
   // propose() issues every pass without waiting for the GPU (the drafts stay on the device until
   // the step ends), so a pass's launches overlap the previous one's kernels.
   options.overlap_host = true;
-  return std::make_unique<StepModel>(*model, DrafterCapacity(d.config.speculative, cap), d.gpu, options);
+  // One pass's preparation per step runs with the GPU idle (DraftingTimer): all of its host work,
+  // the launches above and, with graphs, the replay the pass model's overhead adds for the first piece.
+  const double prepare_us = host_us + (target.enforce_eager ? 0.0 : e.graph_launch_us);
+  return std::make_unique<DraftingTimer>(
+      std::make_unique<StepModel>(*model, DrafterCapacity(d.config.speculative, cap), d.gpu, options),
+      d.config.speculative.num_speculative_tokens, passes, prepare_us * 1e-6);
 }
 
 std::string UntimedProposerNote(const SpeculativeSettings& sp) {

@@ -12,6 +12,7 @@
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "sim/timing/speculative_step.h"
 #include "sim/timing/step_model.h"
 
 namespace kvsim {
@@ -53,13 +54,15 @@ DrafterPassLaunches DrafterPassLaunchesFor(const SpeculativeSettings& speculativ
 std::vector<ExtraGemm> DrafterExtraGemms(const ModelSpec& target, const ModelSpec& drafter,
                                          const SpeculativeSettings& speculative, int tp);
 
-// The drafter's step model: its own model (ProposerModel) on DrafterCapacity, the target's GPU, TP
+// The drafting's timer (DraftingTimer: a first pass over 1 + k tokens per decoding request, k - 1
+// passes of one, one pass's host preparation exposed) around the drafter's step model: its own
+// model (ProposerModel) on DrafterCapacity, the target's GPU, TP
 // and options, with no scheduling or input-preparation overhead of its own (it runs inside the
 // target's step, where those are counted once); a pass's host time is its launches
 // (DrafterPassLaunches at launch_us and graph_launch_us), overlapping its GPU work, and its input
 // updates add a kernel floor each. Null when there is no GPU drafter (n-gram), it is not timed
 // (medusa), or the target's step time is fixed.
-std::unique_ptr<StepModel> MakeProposerTimer(const Deployment& deployment, const CapacityResult& capacity,
+std::unique_ptr<DraftingTimer> MakeProposerTimer(const Deployment& deployment, const CapacityResult& capacity,
                                              const StepModelOptions& target_options);
 
 // Why a speculating deployment's drafting adds no time ("" when it is timed or there is none).

@@ -1,5 +1,8 @@
 #include "sim/timing/speculative_step.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "kvcache/base/check.h"
 
 namespace kvsim {
@@ -14,9 +17,72 @@ StepWork Plus(StepWork a, const StepWork& b) {
   return a;
 }
 
+// A decode run of the drafting: each step's drafting for `sequences` requests one token each, through
+// StepNs (the engine times drafting step by step; this is for a caller that asks for runs).
+class DraftingDecodeRun final : public DecodeRunTimer {
+ public:
+  DraftingDecodeRun(const DraftingTimer& timer, int64_t sequences) : timer_(timer), sequences_(sequences) {}
+  int64_t Ns(int64_t context_tokens) const override {
+    StepWork w;
+    w.new_tokens = sequences_;
+    w.sequences = sequences_;
+    w.context_tokens = context_tokens;
+    w.attended = context_tokens + sequences_;
+    return timer_.StepNs(w);
+  }
+  // The first pass's overlapped host term can shrink as its GPU time grows.
+  bool Nondecreasing() const override { return false; }
+  int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
+                    int64_t* out) const override {
+    int64_t steps = 0;
+    do {
+      out[steps] = Ns(context_tokens + steps * stride);
+      *now_ns += out[steps++];
+    } while (*now_ns < horizon_ns && steps < limit);
+    return steps;
+  }
+
+ private:
+  const DraftingTimer& timer_;
+  int64_t sequences_ = 0;
+};
+
 }  // namespace
 
-SpeculativeStep TimeSpeculativeStep(const StepModel& target, const StepModel* proposer, int64_t proposer_passes,
+DraftingTimer::DraftingTimer(std::unique_ptr<StepModel> pass, int64_t drafts, int64_t passes, double host_prepare_s)
+    : pass_(std::move(pass)), drafts_(drafts), passes_(passes), host_prepare_s_(host_prepare_s) {
+  KVSIM_CHECK(pass_ != nullptr && drafts_ >= 1 && passes_ >= 1 && host_prepare_s_ >= 0,
+              "a drafting timer needs a pass model, drafts, passes and a host time");
+}
+
+DraftingTime DraftingTimer::Time(const StepWork& d) const {
+  KVSIM_DCHECK(d.new_tokens == d.sequences);  // one token per decoding request
+  DraftingTime t;
+  // The first pass's queries: 1 + k per request at its context c_i, so Σ (1 + k)·c_i and the causal
+  // pairs among its own tokens, (1 + k)(2 + k)/2 per request.
+  const int64_t q = 1 + drafts_;
+  t.first_work.new_tokens = q * d.sequences;
+  t.first_work.context_tokens = d.context_tokens;
+  t.first_work.attended = q * d.context_tokens + d.sequences * q * (q + 1) / 2;
+  t.first_work.sequences = d.sequences;
+  t.first_pass = pass_->Breakdown(t.first_work);
+  t.later_passes = passes_ - 1;
+  t.later_work = d;
+  if (t.later_passes > 0) t.later_pass = pass_->Breakdown(d);
+  t.exposed_host_s = host_prepare_s_;
+  return t;
+}
+
+int64_t DraftingTimer::StepNs(const StepWork& decoding) const {
+  const double ns = Time(decoding).total() * 1e9 / static_cast<double>(passes_);
+  return std::max<int64_t>(1, static_cast<int64_t>(ns + 0.5));
+}
+
+std::unique_ptr<DecodeRunTimer> DraftingTimer::DecodeRun(int64_t sequences) const {
+  return std::make_unique<DraftingDecodeRun>(*this, sequences);
+}
+
+SpeculativeStep TimeSpeculativeStep(const StepModel& target, const DraftingTimer* proposer, int64_t proposer_passes,
                                     int64_t decode_seqs, int64_t decode_context, const StepWork& prefills,
                                     const std::vector<double>& accepted_at) {
   const int64_t k = static_cast<int64_t>(accepted_at.size());
@@ -37,8 +103,9 @@ SpeculativeStep TimeSpeculativeStep(const StepModel& target, const StepModel* pr
   if (proposer && proposer_passes > 0) {
     s.proposer_passes = proposer_passes;
     s.draft_work.Add(1, decode_context, decode_seqs);
-    s.draft_pass = proposer->Breakdown(s.draft_work);
-    s.draft_operators = proposer->Operators(s.draft_work);
+    s.drafting = proposer->Time(s.draft_work);
+    s.draft_pass = proposer->pass().Breakdown(s.draft_work);
+    s.draft_operators = proposer->pass().Operators(s.draft_work);
   }
   return s;
 }
