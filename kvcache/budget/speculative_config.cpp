@@ -113,6 +113,14 @@ void CheckKeyWithoutEffect(const std::string& key, const nlohmann::json& v, cons
   if (key == "parallel_drafting" && v == true)
     throw Error(f + "\"parallel_drafting\": true drafts all tokens in one pass over K - 1 extra KV slots per "
                     "request (max_num_new_slots_for_drafting), which kvsim does not model");
+  // Both change the drafter's time, which kvsim times with its CUDA graphs and a first pass of 1 + k
+  // tokens per request (vllm/v1/spec_decode/eagle.py propose(), padded batch).
+  if (key == "enforce_eager" && v == true && method != "ngram" && method != "suffix")
+    throw Error(f + "\"enforce_eager\": true runs the drafter without CUDA graphs, a drafting time kvsim does not "
+                    "model; leave it false");
+  if (key == "disable_padded_drafter_batch" && v == true && method != "ngram" && method != "suffix")
+    throw Error(f + "\"disable_padded_drafter_batch\": true makes the drafter's first pass cover 1 + accepted "
+                    "tokens per request instead of 1 + k, which kvsim does not model; leave it false");
   if (key == "enable_adaptive_verification" && v == true)
     throw Error(f + "\"enable_adaptive_verification\": vLLM takes it with method \"dspark\" only");
   if (key == "index_share_for_mtp_iteration" && !v.is_null() && method != "mtp")

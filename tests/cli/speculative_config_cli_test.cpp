@@ -54,6 +54,10 @@ TEST(SpeculativeConfigCliTest, KeysBeyondMethodModelAndTokensAreModelledOrRefuse
           "vLLM takes it with EAGLE and draft-model methods only");
   Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "parallel_drafting": true})",
           "\"parallel_drafting\": true drafts all tokens in one pass", {"--model", "Qwen/Qwen3-8B"});
+  Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "enforce_eager": true})",
+          "\"enforce_eager\": true runs the drafter without CUDA graphs", {"--model", "Qwen/Qwen3-8B"});
+  Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "disable_padded_drafter_batch": true})",
+          "1 + accepted tokens per request instead of 1 + k", {"--model", "Qwen/Qwen3-8B"});
   Refused(R"({"method": "ngram", "num_speculative_tokens": 3, "draft_sample_method": "probabilistic"})",
           "keeps the drafter's full logits");
   Refused(R"({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_min": 5, "prompt_lookup_max": 2})",
