@@ -6,7 +6,7 @@ usage: error_bands.py KVSIM_BINARY [--check] [--jobs N] [--keep DIR]
 Replays every serving run of data/validation/serving (the development set's load stages and the
 published closed-loop benchmarks) with `kvsim replay`, takes measured / predicted for every measured
 figure, and groups the ratios by regime: model class (dense / moe, from the model's config), GPU family
-(the generation column of data/gpus.csv) and load relative to saturation (ClassifyLoad of
+(the generation column of data/gpus.csv) and load (mean running per replica over max-num-seqs, ClassifyLoad of
 sim/stats/error_bands.h, whose thresholds this script reads from that header). A band is the central
 80% of a regime's ratios (p10..p90 by nearest rank, taken outwards: see band()), written rounded
 outwards; the start-up memory band (kv_gib) is measured / predicted KV-cache GiB over the rows
@@ -94,10 +94,10 @@ def set_flag(argv, name, value):
     return out
 
 
-def write_trace(path, n, rate, duration, prompt, output, distinct, seed, burst):
+def write_trace(path, n, rate, duration, prompt, output, distinct, seed):
     """The development set's requests as its README describes them (the same draws as its score.py):
     `distinct` fixed prompts sent in turn, Poisson arrivals rescaled to the stage's duration, a prompt's
-    512-token block ids kept so repeats can hit the prefix cache. `burst` sends every request at 0."""
+    512-token block ids kept so repeats can hit the prefix cache."""
     rng = random.Random(seed)
     kind, *bounds = prompt.split(":")
     if kind == "fixed":
@@ -111,20 +111,17 @@ def write_trace(path, n, rate, duration, prompt, output, distinct, seed, burst):
             t += gaps[k] * scale
             p = k % distinct
             ids = [4 * p + i + 1 for i in range((lens[p] + 511) // 512)]
-            fh.write(json.dumps({"timestamp": 0 if burst else round(t * 1000, 3), "input_length": lens[p],
+            fh.write(json.dumps({"timestamp": round(t * 1000, 3), "input_length": lens[p],
                                  "output_length": output, "hash_ids": ids}) + "\n")
 
 
 def serving_runs(tmp):
-    """Every run: id, source set, the replay argv, the saturation-replay argv (None: derive from the
-    run's summary), and its measured figures as (metric, statistic, measured)."""
+    """Every run: id, source set, the replay argv and its measured figures as (metric, statistic, measured)."""
     runs = {}
     with open(os.path.join(SERVING, "workloads.csv"), newline="") as fh:
         for w in csv.DictReader(fh):
-            for burst in (False, True):
-                write_trace(os.path.join(tmp, w["run"] + ("-burst" if burst else "") + ".jsonl"), int(w["n"]),
-                            float(w["rate"]), float(w["duration_s"]), w["prompt"], int(w["output"]),
-                            int(w["distinct_prompts"]), int(w["seed"]), burst)
+            write_trace(os.path.join(tmp, w["run"] + ".jsonl"), int(w["n"]), float(w["rate"]), float(w["duration_s"]),
+                        w["prompt"], int(w["output"]), int(w["distinct_prompts"]), int(w["seed"]))
     models = os.path.join(DATA, "models")
     stat_of = {"ttft_mean": ("ttft", "mean"), "ttft_p90": ("ttft", "p90"), "tpot_mean": ("tpot", "mean"),
                "e2e_mean": ("e2e", "mean"), "e2e_p90": ("e2e", "p90")}
@@ -134,8 +131,7 @@ def serving_runs(tmp):
             if r["metric"] not in stat_of:
                 fail(f"{SERVING}/cases.csv:{line}: column metric: '{r['metric']}' is not one of {', '.join(stat_of)}")
             argv = shlex.split(r["args"].replace("$M", models).replace("$T", tmp))
-            run = runs.setdefault(rid, {"set": "dev", "argv": argv, "measured": [],
-                                        "saturation": set_flag(argv, "--trace", os.path.join(tmp, rid + "-burst.jsonl"))})
+            run = runs.setdefault(rid, {"set": "dev", "argv": argv, "measured": []})
             run["measured"].append(stat_of[r["metric"]] + (float(r["measured_s"]),))
     with open(os.path.join(SERVING, "measured.csv"), newline="") as fh:
         for line, r in enumerate(csv.DictReader(fh), start=2):
@@ -151,8 +147,7 @@ def serving_runs(tmp):
             family, _, stat = metric.partition("_")
             if family not in METRICS or (family == "throughput") != (stat == ""):
                 fail(f"{SERVING}/published.csv:{line}: column metric: '{metric}' is not <ttft|tpot|e2e>_<stat> or throughput")
-            run = runs.setdefault(rid, {"set": "published", "argv": shlex.split(r["args"]), "measured": [],
-                                        "saturation": None})
+            run = runs.setdefault(rid, {"set": "published", "argv": shlex.split(r["args"]), "measured": []})
             run["measured"].append((family, stat or "output_tokens_per_s", float(r["measured"])))
     return runs
 
@@ -166,19 +161,13 @@ def replay(kvsim, argv, summary):
 
 
 def replay_run(kvsim, tmp, rid, run):
-    """The run's summary and its utilization: the request rate it offers over the rate the same
-    deployment serves at saturation (every request of the workload sent at once). A closed loop offers
-    what it is served; its saturation replay sends max(n, 4 x max-num-seqs) requests at once."""
+    """The run's summary and its utilization as a plan reads it (sim/plan/plan_bands.h RegimeOf): the
+    mean running requests per replica over max-num-seqs, how close the replica runs to the batch its
+    scheduler saturates at."""
     summary = replay(kvsim, run["argv"], os.path.join(tmp, rid + ".json"))
-    tput = summary["throughput"]
-    if run["saturation"] is not None:
-        offered, sat_argv = tput["offered_requests_per_s"], run["saturation"]
-    else:
-        n = max(int(flag(run["argv"], "--synthetic")), 4 * int(summary["config"]["max_num_seqs"]))
-        offered = tput["requests_per_s"]
-        sat_argv = set_flag(set_flag(run["argv"], "--synthetic", n), "--max-concurrency", n)
-    saturated = replay(kvsim, sat_argv, os.path.join(tmp, rid + "-saturation.json"))
-    return summary, offered / saturated["throughput"]["requests_per_s"]
+    replicas = int(flag(run["argv"], "--replicas") or 1)
+    slots = int(summary["config"]["max_num_seqs"]) * replicas
+    return summary, float(summary["concurrency"]["mean_running"]) / slots
 
 
 def predicted(summary, family, stat):
@@ -367,8 +356,8 @@ def main():
         w.writerow(header)
         w.writerows(format_rows(rows))
     with open(RATIOS_CSV, "w", newline="") as fh:
-        fh.write("# written by scripts/error_bands.py: one row per measured figure; utilization = offered / "
-                 "saturated request rate in kvsim\n")
+        fh.write("# written by scripts/error_bands.py: one row per measured figure; utilization = mean running "
+                 "requests per replica / max-num-seqs in kvsim\n")
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["run", "set", "metric", "statistic", "model", "gpu_family", "utilization", "load",
                     "measured", "predicted", "measured_over_predicted"])

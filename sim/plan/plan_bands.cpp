@@ -24,30 +24,10 @@ std::optional<ErrorMetric> ErrorMetricOf(SloMetric m) {
 
 }  // namespace
 
-std::string GpuFamily(const GpuSpec& gpu) {
-  const std::string& id = gpu.id;
-  // By the table's ids (NVIDIA's and AMD's product names for each architecture).
-  if (StartsWith(id, "a100") || StartsWith(id, "a800") || StartsWith(id, "a10") || StartsWith(id, "rtx3090") ||
-      StartsWith(id, "a30") || StartsWith(id, "a40"))
-    return "ampere";
-  if (StartsWith(id, "l4") || StartsWith(id, "l20") || StartsWith(id, "rtx4090")) return "ada";
-  if (StartsWith(id, "h100") || StartsWith(id, "h200") || StartsWith(id, "h800") || StartsWith(id, "h20") ||
-      StartsWith(id, "gh200"))
-    return "hopper";
-  if (StartsWith(id, "b200") || StartsWith(id, "gb200") || StartsWith(id, "b300") || StartsWith(id, "gb300") ||
-      StartsWith(id, "rtx-pro-6000"))
-    return "blackwell";
-  if (StartsWith(id, "mi300") || StartsWith(id, "mi325")) return "cdna3";
-  if (StartsWith(id, "mi355")) return "cdna4";
-  if (StartsWith(id, "t4")) return "turing";
-  if (StartsWith(id, "v100")) return "volta";
-  return "";
-}
-
 ErrorRegime RegimeOf(const Deployment& d, const ReplaySummary& s, int64_t replicas) {
   ErrorRegime r;
   r.model = d.model.is_moe() ? ModelClass::kMoe : ModelClass::kDense;
-  r.gpu_family = GpuFamily(d.gpu);
+  r.gpu_family = d.gpu.generation;  // the GPU table's architecture column
   const double slots = static_cast<double>(d.config.max_num_seqs.value_or(256)) * static_cast<double>(std::max<int64_t>(1, replicas));
   r.load = ClassifyLoad(slots > 0 ? s.concurrency.mean_running / slots : 0.0);
   return r;

@@ -13,10 +13,6 @@
 
 namespace kvsim {
 
-// The generation a GPU of the table belongs to ("ampere", "ada", "hopper", "blackwell", "cdna3",
-// "turing", "volta"), the family its kernels and so kvsim's errors share; "" when unknown.
-std::string GpuFamily(const GpuSpec& gpu);
-
 // The regime of a replayed point: the model's class, the GPU's family, and the load as the share of
 // the batch slots busy on average (mean running requests per replica over max-num-seqs: how close
 // the replica runs to the batch its scheduler saturates at).

@@ -35,8 +35,9 @@ struct EnumNames<LoadRegime> {
       {LoadRegime::kLight, "light"}, {LoadRegime::kModerate, "moderate"}, {LoadRegime::kSaturated, "saturated"}};
 };
 
-// utilization = offered load / the load the deployment serves at saturation (0..inf). Below
-// kLightLoadBelow requests rarely queue; from kSaturatedLoadFrom on the queue grows or the batch is full.
+// utilization = mean running requests per replica / max-num-seqs: how close a replica runs to the
+// batch its scheduler saturates at (sim/plan/plan_bands.h RegimeOf; scripts/error_bands.py alike).
+// Below kLightLoadBelow requests rarely queue; from kSaturatedLoadFrom on the batch is full.
 // scripts/error_bands.py reads these two constants from this header so both classify alike.
 inline constexpr double kLightLoadBelow = 0.5;
 inline constexpr double kSaturatedLoadFrom = 0.9;
