@@ -1702,6 +1702,7 @@ def plan(
     mm_processor_kwargs: _Value | None = None,
     skip_mm_profiling: bool = False,
     compilation_config: _Value | None = None,
+    optimization_level: _Value | None = None,
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
@@ -1897,6 +1898,9 @@ def plan(
         skip_mm_profiling: no encoder profile run (multimodal models)
         compilation_config: JSON, as vLLM (-cc): cudagraph_mode, cudagraph_capture_sizes,
             max_cudagraph_capture_size; or a level 0-3 (0: no graphs)
+        optimization_level: 0-3, as vLLM 0.12 on (-O): 0 no compilation and no CUDA graphs, 1
+            piecewise graphs, 2 and 3 the default (full and piecewise); a cudagraph_mode given in
+            --compilation-config wins
         cudagraph_capture_sizes: batch sizes vLLM captures graphs for, e.g. 1,2,4,8
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
