@@ -138,6 +138,10 @@ void PricePlan(ConfigPlan& plan, const PlanConfig& config, const PlanSettings& s
   plan.latency = settings.latency_of ? settings.latency_of(plan.config, plan.replicas, s) : FirstSloLatency(settings.criteria, s);
 }
 
+namespace {
+constexpr size_t kTasksPerSlot = 4;
+}  // namespace
+
 PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, const PlanPointEvaluator& evaluate,
                       const std::function<void(size_t, size_t)>& progress, const std::atomic<bool>* stop,
                       const ConfigWaveRunner& run_wave) {
@@ -205,8 +209,12 @@ PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, cons
   const ConfigWaveRunner& run = run_wave ? run_wave : threads;
 
   int best = -1;
-  // Waves of `jobs` configurations, each searched with the bound known when the wave starts.
-  const size_t wave = settings.exhaustive ? n : static_cast<size_t>(jobs);
+  // Waves of kTasksPerSlot x `jobs` configurations, each searched with the bound known when the wave
+  // starts: searches differ in length by several times (a configuration that fits few requests probes
+  // more replica counts), so a wave of one per slot left slots idle waiting for its longest search.
+  // The bound only loses what a wave finds meanwhile; the answer is the same. One slot has no one to
+  // wait for, so it keeps waves of one and the tightest bound.
+  const size_t wave = settings.exhaustive ? n : jobs == 1 ? 1 : kTasksPerSlot * static_cast<size_t>(jobs);
   for (size_t start = 0; start < n; start += std::max<size_t>(wave, 1)) {
     std::vector<ConfigTask> tasks;
     const size_t end = std::min(n, start + std::max<size_t>(wave, 1));
