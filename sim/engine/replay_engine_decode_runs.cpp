@@ -115,28 +115,6 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
   return taken;
 }
 
-// ScheduleExplicit's grow of a request's deferred and `kept` new tokens: when memory is short the
-// newest running request is preempted, until it fits; false when that was the request itself.
-bool ReplayEngine::GrowOrPreempt(Slot slot, int64_t kept) {
-  Live& l = slots_[slot];
-  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + kept);
-  if (!grown && l.unsynced > 0) {
-    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
-    KVSIM_DCHECK(synced);
-    (void)synced;
-  }
-  l.unsynced = 0;
-  while (!grown && !(grown = alloc_.Grow(l.req.id, kept))) {
-    const Slot victim = running_.Last();
-    Preempt(victim);
-    if (victim == slot) {
-      l.accepted = 0;
-      return false;
-    }
-  }
-  return true;
-}
-
 // Hands the run's deferred tokens to the allocator: slots each request already held.
 void ReplayEngine::SyncDeferredGrows() {
   for (const ExplicitDecoder& d : decode_run_) {

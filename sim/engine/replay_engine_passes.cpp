@@ -121,22 +121,7 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
     counters_.draft_tokens += tokens - 1;
     counters_.accepted_tokens += l.accepted;
   }
-  // Lazily decoded tokens ride along with this step's tokens when one Grow can take both.
-  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + kept);
-  if (!grown && l.unsynced > 0) {
-    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
-    KVSIM_DCHECK(synced);
-    (void)synced;
-  }
-  l.unsynced = 0;
-  while (!grown && !(grown = alloc_.Grow(l.req.id, kept))) {
-    const Slot victim = running_.Last();
-    Preempt(victim);
-    if (victim == slot) {
-      l.accepted = 0;
-      return false;
-    }
-  }
+  if (!GrowOrPreempt(slot, kept)) return false;
   scheduled.push_back({slot, tokens, l.computed});
   l.scheduled_step = step_;
   l.computed += kept;
