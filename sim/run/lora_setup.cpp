@@ -14,15 +14,21 @@ bool DecoderModule(const std::string& module) { return module != "embed_tokens" 
 
 int64_t TransferNs(double bytes, double bytes_per_s) { return std::llround(bytes / bytes_per_s * 1e9); }
 
+// The punica kernels this deployment's vLLM runs: the per-slice sgmv/bgmv wrapper up to 0.7 and on
+// the V0 engine, the adapter-grouped lora_shrink/lora_expand after (lora_kernels.h).
+LoraKernelGrid KernelGrid(const Deployment& d) {
+  const VllmVersion v = ParseVllmVersion(d.config.vllm_version);
+  return v.v0_engine || v.minor <= 7 ? LoraKernelGrid::kPerSequence : LoraKernelGrid::kPerAdapterTile;
+}
+
 // The host side's figures (lora_host.h) for this deployment's vLLM release and scheduling.
 LoraHostCosts HostCosts(const Deployment& d, const ReplayOptions& r, const StepModelOptions& timer, double eager_launch_s) {
-  const VllmVersion v = ParseVllmVersion(d.config.vllm_version);
   LoraHostCosts c;
   c.torch_launch_s = timer.efficiency.launch_us * 1e-6;
   // vLLM <= 0.7: the per-slice sgmv/bgmv wrapper on Triton 3.1 (torch 2.5), 18 us a launch after
   // triton-lang/triton#3648; later releases: one launch for all slices, about 11 us a launch
   // (meta-pytorch/tritonbench#1002, 2026).
-  c.per_slice_kernels = v.v0_engine || v.minor <= 7;
+  c.per_slice_kernels = KernelGrid(d) == LoraKernelGrid::kPerSequence;
   c.triton_launch_s = c.per_slice_kernels ? 18e-6 : 11e-6;
   c.eager = timer.enforce_eager;
   c.prefill_from_cpu = r.scheduler == SchedulerKind::kVllmV0;
@@ -62,7 +68,7 @@ void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResu
     dev.compute_efficiency = timer.efficiency.gemm_compute;
     dev.memory_efficiency = timer.efficiency.gemm_memory;
     dev.floor_s = timer.efficiency.kernel_floor_us * 1e-6;
-    out.kernels.emplace(m.kernels, dev, BytesPerElement(cap.compute_dtype), m.element_bytes);
+    out.kernels.emplace(m.kernels, dev, BytesPerElement(cap.compute_dtype), m.element_bytes, KernelGrid(d));
     out.options.kernels = &*out.kernels;
     out.host.emplace(m.kernels, HostCosts(d, r, timer, eager_launch_s));
     out.options.host = &*out.host;

@@ -14,6 +14,20 @@
 // slower of its bytes over HBM (gemm_memory of the bandwidth) and its FLOPs at gemm_compute of the
 // dense peak, plus one non-GEMM kernel floor (kernel_efficiency.h), as the step model times the
 // small kernels of a layer.
+//
+// How often the adapters' weights cross HBM depends on the kernels' grid, which changed in v0.8:
+//  - kPerSequence (vLLM <= 0.7 and the V0 engine; lora/ops/triton_ops/bgmv_shrink.py, bgmv_expand.py,
+//    bgmv_expand_slice.py, sgmv_shrink.py, sgmv_expand.py of v0.6.x-0.7.x, called per slice by
+//    punica_gpu.py's add_shrink/add_expand loop): decode steps run the bgmv kernels, whose grid is
+//    (SPLIT_K or SPLIT_N, batches) and whose every program loads its own token's adapter tile, so
+//    each sequence reads its adapter's whole A and B; prefill steps run sgmv over one segment per
+//    sequence, each segment reading its adapter's weights (once per BLOCK_M rows; counted once here).
+//    Each slice is its own shrink and expand launch: 2 * slices floors per module.
+//  - kPerAdapterTile (vLLM >= 0.8: lora_shrink_op.py / lora_expand_op.py, tokens sorted by adapter by
+//    LoRAKernelMeta): the grid is (M tiles x N tiles [x SPLIT_K], slices, active adapters), a CTA
+//    loads its adapter's tile for BLOCK_M of that adapter's tokens, so the weights are read once
+//    per adapter per BLOCK_M tokens (default config, utils.py get_lora_op_configs: shrink
+//    block_m 32, expand block_m 64). One shrink and one expand launch per module.
 #ifndef KVSIM_SIM_TIMING_LORA_KERNELS_H_
 #define KVSIM_SIM_TIMING_LORA_KERNELS_H_
 
@@ -23,6 +37,9 @@
 #include "kvcache/budget/lora_memory.h"
 
 namespace kvsim {
+
+// Which punica kernels the serving engine runs (see above).
+enum class LoraKernelGrid { kPerSequence, kPerAdapterTile };
 
 struct LoraDevice {
   double peak_flops = 0;         // dense 16-bit tensor peak, FLOP/s
@@ -35,7 +52,7 @@ struct LoraDevice {
 // What the LoRA kernels of one step work on.
 struct LoraStepWork {
   int64_t lora_tokens = 0;   // tokens of requests on an adapter
-  int64_t lora_rows = 0;     // of them sampled (lm_head rows)
+  int64_t lora_rows = 0;     // of them sampled (lm_head rows): one per sequence on an adapter
   int64_t batch_tokens = 0;  // every token of the step (the zeroed buffer)
   int64_t adapters = 0;      // distinct adapters among them
 };
@@ -43,17 +60,26 @@ struct LoraStepWork {
 class LoraKernelTimer {
  public:
   // `activation_bytes`: the model's compute element size; `lora_bytes`: the adapters' (--lora-dtype).
-  LoraKernelTimer(std::vector<LoraKernelShape> shapes, const LoraDevice& device, double activation_bytes, double lora_bytes);
+  LoraKernelTimer(std::vector<LoraKernelShape> shapes, const LoraDevice& device, double activation_bytes, double lora_bytes,
+                  LoraKernelGrid grid = LoraKernelGrid::kPerAdapterTile);
+  // BLOCK_M of the v0.8+ kernels' default configuration (lora/ops/triton_ops/utils.py).
+  static constexpr int64_t kShrinkBlockM = 32;
+  static constexpr int64_t kExpandBlockM = 64;
+  // How many times one launch reads an adapter's weights for `tokens` tokens on `adapters` adapters
+  // of `sequences` sequences, with `block_m` rows a tile.
+  double WeightReads(double tokens, double adapters, double sequences, int64_t block_m) const;
   // Seconds; 0 when no token is on an adapter.
   double Seconds(const LoraStepWork& w) const;
   int64_t Ns(const LoraStepWork& w) const;
   const std::vector<LoraKernelShape>& shapes() const { return shapes_; }
 
  private:
-  double Kernel(double flops, double bytes) const;
+  // `launches` kernels share the work, each with its floor.
+  double Kernel(double flops, double bytes, double launches) const;
   std::vector<LoraKernelShape> shapes_;
   LoraDevice d_;
   double act_ = 2, lora_ = 2;
+  LoraKernelGrid grid_ = LoraKernelGrid::kPerAdapterTile;
 };
 
 }  // namespace kvsim

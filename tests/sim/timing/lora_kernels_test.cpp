@@ -8,23 +8,23 @@ namespace {
 
 // One module (one layer, one slice): rank 16, in 4096, out 4096; 16-bit activations and weights.
 // HBM 1 TB/s at full efficiency, peak 1 PFLOP/s, no launch floor.
-LoraKernelTimer OneModule(double floor_s = 0) {
+LoraKernelTimer OneModule(double floor_s = 0, LoraKernelGrid grid = LoraKernelGrid::kPerAdapterTile, int64_t slices = 1) {
   LoraKernelShape k;
-  k.module = "o_proj";
+  k.module = slices == 1 ? "o_proj" : "qkv_proj";
   k.layers = 1;
-  k.slices = 1;
+  k.slices = slices;
   k.rank = 16;
   k.in = 4096;
   k.out_total = 4096;
-  k.a_elements = 16 * 4096;
-  k.b_elements = 4096 * 16;
+  k.a_elements = slices * 16 * 4096;
+  k.b_elements = 4096 * 16;  // out_total 4096 over the slices
   LoraDevice d;
   d.peak_flops = 1e15;
   d.hbm_bytes_per_s = 1e12;
   d.compute_efficiency = 1;
   d.memory_efficiency = 1;
   d.floor_s = floor_s;
-  return LoraKernelTimer({k}, d, 2, 2);
+  return LoraKernelTimer({k}, d, 2, 2, grid);
 }
 
 // Two tokens on one adapter, a batch of two tokens.
@@ -53,6 +53,52 @@ TEST(LoraKernelsTest, EachActiveAdapterReadsItsWeights) {
   w.batch_tokens = 8;
   w.adapters = 2;
   EXPECT_NEAR(OneModule().Seconds(w), (311.552 + 262.144 + 6 * 16 * 4 / 1000.0) * 1e-9, 1e-15);
+}
+
+// vLLM <= 0.7's bgmv kernels (grid (SPLIT_K, batches)): every decode token loads its own adapter's
+// tile, so 8 sequences on one adapter read A and B 8 times each.
+//   shrink: x 8·4096·2 = 65,536 B + A 8 x 131,072 = 1,048,576 B + buffer 8·16·4 = 512 B = 1,114,624 B
+//   expand: buffer 512 B + B 8 x 131,072 = 1,048,576 B + output 2·8·4096·2 = 131,072 B = 1,180,160 B
+//   2,294,784 B -> 2,294.784 ns at 1 TB/s (FLOPs 2·8·65,536 per kernel: 1 ns, memory bound).
+// v0.8's lora_shrink/lora_expand group the tokens by adapter: A and B once each,
+//   (65,536 + 131,072 + 512) + (512 + 131,072 + 131,072) = 459,776 B -> 459.776 ns.
+TEST(LoraKernelsTest, PerSequenceBgmvReadsTheAdapterOncePerDecodeToken) {
+  LoraStepWork w;
+  w.lora_tokens = 8;
+  w.lora_rows = 8;
+  w.batch_tokens = 8;
+  w.adapters = 1;
+  EXPECT_NEAR(OneModule(0, LoraKernelGrid::kPerSequence).Seconds(w), 2294.784e-9, 1e-15);
+  EXPECT_NEAR(OneModule(0, LoraKernelGrid::kPerAdapterTile).Seconds(w), 459.776e-9, 1e-15);
+}
+
+// v0.8's kernels load an adapter's tile once per BLOCK_M of its tokens (utils.py's default config:
+// shrink block_m 32, expand block_m 64). A 100-token prefill on one adapter: A read ceil(100/32) = 4
+// times, B ceil(100/64) = 2 times.
+//   shrink: x 100·4096·2 = 819,200 B + A 4 x 131,072 = 524,288 B + buffer 100·16·4 = 6,400 B
+//   expand: buffer 6,400 B + B 2 x 131,072 = 262,144 B + output 2·100·4096·2 = 1,638,400 B
+//   3,256,832 B -> 3,256.832 ns (FLOPs 13.1 M per kernel: 13 ns, memory bound).
+TEST(LoraKernelsTest, GroupedKernelsReadTheAdapterOncePerRowTile) {
+  LoraStepWork w;
+  w.lora_tokens = 100;
+  w.lora_rows = 1;
+  w.batch_tokens = 100;
+  w.adapters = 1;
+  EXPECT_NEAR(OneModule(0, LoraKernelGrid::kPerAdapterTile).Seconds(w), 3256.832e-9, 1e-15);
+}
+
+// vLLM <= 0.7's wrapper launches a shrink and an expand per slice: a qkv module (3 slices) pays 6
+// launch floors, v0.8's one shrink and one expand over all slices 2. One decode token, 3 us floors:
+// the difference is 4 x 3 us whatever the bytes (one token reads the weights once on either grid).
+TEST(LoraKernelsTest, PerSliceWrapperPaysAFloorPerSliceKernel) {
+  LoraStepWork w;
+  w.lora_tokens = 1;
+  w.lora_rows = 1;
+  w.batch_tokens = 1;
+  w.adapters = 1;
+  const double per_slice = OneModule(3e-6, LoraKernelGrid::kPerSequence, 3).Seconds(w);
+  const double grouped = OneModule(3e-6, LoraKernelGrid::kPerAdapterTile, 3).Seconds(w);
+  EXPECT_NEAR(per_slice - grouped, 4 * 3e-6, 1e-15);
 }
 
 // vLLM's kernels return before launching when no token has an adapter.
