@@ -25,6 +25,10 @@ struct FlagReleases {
   int last_max = 0;
 };
 
+// vLLM 0.12 introduced optimization levels (docs.vllm.ai/en/v0.12.0/design/optimization_levels) and
+// moved -O onto them; -cc took over as --compilation-config's short form.
+inline constexpr int kFirstOptimizationLevelMinor = 12;
+
 // One flag of a server's parser. `kvsim`: the kvsim flag it becomes (modelled flags); for a switch
 // with a --no- form, `kvsim_negated` is what --no-<name> becomes (empty: nothing, the default).
 struct ServeFlag {

@@ -19,10 +19,6 @@
 namespace kvsim {
 namespace {
 
-// vLLM 0.12 introduced optimization levels (docs.vllm.ai/en/v0.12.0/design/optimization_levels) and
-// moved -O onto them; -cc took over as --compilation-config's short form.
-constexpr int kFirstOptimizationLevelMinor = 12;
-
 // vLLM's FlexibleArgumentParser accepts --max_model_len for --max-model-len.
 std::string Dashed(const std::string& flag) {
   std::string out = flag;

@@ -70,9 +70,8 @@ struct EngineOptions {
   Stepping stepping = Stepping::kEvent;
   SchedulerKind scheduler = SchedulerKind::kVllmV1;  // v0 always steps token by token
   // Speculative decoding (speculation.h). Its random acceptance has no closed form over many
-  // steps, so with it on every request is visited every step (no lazy decode, no quiet runs); under
-  // event stepping the steps in which only decoders run and none can finish skip the scheduler's
-  // passes (explicit decode runs, replay_engine_decode_runs.cpp), with the same draws.
+  // steps, so every request is visited every step (no lazy decode, no quiet runs); decode-only
+  // steps skip the scheduler's passes (explicit decode runs, replay_engine_decode_runs.cpp).
   SpeculationOptions speculation;
   // vLLM v1's async scheduling (vllm/v1/engine/core.py step_with_batch_queue, batch queue of 2; on by
   // default since v0.14 with the mp/uni executors, vllm/config/vllm.py): the scheduler pass for step
@@ -81,9 +80,8 @@ struct EngineOptions {
   bool async_scheduling = false;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
-  // With it on every request is visited every step (no lazy decode, no quiet runs), as with
-  // speculation: the kernels' time depends on which requests run (explicit decode runs still skip
-  // the scheduler's passes).
+  // Every request is visited every step, as with speculation: the kernels' time depends on which
+  // requests run (explicit decode runs still skip the scheduler's passes).
   LoraReplayOptions lora;
   // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
   // slotted requests wait; past that they wait compact until admission reaches them (the
@@ -105,26 +103,23 @@ struct EngineCounters {
 
 class ReplayEngine final {
  public:
-  // Every observer sees every step and request, in the order given. All references must outlive
-  // the engine.
+  // Every observer sees every step and request, in order; all references must outlive the engine.
   ReplayEngine(EngineOptions options, KvAllocator& allocator, const StepTimer& timer,
                std::vector<ReplayObserver*> observers);
 
-  // Driven by the event loop (sim/fleet/event_loop.h), for one replica or many: it delivers each
-  // arrival to one engine and steps the engine whose next step starts first.
+  // The event loop (sim/fleet/event_loop.h) delivers each arrival to one engine and steps the engine
+  // whose next step starts first.
   // An arrival routed here; REQUIRES: its time is not after the engine's next step start (or the
   // engine is idle, and then its clock jumps to the arrival).
   void Deliver(TraceRequest&& r);
-  // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
-  bool Idle() const {
+  bool Idle() const {  // a non-empty backlog implies a non-empty waiting_ (its head has a slot)
     KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());
     return running_.empty() && waiting_.empty();
   }
   int64_t now_ns() const { return now_ns_; }  // start of the next step when not idle
-  // A time before which every step the engine would start is a quiet decode step of the requests it
-  // holds: none finishes, is admitted or preempted, so its request counts stay and its KV use can
-  // only grow. Known after a quiet run cut short by its horizon; otherwise at most now_ns().
-  // Deliver resets it.
+  // A time before which every step the engine would start is a quiet decode step (none finishes, is
+  // admitted or preempted: counts stay, KV use only grows). Known after a quiet run cut short by its
+  // horizon, otherwise at most now_ns(); Deliver resets it.
   int64_t quiet_until_ns() const {
     int64_t span = 0, until = 0;
     if (__builtin_mul_overflow(quiet_steps_left_, quiet_step_ns_, &span) || __builtin_add_overflow(now_ns_, span, &until))
@@ -245,18 +240,15 @@ class ReplayEngine final {
   // Explicit decode runs, with speculation or LoRA (replay_engine_decode_runs.cpp).
   bool ExplicitDecodeStep() const;
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
-  bool GrowOrPreempt(Slot slot, int64_t kept);
+  bool GrowOrPreempt(Slot slot, int64_t kept);  // grow_or_preempt.h
   void SyncDeferredGrows();
-  struct ExplicitDecoder {
-    Slot slot;
-    int64_t room;  // tokens it may still add without a Grow (GrowRoom when last synced, less `unsynced`)
-  };
-  std::vector<ExplicitDecoder> decode_run_;  // the running requests of the current run, in order
-  // Tokens an explicit decode run computed but has not yet handed to the allocator (Σ unsynced); 0 outside one.
-  int64_t deferred_tokens_ = 0;
-  // After the scheduler's passes: times, applies and records the step (false: no step was taken).
-  // `advanced_later_tokens`: the step's requests were already advanced as AfterStep would, sampling
-  // that many tokens past their first (null: AfterStep advances them).
+  // A running request of the current run, in order; `room`: tokens it may still add without a Grow
+  // (GrowRoom when last synced, less `unsynced`).
+  struct ExplicitDecoder { Slot slot; int64_t room; };
+  std::vector<ExplicitDecoder> decode_run_;
+  int64_t deferred_tokens_ = 0;  // Σ unsynced: computed in a run, not yet given to the allocator
+  // After the scheduler's passes: times, applies and records the step (false: none taken); with
+  // `advanced_later_tokens` the requests were already advanced that many tokens past their first.
   bool CompleteStep(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);
   bool CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);  // for another file
   bool EventDue(int64_t step) const;
@@ -402,29 +394,6 @@ class ReplayEngine final {
   bool grows_compose_ = true;
   int64_t slots_per_token_ = 1;  // the allocator's (one per layer group), fixed
 };
-
-// A scheduled request's grow by its deferred and `kept` new tokens: when memory is short the newest
-// running request is preempted, until it fits; false when that was the request itself. Lazily decoded
-// tokens ride along with this step's when one Grow can take both. Inline: ScheduleExplicit's hot path.
-inline bool ReplayEngine::GrowOrPreempt(Slot slot, int64_t kept) {
-  Live& l = slots_[slot];
-  bool grown = l.unsynced > 0 && grows_compose_ && alloc_.Grow(l.req.id, l.unsynced + kept);
-  if (!grown && l.unsynced > 0) {
-    const bool synced = alloc_.Grow(l.req.id, l.unsynced);  // always fits: slots it already held
-    KVSIM_DCHECK(synced);
-    (void)synced;
-  }
-  l.unsynced = 0;
-  while (!grown && !(grown = alloc_.Grow(l.req.id, kept))) {
-    const Slot victim = running_.Last();
-    Preempt(victim);
-    if (victim == slot) {
-      l.accepted = 0;
-      return false;
-    }
-  }
-  return true;
-}
 
 }  // namespace kvsim
 

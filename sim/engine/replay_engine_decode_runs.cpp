@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "kvcache/base/check.h"
+#include "sim/engine/grow_or_preempt.h"
 #include "sim/engine/replay_engine.h"
 
 namespace kvsim {

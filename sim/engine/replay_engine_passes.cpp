@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "kvcache/base/check.h"
+#include "sim/engine/grow_or_preempt.h"
 #include "sim/engine/replay_engine.h"
 #include "sim/engine/vllm_schedulers.h"
 
