@@ -186,9 +186,12 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
     const int64_t t_arrival = pending ? pending->arrival_ns : INT64_MAX;
     const int64_t t_handoff = handoffs.empty() ? INT64_MAX : handoffs.top().time_ns;
     size_t next = 0;
-    int64_t t_step = INT64_MAX;
-    for (size_t i = 0; i < engines.size(); ++i)
-      if (!engines[i]->Idle() && engines[i]->now_ns() < t_step) t_step = engines[i]->now_ns(), next = i;
+    int64_t t_step = INT64_MAX, t_prefill = INT64_MAX;
+    for (size_t i = 0; i < engines.size(); ++i) {
+      if (engines[i]->Idle()) continue;
+      if (engines[i]->now_ns() < t_step) t_step = engines[i]->now_ns(), next = i;
+      if (i < pre.engines.size()) t_prefill = std::min(t_prefill, engines[i]->now_ns());
+    }
     if (t_arrival <= t_step && t_arrival <= t_handoff && pending) {
       const int64_t k = pre.Pick(*pending);
       InFlight f{*pending, k};
@@ -210,7 +213,11 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
       continue;
     }
     if (t_step == INT64_MAX) break;
-    if (engines[next]->StepOnce(std::min(t_arrival, t_handoff)) && (++steps & 4095) == 0) {
+    // A decode instance waiting for KV, or running a quiet run of decodes, stops where a prefill
+    // instance still stepping could hand a request over: no handoff reaches it late.
+    int64_t horizon = std::min(t_arrival, t_handoff);
+    if (next >= pre.engines.size()) horizon = std::min(horizon, t_prefill);
+    if (engines[next]->StepOnce(horizon) && (++steps & 4095) == 0) {
       if (hooks.progress) hooks.progress(source->progress(), engines[next]->now_ns());
       if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
         stopped = true;

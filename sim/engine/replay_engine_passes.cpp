@@ -147,6 +147,9 @@ void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
   int64_t first = INT64_MAX;
   for (Slot slot : loading_) first = std::min(first, slots_[slot].ready_ns);
   now_ns_ = std::max(now_ns_, std::min(first, horizon_ns));
+  // No step ran while the engine waited: vLLM's engine loop keeps calling the scheduler, so the next
+  // pass sees every request that arrived during the wait (no async step is in flight to hide them).
+  last_step_start_ns_ = now_ns_;
 }
 
 // speed: the three passes below inline into the schedulers' Step, instantiated here (MakeScheduler),
