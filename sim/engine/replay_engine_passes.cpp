@@ -89,7 +89,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
 // for its KV to load (it then joins loading_). speed: out of line, as MatchBelowGpu.
 [[gnu::noinline]] bool ReplayEngine::StartsLoading(Live& l, Slot slot, const OffloadTiers::Match& match, const AdmitPlan& plan,
                                                    int64_t prompt_tokens) {
-  if (remote_ && match.tokens > 0) {
+  // The prompt over the link (MatchBelowGpu's remote case); a readmission after a preemption finds its
+  // tokens in the tiers instead.
+  if (remote_ && l.generated == 0 && match.tokens > 0) {
     l.ready_ns = remote_->StartTransfer(l.req.id, plan.loaded_tokens, now_ns_);
     l.loading = true;
     loading_.push_back(slot);
