@@ -1,14 +1,27 @@
 #include "reports/disagg_report.h"
 
 #include "kvcache/base/text_format.h"
+#include "reports/lora_report.h"
+#include "reports/offload_report.h"
 #include "reports/text_table.h"
 
 namespace kvsim {
 namespace {
 
 nlohmann::json PoolJson(const DisaggSummary::Pool& p) {
-  return {{"replicas", p.replicas}, {"gpu", p.gpu}, {"tensor_parallel_size", p.tensor_parallel_size},
-          {"max_num_seqs", p.max_num_seqs}, {"kv_blocks_per_replica", p.kv_blocks}};
+  nlohmann::json j = {{"replicas", p.replicas}, {"gpu", p.gpu}, {"tensor_parallel_size", p.tensor_parallel_size},
+                      {"max_num_seqs", p.max_num_seqs}, {"kv_blocks_per_replica", p.kv_blocks}};
+  if (p.offload) j["offload"] = OffloadToJson(*p.offload);
+  if (p.lora) j["lora"] = LoraToJson(*p.lora);
+  return j;
+}
+
+// A pool's KV tiers and adapters, each under the pool's name.
+std::string PoolSections(const char* name, const DisaggSummary::Pool& p) {
+  std::string out;
+  if (p.offload) out += Format("\n%s pool:", name) + RenderOffloadText(*p.offload);
+  if (p.lora) out += Format("\n%s pool:", name) + RenderLoraText(*p.lora);
+  return out;
 }
 
 }  // namespace
@@ -33,7 +46,8 @@ std::string RenderDisaggText(const DisaggSummary& d) {
          Format("KV link %s (%.1f GB/s per GPU, %.1f us): %lld transfers, %.2f GiB per GPU, mean %.4f s each + %.4f s "
                 "waiting for the link\n(request latencies from the arrival at the prefill pool; steps and KV of the decode pool)\n",
                 d.link.c_str(), d.link_gb_per_s, d.link_latency_s * 1e6, static_cast<long long>(d.transfers),
-                d.transfer_gib_per_gpu, d.mean_transfer_s, d.mean_link_wait_s);
+                d.transfer_gib_per_gpu, d.mean_transfer_s, d.mean_link_wait_s) +
+         PoolSections("prefill", d.prefill) + PoolSections("decode", d.decode);
 }
 
 }  // namespace kvsim

@@ -9,7 +9,10 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
 #include "sim/fleet/event_loop.h"
+#include "sim/run/lora_setup.h"
+#include "sim/run/offload_setup.h"
 #include "sim/run/replay_setup.h"
+#include "sim/run/speculation_setup.h"
 #include "sim/stats/cost.h"
 #include "sim/stats/load_check.h"
 #include "sim/stats/replay_stats.h"
@@ -101,10 +104,16 @@ class DecodeRemote final : public RemoteKv {
   const std::unordered_map<uint64_t, InFlight>& in_flight_;
 };
 
+// One pool's instances and what each feature adds to them. A pool stays where it is built: the
+// engines' options point into `lora`, `proposer` and `tiers`.
 struct Pool {
   CapacityResult cap;
+  StepModelOptions timer_options;
   std::unique_ptr<StepModel> timer;
+  std::unique_ptr<DraftingTimer> proposer;  // MTP/EAGLE drafter's passes (null: none or not timed)
+  LoraRun lora;                             // LoRA slots and kernels (max_loras 0: off)
   std::vector<std::unique_ptr<KvAllocator>> allocators;
+  std::vector<std::unique_ptr<OffloadTiers>> tiers;  // per instance; null: no host/disk tier
   std::vector<std::unique_ptr<ReplayEngine>> engines;
   std::vector<LoopReplica> loop;
   std::unique_ptr<Router> router;
@@ -114,14 +123,29 @@ struct Pool {
       for (size_t i = 0; i < loop.size(); ++i) loads[i] = loop[i].Load();
     return router->Pick(r, loads);
   }
+  // The pool's engines are built with the features of the aggregated replay (replay_runner.cpp):
+  // the drafter's timer, the LoRA slots and kernels, and each instance's KV tiers.
+  void AddEngine(const Deployment& d, const ReplayOptions& r, ReplayObserver* observer) {
+    EngineOptions eo = MakeEngineOptions(d, r, cap);
+    if (proposer) eo.speculation.proposer = proposer.get();
+    eo.lora = lora.options;
+    const size_t i = engines.size();
+    engines.push_back(std::make_unique<ReplayEngine>(eo, *allocators[i], *timer, std::vector<ReplayObserver*>{observer}));
+    if (tiers[i]) engines.back()->SetOffloadTiers(tiers[i].get());
+    loop[i].engine = engines.back().get();
+  }
 };
 
 void BuildPool(const Deployment& d, const ReplayOptions& r, int64_t replicas, Pool& p) {
   p.cap = PlanCapacity(d.model, d.gpu, d.config);
   if (!p.cap.does_not_fit.empty()) throw Error(p.cap.does_not_fit);
-  p.timer = std::make_unique<StepModel>(d.model, p.cap, d.gpu, TimerOptions(d, r));
+  p.timer_options = TimerOptions(d, r);
+  p.timer = std::make_unique<StepModel>(d.model, p.cap, d.gpu, p.timer_options);
+  p.proposer = MakeProposerTimer(d, p.cap, p.timer_options);
+  MakeLoraRun(d, r, p.cap, p.timer_options, p.timer->EagerLaunchSeconds(), p.lora);
   for (int64_t i = 0; i < replicas; ++i) {
     p.allocators.push_back(MakeAllocator(d, r, p.cap));
+    p.tiers.push_back(MakeOffloadTiers(d, r, p.cap));
     LoopReplica l;
     l.block_size = p.cap.settings.block_size;
     l.usable_blocks = std::max<int64_t>(1, p.cap.usable_gpu_blocks);
@@ -131,6 +155,49 @@ void BuildPool(const Deployment& d, const ReplayOptions& r, int64_t replicas, Po
   p.loads.resize(static_cast<size_t>(replicas));
 }
 
+EngineCounters SumCounters(const Pool& p) {
+  EngineCounters t;
+  for (const auto& e : p.engines) {
+    const EngineCounters& c = e->counters();
+    t.steps += c.steps;
+    t.events += c.events;
+    t.preemptions += c.preemptions;
+    t.draft_tokens += c.draft_tokens;
+    t.accepted_tokens += c.accepted_tokens;
+    t.drafting_ns += c.drafting_ns;
+    t.verify_steps += c.verify_steps;
+    t.lora.gpu_loads += c.lora.gpu_loads;
+    t.lora.disk_loads += c.lora.disk_loads;
+    t.lora.load_ns += c.lora.load_ns;
+    t.lora.kernel_ns += c.lora.kernel_ns;
+    t.lora.host_ns += c.lora.host_ns;
+    t.lora.lora_steps += c.lora.lora_steps;
+    t.lora.waited_requests += c.lora.waited_requests;
+    t.lora.requests += c.lora.requests;
+    t.lora.max_step_adapters = std::max(t.lora.max_step_adapters, c.lora.max_step_adapters);
+  }
+  return t;
+}
+
+// One pool's section of the summary, with what its host tiers and adapters did.
+DisaggSummary::Pool SummarizePool(const Pool& p, int64_t replicas, const ReplayOptions& r, const EngineCounters& counters) {
+  DisaggSummary::Pool x;
+  x.replicas = replicas;
+  x.gpu = p.cap.settings.gpu_name;
+  x.tensor_parallel_size = p.cap.settings.tensor_parallel_size;
+  x.max_num_seqs = p.cap.settings.max_num_seqs;
+  x.kv_blocks = p.cap.usable_gpu_blocks;
+  if (p.tiers.front()) {
+    std::vector<const OffloadStats*> stats;
+    for (const auto& t : p.tiers) stats.push_back(&t->stats());
+    const std::string connector = r.offload.connector.empty() ? "--kv-offload" : r.offload.connector;
+    x.offload = std::make_shared<OffloadSummary>(SummarizeOffload(connector, stats, p.tiers.front()->chunk_tokens()));
+  }
+  if (p.lora.options.enabled())
+    x.lora = std::make_shared<LoraSummary>(SummarizeLora(p.lora, counters.lora, counters.lora.requests));
+  return x;
+}
+
 }  // namespace
 
 ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOptions& r, const ReplayHooks& hooks) {
@@ -138,12 +205,14 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
     throw Error("--prefill-replicas/--decode-replicas: each pool needs at least one instance");
   if (r.allocator != AllocatorKind::kPaged || r.scheduler != SchedulerKind::kVllmV1)
     throw Error("--prefill-replicas: disaggregation needs --allocator paged and --scheduler vllm (v1's connector API)");
-  if (r.offload.enabled()) throw Error("--kv-offload: not combined with --prefill-replicas/--decode-replicas here");
   if (r.max_concurrency > 0)
     throw Error("--max-concurrency: closed-loop load is not replayed with --prefill-replicas/--decode-replicas here");
-  if (r.adapters > 0 || !r.reader.adapter_column.empty())
-    throw Error("--adapters/--adapter-column: LoRA adapters are not replayed with --prefill-replicas/--decode-replicas here");
   if (dd.prefill.model.name != dd.decode.model.name) throw Error("--decode-*: both pools must serve the same model");
+  // An adapter's KV is computed with its weights: the decode instance must serve the adapter the
+  // prefill instance ran, so LoRA is on in both pools or in neither.
+  if (dd.prefill.config.lora.enabled != dd.decode.config.lora.enabled)
+    throw Error("--enable-lora: both pools serve the same adapters (the KV a prefill instance computes with an adapter is "
+                "only valid under it)");
   Pool pre, dec;
   BuildPool(dd.prefill, r, dd.prefill_replicas, pre);
   BuildPool(dd.decode, r, dd.decode_replicas, dec);
@@ -164,17 +233,13 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   std::vector<std::unique_ptr<DecodeRemote>> remotes;
   std::vector<ReplayEngine*> engines;
   for (size_t i = 0; i < pre.allocators.size(); ++i) {
-    pre.engines.push_back(std::make_unique<ReplayEngine>(MakeEngineOptions(dd.prefill, r, pre.cap), *pre.allocators[i],
-                                                         *pre.timer, std::vector<ReplayObserver*>{&prefill_done}));
-    pre.loop[i].engine = pre.engines.back().get();
+    pre.AddEngine(dd.prefill, r, &prefill_done);
     engines.push_back(pre.engines.back().get());
   }
   for (size_t i = 0; i < dec.allocators.size(); ++i) {
-    dec.engines.push_back(std::make_unique<ReplayEngine>(MakeEngineOptions(dd.decode, r, dec.cap), *dec.allocators[i],
-                                                         *dec.timer, std::vector<ReplayObserver*>{&decode_view}));
+    dec.AddEngine(dd.decode, r, &decode_view);
     remotes.push_back(std::make_unique<DecodeRemote>(links, static_cast<int64_t>(i), in_flight));
     dec.engines.back()->SetRemoteKv(remotes.back().get());
-    dec.loop[i].engine = dec.engines.back().get();
     engines.push_back(dec.engines.back().get());
   }
 
@@ -186,9 +251,12 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
     const int64_t t_arrival = pending ? pending->arrival_ns : INT64_MAX;
     const int64_t t_handoff = handoffs.empty() ? INT64_MAX : handoffs.top().time_ns;
     size_t next = 0;
-    int64_t t_step = INT64_MAX;
-    for (size_t i = 0; i < engines.size(); ++i)
-      if (!engines[i]->Idle() && engines[i]->now_ns() < t_step) t_step = engines[i]->now_ns(), next = i;
+    int64_t t_step = INT64_MAX, t_prefill = INT64_MAX;
+    for (size_t i = 0; i < engines.size(); ++i) {
+      if (engines[i]->Idle()) continue;
+      if (engines[i]->now_ns() < t_step) t_step = engines[i]->now_ns(), next = i;
+      if (i < pre.engines.size()) t_prefill = std::min(t_prefill, engines[i]->now_ns());
+    }
     if (t_arrival <= t_step && t_arrival <= t_handoff && pending) {
       const int64_t k = pre.Pick(*pending);
       InFlight f{*pending, k};
@@ -210,7 +278,11 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
       continue;
     }
     if (t_step == INT64_MAX) break;
-    if (engines[next]->StepOnce(std::min(t_arrival, t_handoff)) && (++steps & 4095) == 0) {
+    // A decode instance waiting for KV, or running a quiet run of decodes, stops where a prefill
+    // instance still stepping could hand a request over: no handoff reaches it late.
+    int64_t horizon = std::min(t_arrival, t_handoff);
+    if (next >= pre.engines.size()) horizon = std::min(horizon, t_prefill);
+    if (engines[next]->StepOnce(horizon) && (++steps & 4095) == 0) {
       if (hooks.progress) hooks.progress(source->progress(), engines[next]->now_ns());
       if (hooks.stop && hooks.stop->load(std::memory_order_relaxed)) {
         stopped = true;
@@ -225,28 +297,20 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   result.capacity = dec.cap;
   ReplaySummary& s = result.summary;
   run_stats.FillSummary(s);
-  EngineCounters total;
-  for (ReplayEngine* e : engines) {
-    total.steps += e->counters().steps;
-    total.events += e->counters().events;
-    total.preemptions += e->counters().preemptions;
-  }
+  const EngineCounters pre_counters = SumCounters(pre), dec_counters = SumCounters(dec);
+  // Steps, events and preemptions of both pools; speculation runs on the decode pool only (a prefill
+  // instance samples one token and never verifies drafts), so its figures are the decode pool's.
+  EngineCounters total = dec_counters;
+  total.steps += pre_counters.steps;
+  total.events += pre_counters.events;
+  total.preemptions += pre_counters.preemptions;
   s.requests.preemptions = total.preemptions;
   FillRunSections(dec.cap, r, total, wall_s, run_stats.peak_used_blocks(), *dec.timer, s);
   s.load_check = load_check.Result();
   s.partial = stopped;
   auto d = std::make_shared<DisaggSummary>();
-  auto pool = [](const Pool& p, int64_t n) {
-    DisaggSummary::Pool x;
-    x.replicas = n;
-    x.gpu = p.cap.settings.gpu_name;
-    x.tensor_parallel_size = p.cap.settings.tensor_parallel_size;
-    x.max_num_seqs = p.cap.settings.max_num_seqs;
-    x.kv_blocks = p.cap.usable_gpu_blocks;
-    return x;
-  };
-  d->prefill = pool(pre, dd.prefill_replicas);
-  d->decode = pool(dec, dd.decode_replicas);
+  d->prefill = SummarizePool(pre, dd.prefill_replicas, r, pre_counters);
+  d->decode = SummarizePool(dec, dd.decode_replicas, r, dec_counters);
   d->link = dd.link.name;
   d->link_gb_per_s = dd.link.bytes_per_s / 1e9;
   d->link_latency_s = static_cast<double>(dd.link.latency_ns) * 1e-9;
@@ -257,6 +321,7 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   d->mean_link_wait_s = std::round(static_cast<double>(links.wait_ns()) * 1e-9 / n * 1e6) / 1e6;
   s.disagg = d;
   FinishSummary(r, *source, dec.allocators.front()->name(), dd.decode.gpu.id, s);
+  AddFeatureWarnings(dd.decode, r, dec.cap, dec.timer_options, s);
   // Both pools are paid for the whole span, each GPU at its own price.
   const double prefill_usd = GpuHourlyCost(r, dd.prefill.gpu.id), decode_usd = GpuHourlyCost(r, dd.decode.gpu.id);
   s.cost.reset();

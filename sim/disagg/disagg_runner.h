@@ -11,6 +11,20 @@
 // TTFT = prefill queueing + prefill + decode queueing + transfer + the first decode step. The summary's
 // request figures are the end-to-end ones (arrival at the prefill pool); its step and KV figures are
 // the decode pool's.
+//
+// The other features run in both pools as deployments combine them. llm-d's tiered prefix-cache guide
+// runs NixlConnector and OffloadingConnector together under vLLM's MultiConnector
+// (vllm/distributed/kv_transfer/kv_connector/v1/multi_connector.py: a request loads from the first
+// connector, in the configured order, that reports tokens for it; every connector stores), NIXL first:
+//   - KV tiers (--kv-offload) on every instance of both pools: a prefill instance's tier serves prompt
+//     prefix hits before its prefill (NIXL reports nothing for a request it produces); a decode
+//     instance's prompt comes over the link (NIXL reports it first) and its tier stores what arrives,
+//     so a request preempted there reloads its prompt from host memory instead of recomputing it;
+//   - LoRA (--enable-lora, --adapters): both pools load and run the request's adapter (the KV a prefill
+//     instance computes under an adapter is only valid under it), each with its own slots and host cache;
+//   - speculative decoding (MTP, EAGLE): both pools carry the drafter; a prefill instance samples one
+//     token and never verifies, so drafting happens on the decode pool.
+// Each pool's tiers and adapters are reported in its section of the summary.
 #ifndef KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_
 #define KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_
 

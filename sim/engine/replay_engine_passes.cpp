@@ -89,7 +89,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
 // for its KV to load (it then joins loading_). speed: out of line, as MatchBelowGpu.
 [[gnu::noinline]] bool ReplayEngine::StartsLoading(Live& l, Slot slot, const OffloadTiers::Match& match, const AdmitPlan& plan,
                                                    int64_t prompt_tokens) {
-  if (remote_ && match.tokens > 0) {
+  // The prompt over the link (MatchBelowGpu's remote case); a readmission after a preemption finds its
+  // tokens in the tiers instead.
+  if (remote_ && l.generated == 0 && match.tokens > 0) {
     l.ready_ns = remote_->StartTransfer(l.req.id, plan.loaded_tokens, now_ns_);
     l.loading = true;
     loading_.push_back(slot);
@@ -147,6 +149,9 @@ void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
   int64_t first = INT64_MAX;
   for (Slot slot : loading_) first = std::min(first, slots_[slot].ready_ns);
   now_ns_ = std::max(now_ns_, std::min(first, horizon_ns));
+  // No step ran while the engine waited: vLLM's engine loop keeps calling the scheduler, so the next
+  // pass sees every request that arrived during the wait (no async step is in flight to hide them).
+  last_step_start_ns_ = now_ns_;
 }
 
 // speed: the three passes below inline into the schedulers' Step, instantiated here (MakeScheduler),

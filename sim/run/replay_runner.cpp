@@ -190,25 +190,8 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   if (clients)
     s.config.trace = "closed loop of " + std::to_string(clients->clients()) +
                      " clients (--max-concurrency: each sends its next request when its last one ends), over " + s.config.trace;
-  if (d.config.lora.enabled) {
-    s.lora = std::make_shared<LoraSummary>(SummarizeLora(lora, total.lora, total.lora.requests));
-    if (r.adapters == 0 && r.reader.adapter_column.empty())
-      s.warnings.push_back("--enable-lora: no request names an adapter (give --adapters N or --adapter-column NAME); "
-                           "the slots take memory and every request runs on the base model");
-    if (cap.lora.skipped_expert_elements > 0)
-      s.warnings.push_back("--enable-lora: the routed experts carry no adapter here (no slots, loads or LoRA kernels "
-                           "for them), as in the memory model");
-    if (timer_options.fixed_step_ms > 0)
-      s.warnings.push_back("--enable-lora: under a fixed step time the LoRA kernels' time is not added (adapter loads are)");
-  }
-  if (const std::string note = UntimedProposerNote(d.config.speculative); !note.empty()) s.warnings.push_back(note);
-  else if (Speculating(d.config.speculative) && timer_options.fixed_step_ms > 0)
-    s.warnings.push_back("--step-time-ms: every step takes the fixed time, so the " + d.config.speculative.method +
-                         " drafter's passes add nothing to it (the per-operator step model times them)");
-  for (const TierSpec& t : r.offload.tiers)
-    if (t.kind == TierKind::kDisk)
-      s.warnings.push_back("--kv-disk: the disk tier's write bandwidth is not used: stores to the tiers are not timed "
-                           "(a chunk is there as soon as it is computed); reads and their latency are");
+  if (d.config.lora.enabled) s.lora = std::make_shared<LoraSummary>(SummarizeLora(lora, total.lora, total.lora.requests));
+  AddFeatureWarnings(d, r, cap, timer_options, s);
   return result;
 }
 

@@ -32,6 +32,10 @@ void FillRunSections(const CapacityResult& capacity, const ReplayOptions& option
 // The trace's description and skipped rows, the allocator's name and the cost (with --gpu-hourly-cost).
 void FinishSummary(const ReplayOptions& options, const RequestSource& source, const std::string& allocator_name,
                    const std::string& gpu_id, ReplaySummary& summary);
+// What the run's features leave out, said in the summary's warnings: adapters nobody uses, experts
+// without adapters, kernels and drafter passes a fixed step time does not add, untimed disk writes.
+void AddFeatureWarnings(const Deployment& deployment, const ReplayOptions& options, const CapacityResult& capacity,
+                        const StepModelOptions& timer, ReplaySummary& summary);
 
 }  // namespace kvsim
 

@@ -4,7 +4,11 @@
 #define KVSIM_SIM_STATS_DISAGG_SUMMARY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+#include "sim/stats/lora_summary.h"
+#include "sim/stats/offload_summary.h"
 
 namespace kvsim {
 
@@ -15,6 +19,9 @@ struct DisaggSummary {
     int tensor_parallel_size = 1;
     int64_t max_num_seqs = 0;
     int64_t kv_blocks = 0;          // per replica
+    // What the pool's host/disk tiers and LoRA adapters did, summed over its instances (null: none).
+    std::shared_ptr<const OffloadSummary> offload;
+    std::shared_ptr<const LoraSummary> lora;
   };
   Pool prefill, decode;
   std::string link;
