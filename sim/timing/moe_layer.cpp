@@ -9,13 +9,8 @@
 namespace kvsim {
 
 MoeLayerTimer::MoeLayerTimer(const MoeLayerShape& shape, const LowBitGemm& lowbit, const GemmDevice& dense, MoeKernel kernel,
-                             const ExpertParallelLinks& links, const MoeElementwiseDevice& elementwise)
-    : shape_(shape),
-      device_(dense),
-      activation_bytes_(shape.activation_bytes),
-      kernel_(kernel),
-      links_(links),
-      elementwise_(elementwise) {
+                             const ExpertParallelLinks& links)
+    : shape_(shape), device_(dense), activation_bytes_(shape.activation_bytes), kernel_(kernel), links_(links) {
   if (shape.quantized) lowbit_ = lowbit;
   KVSIM_DCHECK(shape.num_experts >= shape.top_k && shape.top_k > 0 && shape.tp >= 1 && shape.dp >= 1);
   if (shape.quantized) {
@@ -30,7 +25,6 @@ MoeLayerTimer::MoeLayerTimer(const MoeLayerShape& shape, const LowBitGemm& lowbi
   dispatch_bytes_ = shape.expert_parallel ? DispatchBytesPerToken(hidden, fp8_dispatch, shape.activation_bytes)
                                           : hidden * shape.activation_bytes;
   combine_bytes_ = hidden * shape.activation_bytes;
-  quantizes_activations_ = kernel == MoeKernel::kTritonFusedMoe && shape.quantized && lowbit.kernel == LowBitKernel::kW8A8;
 }
 
 double MoeLayerTimer::local_experts() const {
@@ -91,25 +85,6 @@ void MoeLayerTimer::AddExperts(int64_t tokens, std::vector<OperatorCost>* out, d
                   std::max(0.0, slow_bytes[0] + slow_bytes[1] - bytes[0] - bytes[1]), imbalance});
 }
 
-void MoeLayerTimer::AddElementwise(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
-  if (tokens <= 0 || shape_.layers <= 0 || kernel_ == MoeKernel::kFlashInferMoe) return;
-  KVSIM_DCHECK(elementwise_.bytes_per_s > 0);
-  const double t = static_cast<double>(tokens) * shape_.dp;
-  // The (token, expert) rows this rank's caches hold: every pair, or with the all-to-all its share.
-  const double rows = shape_.dp > 1 ? t * shape_.top_k / (shape_.tp * shape_.dp) : t * shape_.top_k;
-  const double act = shape_.activation_bytes, hidden = static_cast<double>(shape_.hidden);
-  const double up = static_cast<double>(shape_.up_n), down = static_cast<double>(shape_.down_k);
-  double bytes = rows * (up + down) * act;                            // activation: read up_n, write down_k
-  if (shape_.dp <= 1) bytes += rows * hidden * act + t * hidden * act;  // moe_sum: k rows in, one out
-  // FP8 quantization: 16-bit in, 8-bit out (scales are 1/128 of that), of the layer input and
-  // of the activation's output.
-  if (quantizes_activations_) bytes += (t * hidden + rows * down) * (act + 1);
-  const double kernels = ElementwiseKernels();
-  const double s = (bytes / elementwise_.bytes_per_s + kernels * elementwise_.kernel_floor_s) * shape_.layers;
-  *seconds += s;
-  if (out) out->push_back({"experts_elementwise", "other", static_cast<int64_t>(kernels * shape_.layers), 0.0, bytes * shape_.layers, s});
-}
-
 void MoeLayerTimer::AddAllToAll(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
   if (tokens <= 0 || shape_.layers <= 0 || shape_.dp <= 1) return;
   const int ranks = shape_.tp * shape_.dp;
@@ -129,7 +104,7 @@ void MoeLayerTimer::AddAllToAll(int64_t tokens, std::vector<OperatorCost>* out, 
 }
 
 int64_t MoeLayerTimer::KernelsPerStep() const {
-  const double per_layer = (shape_.dp > 1 ? 4 : 2) + (kernel_ == MoeKernel::kFlashInferMoe ? 0 : ElementwiseKernels());
+  const double per_layer = shape_.dp > 1 ? 4 : 2;
   return static_cast<int64_t>(per_layer * shape_.layers);
 }
 

@@ -6,8 +6,6 @@
 //                              the fused-MoE kernel's M block (lowbit_gemm.h: MoeBlockRows), and under
 //                              expert parallelism the most loaded rank's rows instead of the mean
 //   moe_dispatch, moe_combine  with data parallelism, per MoE layer (expert_parallel.h)
-//   experts_elementwise        the memory-bound passes between and after the two GEMMs, over every
-//                              (token, expert) pair the layer materialises (AddElementwise)
 //
 // Parallelism follows vLLM's FusedMoEParallelConfig (vllm/model_executor/layers/fused_moe/config.py):
 // the MoE layers span the TP × DP ranks. With --enable-expert-parallel each rank holds E / (TP·DP)
@@ -40,12 +38,6 @@ struct MoeLayerShape {
   bool quantized = false;            // the experts are stored in the checkpoint's quantized format
 };
 
-// Where the memory-bound passes run: the elementwise bandwidth and one kernel's fixed cost.
-struct MoeElementwiseDevice {
-  double bytes_per_s = 0;
-  double kernel_floor_s = 0;
-};
-
 // How the experts are laid out and run, for reports.
 struct MoeLayout {
   double experts = 0, top_k = 0;
@@ -60,26 +52,10 @@ class MoeLayerTimer {
  public:
   // `dense`: the 16-bit GEMM device; `lowbit`: the quantized kernel (used when shape.quantized).
   MoeLayerTimer(const MoeLayerShape& shape, const LowBitGemm& lowbit, const GemmDevice& dense, MoeKernel kernel,
-                const ExpertParallelLinks& links, const MoeElementwiseDevice& elementwise);
+                const ExpertParallelLinks& links);
 
   // The experts' GEMMs for `tokens` tokens of this rank's batch (linear), appended to `out` if given.
   void AddExperts(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
-  // The passes vLLM's fused_experts (vllm/model_executor/layers/fused_moe/fused_moe.py,
-  // fused_experts_impl; fused_marlin_moe.py the same) runs around the two grouped GEMMs, each over
-  // the intermediate caches of T·k rows, one row per (token, expert) pair: the gated activation
-  // reads the first GEMM's output (up_n wide) and writes its half (down_k wide); moe_sum reads the
-  // second GEMM's k rows per token (hidden wide) and writes one; with 8-bit activations
-  // (per_token_group_quant_fp8) the layer input and the activation's output are quantized before
-  // their GEMM. Without data parallelism the caches hold every pair, also under expert parallelism,
-  // where pairs routed to another rank's experts are zero rows the passes still stream
-  // (expert_map: topk ids of remote experts become -1); with data parallelism the all-to-all hands
-  // each rank only its experts' pairs and the combine does the sum. At prefill sizes T·k rows are
-  // far more bytes than the weights' share of a token, which is what a prefill step pays besides
-  // its GEMMs. The activation kernel's launch is counted with the other layers' (StepModel's
-  // "activation"); moe_sum and the quantizations are kernels of their own. FlashInfer's TRT-LLM MoE
-  // fuses the activation into its first GEMM and the weighted sum into its second (finalize), so
-  // it has none of these passes. Component "other".
-  void AddElementwise(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   // Dispatch and combine (communication); nothing without data parallelism.
   void AddAllToAll(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   int64_t KernelsPerStep() const;
@@ -103,10 +79,6 @@ class MoeLayerTimer {
   MoeKernel kernel_;
   ExpertParallelLinks links_;
   double dispatch_bytes_ = 0, combine_bytes_ = 0;  // per token copy
-  MoeElementwiseDevice elementwise_;
-  bool quantizes_activations_ = false;  // 8-bit activations (W8A8 experts)
-  // Kernels of AddElementwise per MoE layer.
-  int ElementwiseKernels() const { return (shape_.dp > 1 ? 0 : 1) + (quantizes_activations_ ? 2 : 0); }
 };
 
 }  // namespace kvsim

@@ -176,8 +176,7 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   s.quantized = cap.weight_quantization.method != QuantMethod::kNone;
   ExpertParallelLinks links = LinksOf(gpu, link_);
   if (o.link_bytes_per_s > 0) links.nvlink_bytes_per_s = o.link_bytes_per_s;
-  const MoeElementwiseDevice elementwise{hbm_ * eff_.elementwise_memory, eff_.kernel_floor_us * 1e-6};
-  moe_.emplace(s, lowbit_, gemm_, ChooseMoeKernel(lowbit_, gpu), links, elementwise);
+  moe_.emplace(s, lowbit_, gemm_, ChooseMoeKernel(lowbit_, gpu), links);
 }
 
 GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {
@@ -270,7 +269,6 @@ void StepModel::AddOther(int64_t tokens, std::vector<OperatorCost>* out, double*
     if (g.name == "mlp_down_proj") inter = static_cast<double>(g.k);
   add("activation", t * (2 + gated_) * inter * act_bytes_ * layers_, layers_);
   add("embedding", t * 2 * hidden_ * act_bytes_, 1);
-  if (moe_) moe_->AddElementwise(tokens, out, seconds);
   if (input_update_kernels_ > 0) add("input_updates", 0.0, input_update_kernels_);
 }
 

@@ -14,7 +14,6 @@
 #include "sim/timing/gemm_time.h"
 #include "sim/timing/link_rates.h"
 #include "sim/timing/lowbit_gemm.h"
-#include "sim/timing/moe_layer.h"
 #include "sim/timing/moe_routing.h"
 #include "sim/timing/step_model.h"
 
@@ -101,48 +100,6 @@ TEST(MoeLayerTest, ImbalanceOfTheBusiestRankAtSmallBatch) {
   // scales) per layer: at 80% of 4.8 TB/s, about 200 µs per layer before the floors.
   const double per_layer = even / 58;
   EXPECT_NEAR(per_layer, 27.81 * 3 * 2048 * 7168 * (1 + 4.0 / (128 * 128)) / (4.8e12 * 0.8) + 2 * 5e-6, 0.03 * per_layer);
-}
-
-// Qwen3-30B-A3B (BF16, 48 MoE layers, 128 experts, top 8, hidden 2048, expert intermediate 768) on one
-// H100 prefilling 2,048 tokens: fused_experts' caches hold 2,048 × 8 = 16,384 (token, expert) rows.
-// Per layer the gated activation reads 16,384 × 1,536 and writes 16,384 × 768 bf16 values
-// (75,497,472 B); moe_sum reads 16,384 × 2,048 and writes 2,048 × 2,048 (75,497,472 B); 150,994,944 B
-// at 60% of 3.35 TB/s = 75.12 µs, plus moe_sum's 3 µs kernel floor (the activation's launch is
-// already the "activation" operator's). Decode of 8 sequences moves 64 rows: the floor dominates.
-TEST(MoeLayerTest, FusedExpertsElementwisePassesOverEveryTokenExpertPair) {
-  DeploymentOptions o;
-  o.model = "Qwen/Qwen3-30B-A3B";
-  o.gpu = "h100";
-  o.max_model_len = "4096";
-  const Deployment d = ResolveDeployment(o, DataDirectory());
-  const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
-  const StepModel model(d.model, cap, d.gpu, StepModelOptions{});
-  const auto prefill = ByName(model.Operators({2048, 0, 2048L * 2049 / 2, 1}));
-  const OperatorCost& op = prefill.at("experts_elementwise");
-  EXPECT_EQ(op.group, "other");
-  EXPECT_EQ(op.kernels, 48);
-  EXPECT_NEAR(op.bytes, 48 * 150994944.0, 1.0);
-  EXPECT_NEAR(op.seconds, 48 * (150994944.0 / (3.35e12 * 0.6) + 3e-6), 1e-9);
-  const auto decode = ByName(model.Operators(Decode(8, 1000)));
-  EXPECT_NEAR(decode.at("experts_elementwise").seconds, 48 * ((64.0 * 2304 + 64 * 2048 + 8 * 2048) * 2 / (3.35e12 * 0.6) + 3e-6),
-              1e-12);
-  // FlashInfer's TRT-LLM MoE on Blackwell fuses both passes into its GEMMs.
-  MoeLayerShape shape;
-  shape.layers = 1;
-  shape.num_experts = 8;
-  shape.top_k = 2;
-  shape.hidden = 64;
-  shape.up_n = 128;
-  shape.down_k = 64;
-  const GemmDevice device{1e15, 1e12, 0};
-  const MoeElementwiseDevice elementwise{1e12, 3e-6};
-  double fused_s = 0, triton_s = 0;
-  MoeLayerTimer(shape, LowBitGemm{}, device, MoeKernel::kFlashInferMoe, ExpertParallelLinks{}, elementwise)
-      .AddElementwise(1024, nullptr, &fused_s);
-  MoeLayerTimer(shape, LowBitGemm{}, device, MoeKernel::kTritonFusedMoe, ExpertParallelLinks{}, elementwise)
-      .AddElementwise(1024, nullptr, &triton_s);
-  EXPECT_EQ(fused_s, 0.0);
-  EXPECT_NEAR(triton_s, (2048.0 * 192 + 2048 * 64 + 1024 * 64) * 2 / 1e12 + 3e-6, 1e-15);
 }
 
 // 128 tokens per rank, hidden 7168, top 8 (DeepEP's low-latency setting) on H800s: 1,024 copies of
