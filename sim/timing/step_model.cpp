@@ -17,11 +17,12 @@ constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kMaxMemoKey = 1 << 17;     // token counts memoised per step component
 
 // The expert shapes the kernel multiplies. vLLM pads MXFP4 experts served by Marlin: its MoE kernel
-// needs n % 256 == 0 and k % 128 == 0 in both GEMMs, so Mxfp4MoEMethod.create_weights
-// (vllm/model_executor/layers/quantization/mxfp4.py, Marlin backend, as in v0.15) rounds the hidden
-// size up to 256 and each rank's expert width up to 128, and the layer pads its input to match. For
-// gpt-oss (hidden 2880, width 2880) that is 3072 × 384 at TP 8 instead of 2880 × 360: 14% more
-// weight bytes and MMA work in every expert GEMM. Other formats run the checkpoint's shapes.
+// needs n % 256 == 0 and k % 128 == 0 in both GEMMs, so vllm/model_executor/layers/quantization/mxfp4.py
+// (Mxfp4MoEMethod.create_weights for the Marlin backend; mxfp4_round_up_hidden_size_and_intermediate_size
+// in later releases) rounds the hidden size up to 256 and each rank's expert width up to 128, and the
+// layer pads its input to match. For gpt-oss (hidden 2880, width 2880) that is 3072 × 384 at TP 8
+// instead of 2880 × 360: 14% more weight bytes and MMA work in every expert GEMM. Other formats run
+// the checkpoint's shapes.
 struct ExpertShape {
   int64_t hidden = 0, width = 0;  // width: one expert's intermediate size on this rank
 };
