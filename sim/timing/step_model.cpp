@@ -16,6 +16,21 @@ namespace {
 constexpr double kNotComputed = std::numeric_limits<double>::quiet_NaN();
 constexpr int64_t kMaxMemoKey = 1 << 17;     // token counts memoised per step component
 
+// The expert shapes the kernel multiplies. vLLM pads MXFP4 experts served by Marlin: its MoE kernel
+// needs n % 256 == 0 and k % 128 == 0 in both GEMMs, so vllm/model_executor/layers/quantization/mxfp4.py
+// (Mxfp4MoEMethod.create_weights for the Marlin backend; mxfp4_round_up_hidden_size_and_intermediate_size
+// in later releases) rounds the hidden size up to 256 and each rank's expert width up to 128, and the
+// layer pads its input to match. For gpt-oss (hidden 2880, width 2880) that is 3072 × 384 at TP 8
+// instead of 2880 × 360: 14% more weight bytes and MMA work in every expert GEMM. Other formats run
+// the checkpoint's shapes.
+struct ExpertShape {
+  int64_t hidden = 0, width = 0;  // width: one expert's intermediate size on this rank
+};
+ExpertShape KernelExpertShape(MoeKernel kernel, QuantMethod method, int64_t hidden, int64_t width) {
+  if (kernel != MoeKernel::kMarlinMoe || method != QuantMethod::kMxfp4) return {hidden, width};
+  return {CeilDiv(hidden, 256) * 256, CeilDiv(width, 128) * 128};
+}
+
 }  // namespace
 
 StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o)
@@ -165,18 +180,20 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   s.tp = tp_;
   s.dp = std::max(1, d.data_parallel_size);
   s.expert_parallel = d.enable_expert_parallel && tp_ * s.dp > 1;
-  s.hidden = spec.hidden_size;
+  const MoeKernel kernel = ChooseMoeKernel(lowbit_, gpu);
+  const ExpertShape shape = KernelExpertShape(kernel, cap.weight_quantization.method, spec.hidden_size,
+                                              m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp));
+  s.hidden = shape.hidden;
   const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
-  const int64_t inter = m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp);
-  s.up_n = up_factor * inter;
-  s.down_k = inter;
+  s.up_n = up_factor * shape.width;
+  s.down_k = shape.width;
   s.up_weight_bytes = WeightBytes(s.up_n, s.hidden, true, cap);
   s.down_weight_bytes = WeightBytes(s.hidden, s.down_k, true, cap);
   s.activation_bytes = act_bytes_;
   s.quantized = cap.weight_quantization.method != QuantMethod::kNone;
   ExpertParallelLinks links = LinksOf(gpu, link_);
   if (o.link_bytes_per_s > 0) links.nvlink_bytes_per_s = o.link_bytes_per_s;
-  moe_.emplace(s, lowbit_, gemm_, ChooseMoeKernel(lowbit_, gpu), links);
+  moe_.emplace(s, lowbit_, gemm_, kernel, links);
 }
 
 GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {

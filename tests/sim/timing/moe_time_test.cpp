@@ -102,6 +102,27 @@ TEST(MoeLayerTest, ImbalanceOfTheBusiestRankAtSmallBatch) {
   EXPECT_NEAR(per_layer, 27.81 * 3 * 2048 * 7168 * (1 + 4.0 / (128 * 128)) / (4.8e12 * 0.8) + 2 * 5e-6, 0.03 * per_layer);
 }
 
+// gpt-oss-120b (MXFP4 experts: 128, top 4, hidden 2880, width 2880; 36 layers) at TP 8 on H100 runs its
+// experts on Marlin, which vLLM feeds padded shapes (mxfp4.py, Mxfp4MoEMethod.create_weights: hidden up
+// to a multiple of 256, each rank's width up to 128): 3072 and 384 instead of 2880 and 360. One decoding
+// sequence touches its 4 experts with one row each, so the up projection does 2 · 1 · (2 · 384) · 3072
+// FLOPs per expert and the down projection 2 · 1 · 3072 · 384, over 4 experts and 36 layers.
+TEST(MoeLayerTest, MarlinRunsMxfp4ExpertsOnPaddedShapes) {
+  DeploymentOptions o;
+  o.model = "openai/gpt-oss-120b";
+  o.gpu = "h100";
+  o.tensor_parallel_size = 8;
+  o.max_model_len = "4096";
+  const Deployment d = ResolveDeployment(o, DataDirectory());
+  const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
+  const StepModel model(d.model, cap, d.gpu, StepModelOptions{});
+  ASSERT_TRUE(model.Moe().has_value());
+  EXPECT_STREQ(model.Moe()->kernel, "marlin moe");
+  const auto ops = ByName(model.Operators(Decode(1, 1000)));
+  EXPECT_NEAR(ops.at("experts_up").flops, 2.0 * 768 * 3072 * 4 * 36, 1.0);
+  EXPECT_NEAR(ops.at("experts_down").flops, 2.0 * 3072 * 384 * 4 * 36, 1.0);
+}
+
 // 128 tokens per rank, hidden 7168, top 8 (DeepEP's low-latency setting) on H800s: 1,024 copies of
 // 7,168 FP8 bytes + 56 fp32 scales = 7,392 B to dispatch (7,569,408 B), 14,336 B each to combine
 // (14,680,064 B). The H800's NVLink runs 200 GB/s per direction and its NIC 400 Gb/s; 80% of each is
