@@ -156,6 +156,9 @@ class MpiFarm final : public RankFarm {
 
   FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                 const TaskEvaluator& evaluate) override;
+  FarmRound Stream(const std::function<std::optional<FarmTask>()>& next,
+                   const std::function<void(uint64_t, PointOutcome)>& done, const std::function<bool()>& queue_ahead,
+                   const TaskEvaluator& evaluate) override;
   void Finish() override {
     if (Signalled()) return;  // see ~MpiFarm
     for (int w = 1; w < size_; ++w) Check(mpi_.send(nullptr, 0, mpi_.byte_type, w, kTagStop, mpi_.comm_world), "MPI_Send");
@@ -176,64 +179,67 @@ std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
   return order;
 }
 
-// One Run() on the leader: the shared queue, the leader's own replay threads, the tasks each
-// worker holds, and the outcomes as they arrive.
-class LeaderRound {
+using NextTask = std::function<std::optional<FarmTask>()>;
+using TaskDone = std::function<void(uint64_t, PointOutcome)>;
+
+// One Stream() on the leader: its own replay threads and the workers' slots take tasks from `next`
+// as they free up. Everything but MPI is guarded by one mutex; only the main thread calls MPI.
+class LeaderStream {
  public:
-  LeaderRound(const MpiLibrary& mpi, uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost,
-              int ranks)
-      : mpi_(mpi), round_(round), in_flight_(static_cast<size_t>(ranks)) {
-    out_.outcomes.resize(tasks.size());
-    for (size_t i : LongestFirst(cost)) queue_.Push({round, i, tasks[i]});
-    queue_.Close(/*drain=*/true);
-  }
-  ~LeaderRound() {  // on an exception: stop and join the leader's replays
-    stop_.store(true);
-    queue_.Close(/*drain=*/false);
+  LeaderStream(const MpiLibrary& mpi, uint64_t round, int ranks, const NextTask& next, const TaskDone& done)
+      : mpi_(mpi), round_(round), next_(next), done_(done), in_flight_(static_cast<size_t>(ranks)) {}
+  ~LeaderStream() {  // on an exception: stop and join the leader's replays
+    Stop();
     for (auto& t : threads_)
       if (t.joinable()) t.join();
   }
-  LeaderRound(const LeaderRound&) = delete;
-  LeaderRound& operator=(const LeaderRound&) = delete;
+  LeaderStream(const LeaderStream&) = delete;
+  LeaderStream& operator=(const LeaderStream&) = delete;
 
-  // The leader's own slots take tasks from the same queue as the workers' slots.
+  // The leader's own slots ask for tasks as the workers' slots do.
   void StartLocal(int jobs, const TaskEvaluator& evaluate) {
     for (int j = 0; j < jobs; ++j)
       threads_.emplace_back([this, &evaluate] {
-        while (auto t = queue_.Pop(/*wait=*/false)) {
-          Mark(t->index, true);
+        std::unique_lock lock(mu_);
+        while (!stop_.load()) {
+          const std::optional<FarmTask> t = next_();
+          if (!t) {
+            if (Idle()) return;  // nothing runs that could make a task ready: the stream is over
+            changed_.wait(lock);
+            continue;
+          }
+          local_running_.push_back(t->id);
+          lock.unlock();
           PointOutcome p = evaluate(t->value, &stop_);
+          lock.lock();
           if (stop_.load()) return;  // interrupted: the replay ended early, its figures are not final
-          Store(t->index, std::move(p));
-          Mark(t->index, false);
+          local_running_.erase(std::find(local_running_.begin(), local_running_.end(), t->id));
+          done_(t->id, std::move(p));
+          refill_ = true;  // a worker slot waiting on this task's answer gets its next on the main thread's poll
+          changed_.notify_all();
         }
       });
   }
 
-  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued while more tasks
-  // are left than the leader's own slots could take: a short round (a search's) is never queued
-  // on one rank while another idles. The first fill has no queued task, so every rank gets work.
+  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued.
   void Fill(int w, int jobs, bool ahead) {
-    auto& held = in_flight_[static_cast<size_t>(w)];
-    for (;;) {
-      const bool queue_one = ahead && queue_.Size() > static_cast<size_t>(jobs);
-      const size_t want = static_cast<size_t>(jobs) + (queue_one ? kQueuedAhead : 0);
-      if (held.size() >= want) return;
-      const auto t = queue_.Pop(/*wait=*/false);
-      if (!t) return;
-      std::string bytes(sizeof(TaskHeader), '\0');
-      std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
-      SendBytes(mpi_, bytes, w, kTagTask);
-      held.push_back(t->index);
-    }
+    std::lock_guard lock(mu_);
+    FillLocked(w, jobs, ahead);
   }
 
-  // Receives results until no worker holds a task (or a signal), refilling the worker after each.
-  void CollectRemote(int jobs) {
-    while (!Signalled() &&
-           std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
+  // Receives results until the stream is over (or a signal), refilling the worker after each.
+  void Collect(int jobs, const std::function<bool()>& queue_ahead) {
+    while (!Signalled()) {
       const auto st = Poll(mpi_, MPI_ANY_SOURCE);
       if (!st) {
+        std::unique_lock lock(mu_);
+        if (refill_ || Idle()) {
+          refill_ = false;
+          for (int w = 1; w < static_cast<int>(in_flight_.size()); ++w) FillLocked(w, jobs, queue_ahead());
+        }
+        // Nothing runs even after every worker was offered a task: `next` has none left.
+        if (Idle()) return;
+        lock.unlock();
         std::this_thread::sleep_for(kPoll);
         continue;
       }
@@ -242,72 +248,107 @@ class LeaderRound {
       if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
       std::memcpy(header, bytes.data(), sizeof(header));
       if (header[0] != round_) continue;  // a late answer from an interrupted round
+      std::lock_guard lock(mu_);
       auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
       held.erase(std::find(held.begin(), held.end(), header[1]));
-      Store(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
-      Fill(st->MPI_SOURCE, jobs, /*ahead=*/true);
+      done_(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
+      changed_.notify_all();  // a local slot waiting on this answer may start the next task
+      for (int w = 1; w < static_cast<int>(in_flight_.size()); ++w) FillLocked(w, jobs, queue_ahead());
     }
   }
 
-  // Waits for the leader's own replays, still reacting to a signal that arrives meanwhile, which
-  // ends them at their next step. Then names what did not finish.
+  // Joins the leader's own replays (ending them at their next step after a signal), then names
+  // what did not finish.
   FarmRound Finish() {
-    for (bool all_done = false; !all_done && !Signalled();) {
-      std::this_thread::sleep_for(kPoll);
-      std::lock_guard lock(mu_);
-      all_done = std::all_of(out_.outcomes.begin(), out_.outcomes.end(), [](const auto& o) { return o.has_value(); });
-    }
-    if (Signalled()) {
-      stop_.store(true);
-      queue_.Close(/*drain=*/false);
-    }
+    if (Signalled()) Stop();
     for (auto& t : threads_) t.join();
-    out_.signal = StopSignal();
+    threads_.clear();
+    FarmRound out;
+    out.signal = StopSignal();
     for (size_t w = 1; w < in_flight_.size(); ++w)
-      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "sent to rank " + std::to_string(w)});
-    for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});
-    for (size_t i = 0; i < out_.outcomes.size(); ++i) {
-      const bool named = std::any_of(out_.lost.begin(), out_.lost.end(), [&](const auto& l) { return l.index == i; });
-      if (!out_.outcomes[i] && !named) out_.lost.push_back({i, "not started"});
+      for (uint64_t i : in_flight_[w]) out.lost.push_back({i, "sent to rank " + std::to_string(w)});
+    for (uint64_t i : local_running_) out.lost.push_back({i, "running on rank 0"});
+    if (Signalled()) {
+      out.partial = true;
+      out.reason = out.signal == SIGINT ? "interrupted (SIGINT)"
+                                        : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
     }
-    if (!out_.lost.empty()) {
-      out_.partial = true;
-      out_.reason = out_.signal == SIGINT ? "interrupted (SIGINT)"
-                                          : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
-    }
-    return std::move(out_);
+    return out;
   }
 
  private:
-  void Store(uint64_t index, PointOutcome p) {
-    std::lock_guard lock(mu_);
-    out_.outcomes[index] = std::move(p);
+  bool Idle() const {  // under mu_
+    return local_running_.empty() &&
+           std::all_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return v.empty(); });
   }
-  void Mark(uint64_t index, bool running) {
+  void FillLocked(int w, int jobs, bool ahead) {
+    auto& held = in_flight_[static_cast<size_t>(w)];
+    while (held.size() < static_cast<size_t>(jobs) + (ahead ? kQueuedAhead : 0)) {
+      const std::optional<FarmTask> t = next_();
+      if (!t) return;
+      const TaskHeader header{round_, t->id, t->value};
+      std::string bytes(sizeof(TaskHeader), '\0');
+      std::memcpy(bytes.data(), &header, sizeof(TaskHeader));
+      SendBytes(mpi_, bytes, w, kTagTask);
+      held.push_back(t->id);
+    }
+  }
+  void Stop() {
     std::lock_guard lock(mu_);
-    if (running) local_running_.push_back(index);
-    else local_running_.erase(std::find(local_running_.begin(), local_running_.end(), index));
+    stop_.store(true);
+    changed_.notify_all();
   }
 
   const MpiLibrary& mpi_;
   const uint64_t round_;
-  TaskQueue queue_;
-  std::mutex mu_;  // guards out_.outcomes and local_running_
-  FarmRound out_;
+  const NextTask& next_;
+  const TaskDone& done_;
+  std::mutex mu_;  // guards the callbacks, in_flight_, local_running_, refill_
+  std::condition_variable changed_;
   std::vector<uint64_t> local_running_;
-  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task indices it holds (main thread only)
+  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task ids it holds
+  bool refill_ = false;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };
 
+FarmRound MpiFarm::Stream(const NextTask& next, const TaskDone& done, const std::function<bool()>& queue_ahead,
+                          const TaskEvaluator& evaluate) {
+  if (!leader()) throw InternalError("RankFarm::Stream: leader only");
+  LeaderStream stream(mpi_, ++round_, size_, next, done);
+  // The first fill queues nothing ahead, so that every rank gets work before any holds a spare.
+  for (int w = 1; w < size_; ++w) stream.Fill(w, jobs_, /*ahead=*/false);
+  stream.StartLocal(jobs_, evaluate);
+  stream.Collect(jobs_, queue_ahead);
+  return stream.Finish();
+}
+
 FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                        const TaskEvaluator& evaluate) {
   if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
-  LeaderRound round(mpi_, ++round_, tasks, expected_cost, size_);
-  round.StartLocal(jobs_, evaluate);
-  for (int w = 1; w < size_; ++w) round.Fill(w, jobs_, /*ahead=*/false);  // then refilled after each result
-  round.CollectRemote(jobs_);
-  return round.Finish();
+  const std::vector<size_t> order = LongestFirst(expected_cost);
+  size_t handed = 0;
+  std::vector<std::optional<PointOutcome>> outcomes(tasks.size());
+  const NextTask next = [&]() -> std::optional<FarmTask> {
+    if (handed == order.size()) return std::nullopt;
+    const size_t i = order[handed++];
+    return FarmTask{i, tasks[i]};
+  };
+  const TaskDone done = [&](uint64_t i, PointOutcome p) { outcomes[i] = std::move(p); };
+  // A queued task waits on one rank while another idles when fewer are left than the leader's
+  // slots take: a short round (a search's) queues nothing.
+  const auto ahead = [&] { return order.size() - handed > static_cast<size_t>(jobs_); };
+  FarmRound round = Stream(next, done, ahead, evaluate);
+  round.outcomes = std::move(outcomes);
+  for (size_t i = 0; i < round.outcomes.size(); ++i) {
+    const bool named = std::any_of(round.lost.begin(), round.lost.end(), [&](const auto& l) { return l.index == i; });
+    if (!round.outcomes[i] && !named) round.lost.push_back({i, "not started"});
+  }
+  if (!round.lost.empty() && !round.partial) {
+    round.partial = true;
+    round.reason = "stopped";
+  }
+  return round;
 }
 
 void MpiFarm::Serve(const TaskEvaluator& evaluate) {

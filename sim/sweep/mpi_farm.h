@@ -19,6 +19,7 @@
 #define KVSIM_SIM_MPI_FARM_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -48,6 +49,12 @@ struct FarmRound {
   std::vector<Lost> lost;
 };
 
+// A task of a stream: an id the caller chooses (unique in the stream) and its value.
+struct FarmTask {
+  uint64_t id = 0;
+  double value = 0;
+};
+
 class RankFarm {
  public:
   virtual ~RankFarm() = default;
@@ -64,7 +71,16 @@ class RankFarm {
   // longest first. Returns early, partial, when the leader is signalled.
   virtual FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                         const TaskEvaluator& evaluate) = 0;
-  // Leader only: tells the workers that no more Run() follows.
+  // Leader only: evaluates tasks across the ranks as they become ready. Each slot that frees up asks
+  // `next` for a task (nullopt: none until a running task finishes; asked again after each `done`);
+  // `done` gets each answer. The two are called one at a time, from any thread. Ends when `next` has
+  // none and none is running, or early, partial, when the leader is signalled (then `lost` names the
+  // ids sent or running, and `outcomes` stays empty). `queue_ahead()`: whether a worker may hold one
+  // task beyond its slots (it then never waits for the leader's poll between two tasks).
+  virtual FarmRound Stream(const std::function<std::optional<FarmTask>()>& next,
+                           const std::function<void(uint64_t id, PointOutcome outcome)>& done,
+                           const std::function<bool()>& queue_ahead, const TaskEvaluator& evaluate) = 0;
+  // Leader only: tells the workers that no more Run() or Stream() follows.
   virtual void Finish() = 0;
   // Workers only: evaluates the leader's tasks until Finish().
   virtual void Serve(const TaskEvaluator& evaluate) = 0;

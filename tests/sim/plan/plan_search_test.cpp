@@ -7,7 +7,7 @@
 #include "kvcache/budget/deployment.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/plan/pareto.h"
-#include "sim/plan/plan_search.h"
+#include "sim/plan/plan_run.h"
 #include "sim/plan/plan_space.h"
 #include "sim/run/request_sources.h"
 #include "tests/testutil.h"
@@ -101,6 +101,7 @@ TEST(PlanSearchTest, CostBoundSkipsConfigurationsThatCannotWin) {
   PlanSettings s;
   s.gpu_hourly_usd = {{"l4", 0.8}, {"h100", 2.5}};
   s.max_replicas = 8;
+  s.window_lag = 0;  // each search bounded by every one before it
   const PlanResult r = MadeUp({2, 2, 1}, configs, s);
   EXPECT_EQ(r.winner, 0);
   EXPECT_EQ(r.plans[2].replays, 0);
