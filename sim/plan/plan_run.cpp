@@ -45,9 +45,15 @@ void RunOnThreads(PlanWindow& window, const PlanSettings& settings, const PlanPo
       }
       lock.lock();
       --running;
+      if (!cut && !failed) {
+        try {  // pricing the plan may fail too (--robust's bands): it ends the search as a replay's error does
+          window.Done(std::move(plan));
+        } catch (...) {
+          failed = std::current_exception();
+        }
+      }
       if (cut) interrupted = true;
       else if (failed) error = failed;
-      else window.Done(std::move(plan));
       changed.notify_all();
     }
   };

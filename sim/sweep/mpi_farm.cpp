@@ -16,7 +16,9 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/interrupt.h"
+#include "sim/sweep/mpi_leader.h"
 #include "sim/sweep/mpi_library.h"
+#include "sim/sweep/mpi_wire.h"
 #include "sim/sweep/point_wire.h"
 #endif
 
@@ -36,49 +38,18 @@ std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
 
 namespace {
 
-enum Tag : int { kTagTask = 1, kTagResult = 2, kTagStop = 3 };
-// How long an idle MPI thread sleeps between polls. Each wake-up takes the core from a replay for
-// a moment, so polls are rare (at 200 µs the two ranks of a 2-core run lost ~5% of their replay
-// time); a worker holds one task beyond its slots, so it never waits for this poll to get work.
-constexpr auto kPoll = std::chrono::milliseconds(5);
-constexpr int kQueuedAhead = 1;
+using mpi_wire::Check;
+using mpi_wire::kPoll;
+using mpi_wire::kTagResult;
+using mpi_wire::kTagStop;
+using mpi_wire::kTagTask;
+using mpi_wire::Poll;
+using mpi_wire::RecvBytes;
+using mpi_wire::SendBytes;
+using mpi_wire::Signalled;
+using mpi_wire::TaskHeader;
 
-// The process's stop signal (kvsim's one interrupt mechanism, kvcache/base/interrupt.h): the
-// leader sees a signal that arrives between two rounds of a search in the next one.
-bool Signalled() { return StopFlag().load(std::memory_order_relaxed); }
-
-void Check(int rc, const char* call) {
-  if (rc != MPI_SUCCESS) throw InternalError(std::string(call) + " failed with MPI error " + std::to_string(rc));
-}
-
-// A task on the wire: which Run(), which task in it, and its value.
-struct TaskHeader {
-  uint64_t round = 0, index = 0;
-  double value = 0;
-};
-
-void SendBytes(const MpiLibrary& mpi, const std::string& bytes, int dest, int tag) {
-  Check(mpi.send(bytes.data(), static_cast<int>(bytes.size()), mpi.byte_type, dest, tag, mpi.comm_world), "MPI_Send");
-}
-
-std::string RecvBytes(const MpiLibrary& mpi, const MPI_Status& probed) {
-  int n = 0;
-  Check(mpi.get_count(&probed, mpi.byte_type, &n), "MPI_Get_count");
-  std::string bytes(static_cast<size_t>(n), '\0');
-  Check(mpi.recv(bytes.data(), n, mpi.byte_type, probed.MPI_SOURCE, probed.MPI_TAG, mpi.comm_world, MPI_STATUS_IGNORE),
-        "MPI_Recv");
-  return bytes;
-}
-
-// The first message waiting from `source` (MPI_ANY_SOURCE for all), if any.
-std::optional<MPI_Status> Poll(const MpiLibrary& mpi, int source) {
-  int flag = 0;
-  MPI_Status st;
-  Check(mpi.iprobe(source, MPI_ANY_TAG, mpi.comm_world, &flag, &st), "MPI_Iprobe");
-  return flag ? std::optional<MPI_Status>(st) : std::nullopt;
-}
-
-// A queue of tasks shared by a rank's replay threads and its MPI thread.
+// A worker's queue of tasks, shared by its replay threads and its MPI thread.
 class TaskQueue {
  public:
   void Push(TaskHeader t) {
@@ -86,31 +57,26 @@ class TaskQueue {
     tasks_.push_back(t);
     cv_.notify_one();
   }
-  // Blocks until a task is available, or returns nullopt once closed and empty (or `drain` false).
-  std::optional<TaskHeader> Pop(bool wait) {
+  // Blocks until a task is available; nullopt once closed (the tasks left are dropped).
+  std::optional<TaskHeader> Pop() {
     std::unique_lock lock(mu_);
-    if (wait) cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
-    if (tasks_.empty() || (closed_ && !drain_)) return std::nullopt;
+    cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
+    if (closed_) return std::nullopt;
     TaskHeader t = tasks_.front();
     tasks_.pop_front();
     return t;
   }
-  void Close(bool drain) {
+  void Close() {
     std::lock_guard lock(mu_);
     closed_ = true;
-    drain_ = drain;
     cv_.notify_all();
-  }
-  size_t Size() {
-    std::lock_guard lock(mu_);
-    return tasks_.size();
   }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<TaskHeader> tasks_;
-  bool closed_ = false, drain_ = true;
+  bool closed_ = false;
 };
 
 class MpiFarm final : public RankFarm {
@@ -179,148 +145,11 @@ std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
   return order;
 }
 
-using NextTask = std::function<std::optional<FarmTask>()>;
-using TaskDone = std::function<void(uint64_t, PointOutcome)>;
-
-// One Stream() on the leader: its own replay threads and the workers' slots take tasks from `next`
-// as they free up. Everything but MPI is guarded by one mutex; only the main thread calls MPI.
-class LeaderStream {
- public:
-  LeaderStream(const MpiLibrary& mpi, uint64_t round, int ranks, const NextTask& next, const TaskDone& done)
-      : mpi_(mpi), round_(round), next_(next), done_(done), in_flight_(static_cast<size_t>(ranks)) {}
-  ~LeaderStream() {  // on an exception: stop and join the leader's replays
-    Stop();
-    for (auto& t : threads_)
-      if (t.joinable()) t.join();
-  }
-  LeaderStream(const LeaderStream&) = delete;
-  LeaderStream& operator=(const LeaderStream&) = delete;
-
-  // The leader's own slots ask for tasks as the workers' slots do.
-  void StartLocal(int jobs, const TaskEvaluator& evaluate) {
-    for (int j = 0; j < jobs; ++j)
-      threads_.emplace_back([this, &evaluate] {
-        std::unique_lock lock(mu_);
-        while (!stop_.load()) {
-          const std::optional<FarmTask> t = next_();
-          if (!t) {
-            if (Idle()) return;  // nothing runs that could make a task ready: the stream is over
-            changed_.wait(lock);
-            continue;
-          }
-          local_running_.push_back(t->id);
-          lock.unlock();
-          PointOutcome p = evaluate(t->value, &stop_);
-          lock.lock();
-          if (stop_.load()) return;  // interrupted: the replay ended early, its figures are not final
-          local_running_.erase(std::find(local_running_.begin(), local_running_.end(), t->id));
-          done_(t->id, std::move(p));
-          refill_ = true;  // a worker slot waiting on this task's answer gets its next on the main thread's poll
-          changed_.notify_all();
-        }
-      });
-  }
-
-  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued.
-  void Fill(int w, int jobs, bool ahead) {
-    std::lock_guard lock(mu_);
-    FillLocked(w, jobs, ahead);
-  }
-
-  // Receives results until the stream is over (or a signal), refilling the worker after each.
-  void Collect(int jobs, const std::function<bool()>& queue_ahead) {
-    while (!Signalled()) {
-      const auto st = Poll(mpi_, MPI_ANY_SOURCE);
-      if (!st) {
-        std::unique_lock lock(mu_);
-        if (refill_ || Idle()) {
-          refill_ = false;
-          for (int w = 1; w < static_cast<int>(in_flight_.size()); ++w) FillLocked(w, jobs, queue_ahead());
-        }
-        // Nothing runs even after every worker was offered a task: `next` has none left.
-        if (Idle()) return;
-        lock.unlock();
-        std::this_thread::sleep_for(kPoll);
-        continue;
-      }
-      const std::string bytes = RecvBytes(mpi_, *st);
-      uint64_t header[2];
-      if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
-      std::memcpy(header, bytes.data(), sizeof(header));
-      if (header[0] != round_) continue;  // a late answer from an interrupted round
-      std::lock_guard lock(mu_);
-      auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
-      held.erase(std::find(held.begin(), held.end(), header[1]));
-      done_(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
-      changed_.notify_all();  // a local slot waiting on this answer may start the next task
-      for (int w = 1; w < static_cast<int>(in_flight_.size()); ++w) FillLocked(w, jobs, queue_ahead());
-    }
-  }
-
-  // Joins the leader's own replays (ending them at their next step after a signal), then names
-  // what did not finish.
-  FarmRound Finish() {
-    if (Signalled()) Stop();
-    for (auto& t : threads_) t.join();
-    threads_.clear();
-    FarmRound out;
-    out.signal = StopSignal();
-    for (size_t w = 1; w < in_flight_.size(); ++w)
-      for (uint64_t i : in_flight_[w]) out.lost.push_back({i, "sent to rank " + std::to_string(w)});
-    for (uint64_t i : local_running_) out.lost.push_back({i, "running on rank 0"});
-    if (Signalled()) {
-      out.partial = true;
-      out.reason = out.signal == SIGINT ? "interrupted (SIGINT)"
-                                        : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
-    }
-    return out;
-  }
-
- private:
-  bool Idle() const {  // under mu_
-    return local_running_.empty() &&
-           std::all_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return v.empty(); });
-  }
-  void FillLocked(int w, int jobs, bool ahead) {
-    auto& held = in_flight_[static_cast<size_t>(w)];
-    while (held.size() < static_cast<size_t>(jobs) + (ahead ? kQueuedAhead : 0)) {
-      const std::optional<FarmTask> t = next_();
-      if (!t) return;
-      const TaskHeader header{round_, t->id, t->value};
-      std::string bytes(sizeof(TaskHeader), '\0');
-      std::memcpy(bytes.data(), &header, sizeof(TaskHeader));
-      SendBytes(mpi_, bytes, w, kTagTask);
-      held.push_back(t->id);
-    }
-  }
-  void Stop() {
-    std::lock_guard lock(mu_);
-    stop_.store(true);
-    changed_.notify_all();
-  }
-
-  const MpiLibrary& mpi_;
-  const uint64_t round_;
-  const NextTask& next_;
-  const TaskDone& done_;
-  std::mutex mu_;  // guards the callbacks, in_flight_, local_running_, refill_
-  std::condition_variable changed_;
-  std::vector<uint64_t> local_running_;
-  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task ids it holds
-  bool refill_ = false;
-  std::atomic<bool> stop_{false};
-  std::vector<std::thread> threads_;
-};
-
-FarmRound MpiFarm::Stream(const NextTask& next, const TaskDone& done, const std::function<bool()>& queue_ahead,
-                          const TaskEvaluator& evaluate) {
+FarmRound MpiFarm::Stream(const std::function<std::optional<FarmTask>()>& next,
+                          const std::function<void(uint64_t, PointOutcome)>& done,
+                          const std::function<bool()>& queue_ahead, const TaskEvaluator& evaluate) {
   if (!leader()) throw InternalError("RankFarm::Stream: leader only");
-  LeaderStream stream(mpi_, ++round_, size_, next, done);
-  // The first fill queues nothing ahead, so that every rank gets work before any holds a spare.
-  for (int w = 1; w < size_; ++w) stream.Fill(w, jobs_, /*ahead=*/false);
-  stream.StartLocal(jobs_, evaluate);
-  stream.Collect(jobs_, queue_ahead);
-  return stream.Finish();
+  return StreamFromLeader(mpi_, ++round_, size_, jobs_, next, done, queue_ahead, evaluate);
 }
 
 FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
@@ -329,12 +158,12 @@ FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<doubl
   const std::vector<size_t> order = LongestFirst(expected_cost);
   size_t handed = 0;
   std::vector<std::optional<PointOutcome>> outcomes(tasks.size());
-  const NextTask next = [&]() -> std::optional<FarmTask> {
+  const std::function<std::optional<FarmTask>()> next = [&]() -> std::optional<FarmTask> {
     if (handed == order.size()) return std::nullopt;
     const size_t i = order[handed++];
     return FarmTask{i, tasks[i]};
   };
-  const TaskDone done = [&](uint64_t i, PointOutcome p) { outcomes[i] = std::move(p); };
+  const std::function<void(uint64_t, PointOutcome)> done = [&](uint64_t i, PointOutcome p) { outcomes[i] = std::move(p); };
   // A queued task waits on one rank while another idles when fewer are left than the leader's
   // slots take: a short round (a search's) queues nothing.
   const auto ahead = [&] { return order.size() - handed > static_cast<size_t>(jobs_); };
@@ -361,7 +190,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
   std::condition_variable outbox_cv;
   std::deque<std::string> outbox;
   auto slot = [&] {
-    while (auto t = queue.Pop(/*wait=*/true)) {
+    while (auto t = queue.Pop()) {
       PointOutcome p = evaluate(t->value, nullptr);
       uint64_t header[2] = {t->round, t->index};
       std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
@@ -408,7 +237,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       outbox_cv.wait_for(lock, kPoll, [&] { return !outbox.empty(); });
     }
   }
-  queue.Close(/*drain=*/false);
+  queue.Close();
   for (auto& t : threads) t.join();
 }
 
