@@ -5,6 +5,7 @@
 #include "kvcache/base/check.h"
 #include "kvcache/base/interrupt.h"
 #include "kvcache/base/text_format.h"
+#include "sim/plan/plan_window.h"
 
 namespace kvsim {
 namespace {
@@ -55,26 +56,30 @@ std::optional<PlanResult> SearchPlanOnRanks(RankFarm& farm, const PlanSpace& spa
     farm.Serve(run_task);
     return std::nullopt;
   }
-  PlanSettings wide = settings;
-  wide.jobs = farm.size() * settings.jobs;  // a wave fills every slot
-  const ConfigWaveRunner waves = [&](const std::vector<ConfigTask>& tasks) {
-    std::vector<double> ids, cost;
-    for (const ConfigTask& t : tasks) {
-      ids.push_back(TaskOf(t));
-      cost.push_back(static_cast<double>(t.upper));
-    }
-    FarmRound round = farm.Run(ids, cost, run_task);
-    if (round.partial) throw PlanInterrupted{};
-    std::vector<ConfigPlan> plans;
-    for (size_t i = 0; i < tasks.size(); ++i) {
-      if (!round.outcomes[i] || round.outcomes[i]->interrupted) throw PlanInterrupted{};
-      plans.push_back(Decode(tasks[i], std::move(*round.outcomes[i])));
-    }
-    return plans;
+  // Each free slot of any rank takes the window's next search; the window decides each one's bound,
+  // so the plan is the one a single process prints.
+  const ConfigStreamRunner stream = [&](PlanWindow& window) {
+    bool interrupted = false;
+    const auto next = [&]() -> std::optional<FarmTask> {
+      if (interrupted) return std::nullopt;
+      const std::optional<ConfigTask> t = window.Next();
+      if (!t) return std::nullopt;
+      return FarmTask{t->config, TaskOf(*t)};
+    };
+    const auto done = [&](uint64_t config, PointOutcome o) {
+      if (o.interrupted) {
+        interrupted = true;
+        return;
+      }
+      window.Done(Decode(ConfigTask{static_cast<size_t>(config), 0}, std::move(o)));
+    };
+    const auto ahead = [&] { return window.Unstarted() > static_cast<size_t>(settings.jobs); };
+    const FarmRound round = farm.Stream(next, done, ahead, run_task);
+    if (round.partial || interrupted) throw PlanInterrupted{};
   };
   PlanResult result;
   try {
-    result = SearchPlan(space, wide, evaluate, progress, &StopFlag(), waves);
+    result = SearchPlan(space, settings, evaluate, progress, &StopFlag(), stream);
   } catch (...) {
     farm.Finish();
     throw;

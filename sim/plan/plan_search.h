@@ -1,7 +1,7 @@
 // `kvsim plan`'s search: for every configuration of the space (sim/plan/plan_space.h), the fewest
 // replicas that meet the SLOs at the trace's rate, and the winner under the objective. Exact: the
 // pruned search skips only replays that provably cannot change the winner (the bounds are proved in
-// plan_search.cpp), and --exhaustive replays every replica count of every configuration to check it.
+// plan_window.cpp; sim/plan/plan_run.h runs the search), and --exhaustive replays every replica count of every configuration to check it.
 #ifndef KVSIM_SIM_PLAN_PLAN_SEARCH_H_
 #define KVSIM_SIM_PLAN_PLAN_SEARCH_H_
 
@@ -36,7 +36,15 @@ struct PlanSettings {
   int64_t max_replicas = 16;                     // per configuration
   int64_t max_gpus = 0;                          // the whole fleet; 0: no limit
   bool exhaustive = false;
-  int jobs = 1;                                  // configurations searched at once
+  int jobs = 1;                                  // configurations searched at once (threads)
+  // How far behind its bound a search may start (sim/plan/plan_window.h). Searches differ in length
+  // several-fold (a configuration that fits few requests probes more replica counts), so a slot
+  // that had to wait for the search just before its own would idle. Six searches free to run at
+  // once kept two slots busy all through a 576-configuration plan of the Azure hour (three at 97%,
+  // four at 91%, scheduled offline from each search's CPU time), at 5% more replays than a lag of 0.
+  // It is not the slot count, so that every --jobs and every number of MPI ranks replays the same
+  // points and prints the same plan.
+  size_t window_lag = 5;
   // The latency kLatency ranks by (default: the first SLO's figure, TTFT p99 without one); --robust
   // passes the pessimistic edge of its error band.
   std::function<double(size_t config, int64_t replicas, const ReplaySummary& summary)> latency_of;
@@ -66,19 +74,17 @@ struct PlanResult {
   bool partial = false;           // a stop cut the search short: the answer is the best of what finished
 };
 
-// Thrown by a configuration's search (or a wave runner) when a stop cut a replay short.
+// Thrown by a configuration's search (or a stream runner) when a stop cut a replay short.
 struct PlanInterrupted {};
 
 // One judged replay of a configuration at a replica count. Called from several threads at once.
 using PlanPointEvaluator = std::function<PointOutcome(size_t config, int64_t replicas)>;
 
-// A wave of configuration searches (config index, the most replicas to try), run by the caller's
-// means (threads, MPI ranks); results in the order given. The default runs them on `jobs` threads.
+// A configuration search to run: its index and the most replicas to try.
 struct ConfigTask {
   size_t config = 0;
   int64_t upper = 0;
 };
-using ConfigWaveRunner = std::function<std::vector<ConfigPlan>(const std::vector<ConfigTask>&)>;
 
 // One configuration's search over [1, upper] replicas (every count when `exhaustive`).
 ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const PlanPointEvaluator& evaluate,
@@ -90,12 +96,6 @@ bool PlanBeats(const ConfigPlan& a, const ConfigPlan& b, PlanObjective objective
 
 // Fills a found plan's GPUs, price and latency figures from its outcome (the configuration given).
 void PricePlan(ConfigPlan& plan, const PlanConfig& config, const PlanSettings& settings);
-
-// The search. `progress(done, total)` after every configuration; `stop` ends it early (partial).
-// `run_wave` (optional) replaces the threads (MPI ranks).
-PlanResult SearchPlan(const PlanSpace& space, const PlanSettings& settings, const PlanPointEvaluator& evaluate,
-                      const std::function<void(size_t done, size_t total)>& progress = {},
-                      const std::atomic<bool>* stop = nullptr, const ConfigWaveRunner& run_wave = {});
 
 }  // namespace kvsim
 

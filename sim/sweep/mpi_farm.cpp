@@ -16,7 +16,9 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/interrupt.h"
+#include "sim/sweep/mpi_leader.h"
 #include "sim/sweep/mpi_library.h"
+#include "sim/sweep/mpi_wire.h"
 #include "sim/sweep/point_wire.h"
 #endif
 
@@ -36,49 +38,18 @@ std::unique_ptr<RankFarm> JoinMpiJob(int) { return nullptr; }
 
 namespace {
 
-enum Tag : int { kTagTask = 1, kTagResult = 2, kTagStop = 3 };
-// How long an idle MPI thread sleeps between polls. Each wake-up takes the core from a replay for
-// a moment, so polls are rare (at 200 µs the two ranks of a 2-core run lost ~5% of their replay
-// time); a worker holds one task beyond its slots, so it never waits for this poll to get work.
-constexpr auto kPoll = std::chrono::milliseconds(5);
-constexpr int kQueuedAhead = 1;
+using mpi_wire::Check;
+using mpi_wire::kPoll;
+using mpi_wire::kTagResult;
+using mpi_wire::kTagStop;
+using mpi_wire::kTagTask;
+using mpi_wire::Poll;
+using mpi_wire::RecvBytes;
+using mpi_wire::SendBytes;
+using mpi_wire::Signalled;
+using mpi_wire::TaskHeader;
 
-// The process's stop signal (kvsim's one interrupt mechanism, kvcache/base/interrupt.h): the
-// leader sees a signal that arrives between two rounds of a search in the next one.
-bool Signalled() { return StopFlag().load(std::memory_order_relaxed); }
-
-void Check(int rc, const char* call) {
-  if (rc != MPI_SUCCESS) throw InternalError(std::string(call) + " failed with MPI error " + std::to_string(rc));
-}
-
-// A task on the wire: which Run(), which task in it, and its value.
-struct TaskHeader {
-  uint64_t round = 0, index = 0;
-  double value = 0;
-};
-
-void SendBytes(const MpiLibrary& mpi, const std::string& bytes, int dest, int tag) {
-  Check(mpi.send(bytes.data(), static_cast<int>(bytes.size()), mpi.byte_type, dest, tag, mpi.comm_world), "MPI_Send");
-}
-
-std::string RecvBytes(const MpiLibrary& mpi, const MPI_Status& probed) {
-  int n = 0;
-  Check(mpi.get_count(&probed, mpi.byte_type, &n), "MPI_Get_count");
-  std::string bytes(static_cast<size_t>(n), '\0');
-  Check(mpi.recv(bytes.data(), n, mpi.byte_type, probed.MPI_SOURCE, probed.MPI_TAG, mpi.comm_world, MPI_STATUS_IGNORE),
-        "MPI_Recv");
-  return bytes;
-}
-
-// The first message waiting from `source` (MPI_ANY_SOURCE for all), if any.
-std::optional<MPI_Status> Poll(const MpiLibrary& mpi, int source) {
-  int flag = 0;
-  MPI_Status st;
-  Check(mpi.iprobe(source, MPI_ANY_TAG, mpi.comm_world, &flag, &st), "MPI_Iprobe");
-  return flag ? std::optional<MPI_Status>(st) : std::nullopt;
-}
-
-// A queue of tasks shared by a rank's replay threads and its MPI thread.
+// A worker's queue of tasks, shared by its replay threads and its MPI thread.
 class TaskQueue {
  public:
   void Push(TaskHeader t) {
@@ -86,31 +57,26 @@ class TaskQueue {
     tasks_.push_back(t);
     cv_.notify_one();
   }
-  // Blocks until a task is available, or returns nullopt once closed and empty (or `drain` false).
-  std::optional<TaskHeader> Pop(bool wait) {
+  // Blocks until a task is available; nullopt once closed (the tasks left are dropped).
+  std::optional<TaskHeader> Pop() {
     std::unique_lock lock(mu_);
-    if (wait) cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
-    if (tasks_.empty() || (closed_ && !drain_)) return std::nullopt;
+    cv_.wait(lock, [&] { return !tasks_.empty() || closed_; });
+    if (closed_) return std::nullopt;
     TaskHeader t = tasks_.front();
     tasks_.pop_front();
     return t;
   }
-  void Close(bool drain) {
+  void Close() {
     std::lock_guard lock(mu_);
     closed_ = true;
-    drain_ = drain;
     cv_.notify_all();
-  }
-  size_t Size() {
-    std::lock_guard lock(mu_);
-    return tasks_.size();
   }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<TaskHeader> tasks_;
-  bool closed_ = false, drain_ = true;
+  bool closed_ = false;
 };
 
 class MpiFarm final : public RankFarm {
@@ -156,6 +122,9 @@ class MpiFarm final : public RankFarm {
 
   FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                 const TaskEvaluator& evaluate) override;
+  FarmRound Stream(const std::function<std::optional<FarmTask>()>& next,
+                   const std::function<void(uint64_t, PointOutcome)>& done, const std::function<bool()>& queue_ahead,
+                   const TaskEvaluator& evaluate) override;
   void Finish() override {
     if (Signalled()) return;  // see ~MpiFarm
     for (int w = 1; w < size_; ++w) Check(mpi_.send(nullptr, 0, mpi_.byte_type, w, kTagStop, mpi_.comm_world), "MPI_Send");
@@ -176,138 +145,39 @@ std::vector<size_t> LongestFirst(const std::vector<double>& cost) {
   return order;
 }
 
-// One Run() on the leader: the shared queue, the leader's own replay threads, the tasks each
-// worker holds, and the outcomes as they arrive.
-class LeaderRound {
- public:
-  LeaderRound(const MpiLibrary& mpi, uint64_t round, const std::vector<double>& tasks, const std::vector<double>& cost,
-              int ranks)
-      : mpi_(mpi), round_(round), in_flight_(static_cast<size_t>(ranks)) {
-    out_.outcomes.resize(tasks.size());
-    for (size_t i : LongestFirst(cost)) queue_.Push({round, i, tasks[i]});
-    queue_.Close(/*drain=*/true);
-  }
-  ~LeaderRound() {  // on an exception: stop and join the leader's replays
-    stop_.store(true);
-    queue_.Close(/*drain=*/false);
-    for (auto& t : threads_)
-      if (t.joinable()) t.join();
-  }
-  LeaderRound(const LeaderRound&) = delete;
-  LeaderRound& operator=(const LeaderRound&) = delete;
-
-  // The leader's own slots take tasks from the same queue as the workers' slots.
-  void StartLocal(int jobs, const TaskEvaluator& evaluate) {
-    for (int j = 0; j < jobs; ++j)
-      threads_.emplace_back([this, &evaluate] {
-        while (auto t = queue_.Pop(/*wait=*/false)) {
-          Mark(t->index, true);
-          PointOutcome p = evaluate(t->value, &stop_);
-          if (stop_.load()) return;  // interrupted: the replay ended early, its figures are not final
-          Store(t->index, std::move(p));
-          Mark(t->index, false);
-        }
-      });
-  }
-
-  // Sends worker `w` tasks until it holds one per slot, plus (`ahead`) one queued while more tasks
-  // are left than the leader's own slots could take: a short round (a search's) is never queued
-  // on one rank while another idles. The first fill has no queued task, so every rank gets work.
-  void Fill(int w, int jobs, bool ahead) {
-    auto& held = in_flight_[static_cast<size_t>(w)];
-    for (;;) {
-      const bool queue_one = ahead && queue_.Size() > static_cast<size_t>(jobs);
-      const size_t want = static_cast<size_t>(jobs) + (queue_one ? kQueuedAhead : 0);
-      if (held.size() >= want) return;
-      const auto t = queue_.Pop(/*wait=*/false);
-      if (!t) return;
-      std::string bytes(sizeof(TaskHeader), '\0');
-      std::memcpy(bytes.data(), &*t, sizeof(TaskHeader));
-      SendBytes(mpi_, bytes, w, kTagTask);
-      held.push_back(t->index);
-    }
-  }
-
-  // Receives results until no worker holds a task (or a signal), refilling the worker after each.
-  void CollectRemote(int jobs) {
-    while (!Signalled() &&
-           std::any_of(in_flight_.begin(), in_flight_.end(), [](const auto& v) { return !v.empty(); })) {
-      const auto st = Poll(mpi_, MPI_ANY_SOURCE);
-      if (!st) {
-        std::this_thread::sleep_for(kPoll);
-        continue;
-      }
-      const std::string bytes = RecvBytes(mpi_, *st);
-      uint64_t header[2];
-      if (st->MPI_TAG != kTagResult || bytes.size() < sizeof(header)) throw InternalError("MPI: unexpected message");
-      std::memcpy(header, bytes.data(), sizeof(header));
-      if (header[0] != round_) continue;  // a late answer from an interrupted round
-      auto& held = in_flight_[static_cast<size_t>(st->MPI_SOURCE)];
-      held.erase(std::find(held.begin(), held.end(), header[1]));
-      Store(header[1], DecodePointOutcome(bytes.substr(sizeof(header))));
-      Fill(st->MPI_SOURCE, jobs, /*ahead=*/true);
-    }
-  }
-
-  // Waits for the leader's own replays, still reacting to a signal that arrives meanwhile, which
-  // ends them at their next step. Then names what did not finish.
-  FarmRound Finish() {
-    for (bool all_done = false; !all_done && !Signalled();) {
-      std::this_thread::sleep_for(kPoll);
-      std::lock_guard lock(mu_);
-      all_done = std::all_of(out_.outcomes.begin(), out_.outcomes.end(), [](const auto& o) { return o.has_value(); });
-    }
-    if (Signalled()) {
-      stop_.store(true);
-      queue_.Close(/*drain=*/false);
-    }
-    for (auto& t : threads_) t.join();
-    out_.signal = StopSignal();
-    for (size_t w = 1; w < in_flight_.size(); ++w)
-      for (uint64_t i : in_flight_[w]) out_.lost.push_back({i, "sent to rank " + std::to_string(w)});
-    for (uint64_t i : local_running_) out_.lost.push_back({i, "running on rank 0"});
-    for (size_t i = 0; i < out_.outcomes.size(); ++i) {
-      const bool named = std::any_of(out_.lost.begin(), out_.lost.end(), [&](const auto& l) { return l.index == i; });
-      if (!out_.outcomes[i] && !named) out_.lost.push_back({i, "not started"});
-    }
-    if (!out_.lost.empty()) {
-      out_.partial = true;
-      out_.reason = out_.signal == SIGINT ? "interrupted (SIGINT)"
-                                          : "stopped by SIGTERM (mpirun and srun send it when a rank dies or the job is interrupted)";
-    }
-    return std::move(out_);
-  }
-
- private:
-  void Store(uint64_t index, PointOutcome p) {
-    std::lock_guard lock(mu_);
-    out_.outcomes[index] = std::move(p);
-  }
-  void Mark(uint64_t index, bool running) {
-    std::lock_guard lock(mu_);
-    if (running) local_running_.push_back(index);
-    else local_running_.erase(std::find(local_running_.begin(), local_running_.end(), index));
-  }
-
-  const MpiLibrary& mpi_;
-  const uint64_t round_;
-  TaskQueue queue_;
-  std::mutex mu_;  // guards out_.outcomes and local_running_
-  FarmRound out_;
-  std::vector<uint64_t> local_running_;
-  std::vector<std::vector<uint64_t>> in_flight_;  // per rank, the task indices it holds (main thread only)
-  std::atomic<bool> stop_{false};
-  std::vector<std::thread> threads_;
-};
+FarmRound MpiFarm::Stream(const std::function<std::optional<FarmTask>()>& next,
+                          const std::function<void(uint64_t, PointOutcome)>& done,
+                          const std::function<bool()>& queue_ahead, const TaskEvaluator& evaluate) {
+  if (!leader()) throw InternalError("RankFarm::Stream: leader only");
+  return StreamFromLeader(mpi_, ++round_, size_, jobs_, next, done, queue_ahead, evaluate);
+}
 
 FarmRound MpiFarm::Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                        const TaskEvaluator& evaluate) {
   if (!leader() || expected_cost.size() != tasks.size()) throw InternalError("RankFarm::Run: leader only, one cost per task");
-  LeaderRound round(mpi_, ++round_, tasks, expected_cost, size_);
-  round.StartLocal(jobs_, evaluate);
-  for (int w = 1; w < size_; ++w) round.Fill(w, jobs_, /*ahead=*/false);  // then refilled after each result
-  round.CollectRemote(jobs_);
-  return round.Finish();
+  const std::vector<size_t> order = LongestFirst(expected_cost);
+  size_t handed = 0;
+  std::vector<std::optional<PointOutcome>> outcomes(tasks.size());
+  const std::function<std::optional<FarmTask>()> next = [&]() -> std::optional<FarmTask> {
+    if (handed == order.size()) return std::nullopt;
+    const size_t i = order[handed++];
+    return FarmTask{i, tasks[i]};
+  };
+  const std::function<void(uint64_t, PointOutcome)> done = [&](uint64_t i, PointOutcome p) { outcomes[i] = std::move(p); };
+  // A queued task waits on one rank while another idles when fewer are left than the leader's
+  // slots take: a short round (a search's) queues nothing.
+  const auto ahead = [&] { return order.size() - handed > static_cast<size_t>(jobs_); };
+  FarmRound round = Stream(next, done, ahead, evaluate);
+  round.outcomes = std::move(outcomes);
+  for (size_t i = 0; i < round.outcomes.size(); ++i) {
+    const bool named = std::any_of(round.lost.begin(), round.lost.end(), [&](const auto& l) { return l.index == i; });
+    if (!round.outcomes[i] && !named) round.lost.push_back({i, "not started"});
+  }
+  if (!round.lost.empty() && !round.partial) {
+    round.partial = true;
+    round.reason = "stopped";
+  }
+  return round;
 }
 
 void MpiFarm::Serve(const TaskEvaluator& evaluate) {
@@ -320,7 +190,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
   std::condition_variable outbox_cv;
   std::deque<std::string> outbox;
   auto slot = [&] {
-    while (auto t = queue.Pop(/*wait=*/true)) {
+    while (auto t = queue.Pop()) {
       PointOutcome p = evaluate(t->value, nullptr);
       uint64_t header[2] = {t->round, t->index};
       std::string bytes(reinterpret_cast<const char*>(header), sizeof(header));
@@ -367,7 +237,7 @@ void MpiFarm::Serve(const TaskEvaluator& evaluate) {
       outbox_cv.wait_for(lock, kPoll, [&] { return !outbox.empty(); });
     }
   }
-  queue.Close(/*drain=*/false);
+  queue.Close();
   for (auto& t : threads) t.join();
 }
 

@@ -19,6 +19,7 @@
 #define KVSIM_SIM_MPI_FARM_H_
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,27 +27,10 @@
 #include <vector>
 
 #include "sim/run/replay_runner.h"
+#include "sim/sweep/farm_task.h"
 #include "sim/sweep/sweep.h"
 
 namespace kvsim {
-
-// One task: a grid point's index or a search's probe value; the same number means the same
-// variant on every rank. `stop` becomes true when the leader is interrupted: the replay ends early
-// and its outcome is discarded.
-using TaskEvaluator = std::function<PointOutcome(double task, const std::atomic<bool>* stop)>;
-
-// What one Run() produced, in task order.
-struct FarmRound {
-  std::vector<std::optional<PointOutcome>> outcomes;  // empty where the task did not finish
-  bool partial = false;
-  int signal = 0;                 // the signal that stopped the run (SIGTERM, SIGINT), 0 if none
-  std::string reason;             // why the run is partial
-  struct Lost {
-    size_t index;       // into the tasks
-    std::string where;  // "sent to rank 1" (running or queued there), "running on rank 0", "not started"
-  };
-  std::vector<Lost> lost;
-};
 
 class RankFarm {
  public:
@@ -64,7 +48,16 @@ class RankFarm {
   // longest first. Returns early, partial, when the leader is signalled.
   virtual FarmRound Run(const std::vector<double>& tasks, const std::vector<double>& expected_cost,
                         const TaskEvaluator& evaluate) = 0;
-  // Leader only: tells the workers that no more Run() follows.
+  // Leader only: evaluates tasks across the ranks as they become ready. Each slot that frees up asks
+  // `next` for a task (nullopt: none until a running task finishes; asked again after each `done`);
+  // `done` gets each answer. The two are called one at a time, from any thread. Ends when `next` has
+  // none and none is running, or early, partial, when the leader is signalled (then `lost` names the
+  // ids sent or running, and `outcomes` stays empty). `queue_ahead()`: whether a worker may hold one
+  // task beyond its slots (it then never waits for the leader's poll between two tasks).
+  virtual FarmRound Stream(const std::function<std::optional<FarmTask>()>& next,
+                           const std::function<void(uint64_t id, PointOutcome outcome)>& done,
+                           const std::function<bool()>& queue_ahead, const TaskEvaluator& evaluate) = 0;
+  // Leader only: tells the workers that no more Run() or Stream() follows.
   virtual void Finish() = 0;
   // Workers only: evaluates the leader's tasks until Finish().
   virtual void Serve(const TaskEvaluator& evaluate) = 0;

@@ -2,12 +2,15 @@
 // seeded random spaces of real replays), the replica search's probes, and the Pareto front by hand.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <random>
+#include <thread>
+#include <tuple>
 
 #include "kvcache/budget/deployment.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/plan/pareto.h"
-#include "sim/plan/plan_search.h"
+#include "sim/plan/plan_run.h"
 #include "sim/plan/plan_space.h"
 #include "sim/run/request_sources.h"
 #include "tests/testutil.h"
@@ -80,6 +83,7 @@ TEST(PlanSearchTest, PrunedEqualsExhaustiveOnMadeUpMonotoneSpaces) {
     s.gpu_hourly_usd = {{"l4", 0.8}, {"l40s", 1.9}, {"h100", 2.5}};
     s.max_replicas = 1 + static_cast<int64_t>(rng() % 8);
     s.jobs = 1 + static_cast<int>(rng() % 3);
+    s.window_lag = rng() % 4;  // any set of finished plans bounds exactly
     const PlanResult pruned = MadeUp(threshold, configs, s);
     s.exhaustive = true;
     const PlanResult all = MadeUp(threshold, configs, s);
@@ -101,12 +105,62 @@ TEST(PlanSearchTest, CostBoundSkipsConfigurationsThatCannotWin) {
   PlanSettings s;
   s.gpu_hourly_usd = {{"l4", 0.8}, {"h100", 2.5}};
   s.max_replicas = 8;
+  s.window_lag = 0;  // each search bounded by every one before it
   const PlanResult r = MadeUp({2, 2, 1}, configs, s);
   EXPECT_EQ(r.winner, 0);
   EXPECT_EQ(r.plans[2].replays, 0);
   EXPECT_NE(r.plans[2].not_searched.find("2.50 USD/h > the best plan's 1.60"), std::string::npos) << r.plans[2].not_searched;
   // The second l4 configuration searched only up to 2 replicas (it could tie, never beat).
   EXPECT_EQ(r.plans[1].upper, 2);
+}
+
+// Searches that finish in a random order on 1 to 4 threads: each configuration's bound comes from the
+// plans at least window_lag + 1 positions before it, so every plan (its replays, its bound, what was
+// not searched) is the same as on one thread, not only the winner.
+TEST(PlanSearchTest, EveryPlanIsTheSameWhateverTheThreadsAndTheOrderSearchesFinishIn) {
+  std::mt19937_64 rng(7);
+  const char* gpus[] = {"l4", "l40s", "h100"};
+  for (int round = 0; round < 20; ++round) {
+    std::vector<PlanConfig> configs;
+    std::vector<int64_t> threshold;
+    for (int i = 0; i < 24; ++i) {
+      PlanConfig c;
+      c.gpu = gpus[rng() % 3];
+      c.tensor_parallel = 1 << (rng() % 3);
+      configs.push_back(c);
+      threshold.push_back(static_cast<int64_t>(rng() % 7));
+    }
+    PlanSettings s;
+    s.objective = static_cast<PlanObjective>(rng() % 2);
+    s.gpu_hourly_usd = {{"l4", 0.8}, {"l40s", 1.9}, {"h100", 2.5}};
+    s.max_replicas = 6;
+    s.window_lag = 2;
+    PlanSpace space;
+    space.configs = configs;
+    std::vector<PlanResult> results;
+    for (int jobs = 1; jobs <= 4; ++jobs) {
+      s.jobs = jobs;
+      const uint64_t seed = rng();
+      const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
+        // A delay from the point alone (the threads call this at once): finishing orders vary with the jobs.
+        std::this_thread::sleep_for(std::chrono::microseconds((seed ^ (i * 7919 + static_cast<size_t>(n))) % 300));
+        PointOutcome p = Judged(threshold[i] > 0 && n >= threshold[i]);
+        p.summary = ReplaySummary{};
+        return p;
+      };
+      results.push_back(SearchPlan(space, s, eval));
+    }
+    for (size_t j = 1; j < results.size(); ++j) {
+      ASSERT_EQ(results[j].winner, results[0].winner) << "round " << round << ", " << j + 1 << " threads";
+      EXPECT_EQ(results[j].replays, results[0].replays);
+      for (size_t i = 0; i < configs.size(); ++i) {
+        const ConfigPlan &a = results[0].plans[i], &b = results[j].plans[i];
+        EXPECT_EQ(std::tuple(a.found, a.replicas, a.replays, a.upper, a.not_searched),
+                  std::tuple(b.found, b.replicas, b.replays, b.upper, b.not_searched))
+            << "round " << round << ", configuration " << i << ", " << j + 1 << " threads";
+      }
+    }
+  }
 }
 
 TEST(ParetoTest, KeepsThePlansNoOtherBeatsOnEveryFigure) {
