@@ -165,6 +165,7 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   s.tp = tp_;
   s.dp = std::max(1, d.data_parallel_size);
   s.expert_parallel = d.enable_expert_parallel && tp_ * s.dp > 1;
+  s.all2all = d.all2all_backend;
   s.hidden = spec.hidden_size;
   const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
   const int64_t inter = m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp);
