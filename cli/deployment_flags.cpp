@@ -67,6 +67,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("cpu-offload-gb", po::value(&o.cpu_offload_gb), "GiB of each GPU's weights kept in CPU memory")
       ("data-parallel-size", po::value(&o.data_parallel_size)->default_value(1), "data-parallel replicas (-dp), each with its own KV cache")
       ("enable-expert-parallel", po::bool_switch(&o.enable_expert_parallel), "shard MoE experts over TP x DP ranks")
+      ("all2all-backend", po::value(&o.all2all_backend),
+       "how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive | allgather_reducescatter | pplx | "
+       "deepep_high_throughput | deepep_low_latency | flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)")
       ("disable-sliding-window", po::bool_switch(&o.disable_sliding_window), "sliding-window layers keep the full context")
       ("speculative-config", po::value(&o.speculative_config),
        "JSON, as vLLM: {\"method\": \"eagle\", \"model\": ID|PATH, \"num_speculative_tokens\": N}")

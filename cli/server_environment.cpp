@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kvcache/base/text_format.h"
+#include "kvcache/budget/all2all_backend.h"
 
 namespace kvsim {
 namespace {
@@ -23,6 +24,14 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
   }
   if (name == "VLLM_USE_V1") {  // 0.8-0.10 kept the V0 engine behind VLLM_USE_V1=0; 0.11 removed it
     if (!on) cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--vllm-version", "v0"});
+    return;
+  }
+  // Before --all2all-backend (PR #26732) the backend was this variable; where both are given the
+  // flag wins, as in vLLM (ParallelConfig reads the variable only when the flag is unset).
+  if (name == "VLLM_ALL2ALL_BACKEND") {
+    if (IsUnmodelledAll2AllBackend(value)) return Note(cmd.not_modelled, assignment);
+    if (std::find(cmd.kvsim_args.begin(), cmd.kvsim_args.end(), "--all2all-backend") == cmd.kvsim_args.end())
+      cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--all2all-backend", value});
     return;
   }
   if (name == "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") {

@@ -9,6 +9,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_file.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/budget/all2all_backend.h"
 #include "cli/option_rules.h"
 #include "cli/option_words.h"
 #include "cli/serve_flags.h"
@@ -204,6 +205,9 @@ class Translator {
       const std::optional<nlohmann::json> j = ParseJsonText(values[0], &why);
       if (!j || !IsOffloadingConnector(*j)) return Note(result_.not_modelled, canonical);
     }
+    // A backend whose transport kvsim does not time: said, and the release's default timed instead.
+    if (canonical == "--all2all-backend" && IsUnmodelledAll2AllBackend(values[0]))
+      return Note(result_.not_modelled, canonical + " " + values[0]);
     if (f.takes == Takes::kList) return Emit(f.kvsim, Join(values, ","));
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));

@@ -35,8 +35,9 @@ std::string RenderCapacityText(const CapacityResult& r) {
                 s.gpu_memory_utilization, static_cast<long long>(s.max_model_len), static_cast<long long>(s.max_num_seqs),
                 static_cast<long long>(s.max_num_batched_tokens), static_cast<long long>(s.block_size));
   if (s.data_parallel_size > 1 || s.enable_expert_parallel)
-    out += Format("          data-parallel-size %d%s: %d GPUs in all; every figure below is per GPU of one replica\n",
+    out += Format("          data-parallel-size %d%s%s: %d GPUs in all; every figure below is per GPU of one replica\n",
                   s.data_parallel_size, s.enable_expert_parallel ? " with expert parallelism (experts over TP x DP)" : "",
+                  s.data_parallel_size > 1 ? (std::string(", MoE tokens by ") + NameOf(s.all2all_backend)).c_str() : "",
                   s.data_parallel_size * s.tensor_parallel_size * s.pipeline_parallel_size);
   out += "parameters: " + Thousands(r.params);
   if (r.active_params != r.params) out += " (" + Thousands(r.active_params) + " active per token)";
@@ -137,6 +138,8 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
   j["data_parallel_size"] = s.data_parallel_size;
   j["enable_expert_parallel"] = s.enable_expert_parallel;
+  // Only data parallelism moves MoE tokens between ranks (vLLM builds the manager at DP > 1).
+  if (s.data_parallel_size > 1) j["all2all_backend"] = NameOf(s.all2all_backend);
   return j;
 }
 

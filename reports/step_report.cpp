@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kvcache/base/text_format.h"
+#include "kvcache/budget/all2all_backend.h"
 #include "reports/capacity_report.h"
 #include "reports/text_table.h"
 
@@ -150,16 +151,19 @@ std::string MoeText(const MoeLayout& m, const std::string& quantized_kernel) {
   out += "\n";
   if (m.dp > 1)
     out += Format("DP %d: each DP rank is taken to run a batch like this one (vLLM steps the DP ranks together; idle ranks "
-                  "run dummy batches), so the MoE layers see %d times this batch's tokens\n", m.dp, m.dp);
+                  "run dummy batches), so the MoE layers see %d times this batch's tokens; tokens move by %s%s\n", m.dp, m.dp,
+                  NameOf(m.all2all), m.expert_parallel && !GathersEveryToken(m.all2all) ? " (routed)" : " (gathered on every rank)");
   out += "experts_imbalance: each expert's rows padded to the kernel's M block";
   out += m.expert_parallel ? ", and the busiest rank's routed rows instead of the mean (uniform routing)\n" : " (uniform routing)\n";
   return out;
 }
 
 nlohmann::json MoeJson(const MoeLayout& m) {
-  return {{"experts", m.experts},   {"top_k", m.top_k}, {"kernel", m.kernel}, {"ranks", m.ranks},
+  nlohmann::json j = {{"experts", m.experts},   {"top_k", m.top_k}, {"kernel", m.kernel}, {"ranks", m.ranks},
           {"data_parallel_size", m.dp}, {"expert_parallel", m.expert_parallel}, {"local_experts", m.local_experts},
           {"assumption", "every DP rank runs a batch like this one; routing uniform over the experts"}};
+  if (m.dp > 1) j["all2all_backend"] = NameOf(m.all2all);
+  return j;
 }
 
 }  // namespace

@@ -104,6 +104,7 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.enable_prefix_caching = c.enable_prefix_caching;
   s.data_parallel_size = c.data_parallel_size;
   s.enable_expert_parallel = c.enable_expert_parallel;
+  s.all2all_backend = c.all2all_backend;
   if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
   s.max_model_len = c.max_model_len.value_or(spec.derived_max_model_len);
   // vLLM's _get_and_verify_max_len: past the derived limit is an error unless

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 
+#include "kvcache/budget/all2all_backend.h"
 #include "kvcache/budget/cuda_graph_memory.h"
 #include "kvcache/budget/kv_cache_layout.h"
 #include "kvcache/budget/serving_engine.h"
@@ -81,7 +82,8 @@ struct DeploymentConfig {
   std::optional<int64_t> num_gpu_blocks_override;
   double cpu_offload_bytes = 0;                  // --cpu-offload-gb, per GPU
   int data_parallel_size = 1;                    // -dp: replicas, each with its own KV cache
-  bool enable_expert_parallel = false;           // experts sharded over TP x DP ranks
+  bool enable_expert_parallel = false;           // whole experts per rank (without: a slice of each); both over TP x DP
+  All2AllBackend all2all_backend = All2AllBackend::kAllgatherReducescatter;  // --all2all-backend, resolved per release
   bool disable_sliding_window = false;           // every layer keeps the full context
   SpeculativeSettings speculative;               // --speculative-config
   LoraSettings lora;                             // --enable-lora, --max-loras, ...
@@ -129,6 +131,7 @@ struct DeploymentOptions {
   std::string cpu_offload_gb;
   int data_parallel_size = 1;
   bool enable_expert_parallel = false;
+  std::string all2all_backend;      // empty: the release's default
   bool disable_sliding_window = false;
   std::string speculative_config;   // JSON
   bool enable_lora = false;

@@ -11,6 +11,8 @@
 #include "kvcache/base/line_reader.h"
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
+#include "kvcache/budget/all2all_backend.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/budget/speculative_config.h"
 #include "kvcache/model/model_catalog.h"
 
@@ -188,6 +190,8 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
     throw Error("--data-parallel-size: " + std::to_string(o.data_parallel_size) + " must be between 1 and 1024");
   c.data_parallel_size = o.data_parallel_size;
   c.enable_expert_parallel = o.enable_expert_parallel;
+  c.all2all_backend = ReadAll2AllBackend(o.all2all_backend, ParseVllmVersion(o.vllm_version).minor, c.data_parallel_size,
+                                         c.enable_expert_parallel);
   c.disable_sliding_window = o.disable_sliding_window;
   c.speculative = ReadSpeculative(o.speculative_config);
   c.lora = ReadLora(o);

@@ -22,7 +22,7 @@ ModelSpec ApplyServeModelOverrides(const ModelSpec& spec, const DeploymentConfig
 }
 
 int ExpertShards(const DeploymentConfig& c) {
-  return c.enable_expert_parallel ? c.tensor_parallel_size * c.data_parallel_size : c.tensor_parallel_size;
+  return c.tensor_parallel_size * std::max(1, c.data_parallel_size);
 }
 
 int64_t EstimateMaxModelLen(const KvCacheLayout& layout, int64_t num_blocks, int64_t max_num_batched_tokens,

@@ -28,7 +28,15 @@ namespace kvsim {
 // The model as the server sees it after --disable-sliding-window.
 ModelSpec ApplyServeModelOverrides(const ModelSpec& spec, const DeploymentConfig& config);
 
-// Ranks the routed experts are split over: TP, or TP x DP with --enable-expert-parallel.
+// Ranks the routed experts are split over: TP x DP, with or without --enable-expert-parallel.
+// vLLM's FusedMoE folds the DP ranks into its tensor-parallel size (FusedMoEParallelConfig.make,
+// flatten_tp_across_dp[_and_pcp], vllm/model_executor/layers/fused_moe/config.py; before that class,
+// FusedMoE.__init__ "Adjust TP size for DP attention", PR #13931, v0.8.0): without EP every rank
+// holds a 1/(TP x DP) slice of every expert's intermediate dimension, with EP E/(TP x DP) whole
+// experts. Either way one GPU holds 1/(TP x DP) of the routed-expert bytes. The dense layers
+// (attention, shared experts, embeddings, router) stay split by TP alone, replicated per DP rank.
+// vLLM's newest release read (main, September 2026) still folds DP in (the proposal to stop,
+// PR #36240, was closed unmerged); releases before 0.8 served no --data-parallel-size.
 int ExpertShards(const DeploymentConfig& config);
 
 // The largest max_model_len in [1, upper] whose pages fit `num_blocks`; 0 when not even one token fits.

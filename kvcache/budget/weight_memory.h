@@ -34,7 +34,7 @@ struct WeightMemory {
 std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp);
 
 // REQUIRES: tp >= 1, pp >= 1, 0 <= stage < pp, expert_shards >= 1. Routed experts are split over
-// `expert_shards` ranks: tp by default, tp x dp with --enable-expert-parallel (vLLM's EP group).
+// `expert_shards` ranks: tp by default; a deployment passes tp x dp (ExpertShards, startup_rules.h).
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
                           const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
                           int expert_shards = 0);

@@ -82,6 +82,7 @@ def capacity(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -158,6 +159,9 @@ def capacity(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -241,6 +245,7 @@ def capacity_from_command(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -317,6 +322,9 @@ def capacity_from_command(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -403,6 +411,7 @@ def step(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -483,6 +492,9 @@ def step(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -678,6 +690,7 @@ def replay(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -853,6 +866,9 @@ def replay(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -1007,6 +1023,7 @@ def compare(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -1185,6 +1202,9 @@ def compare(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -1341,6 +1361,7 @@ def sweep(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -1530,6 +1551,9 @@ def sweep(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}
@@ -1689,6 +1713,7 @@ def plan(
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
+    all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
     speculative_config: _Value | None = None,
     enable_lora: bool = False,
@@ -1881,6 +1906,9 @@ def plan(
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
         enable_expert_parallel: shard MoE experts over TP x DP ranks
+        all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
+            allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
+            flashinfer_all2allv (default: the release's; allgather_reducescatter from 0.11)
         disable_sliding_window: sliding-window layers keep the full context
         speculative_config: JSON, as vLLM: {"method": "eagle", "model": ID|PATH,
             "num_speculative_tokens": N}

@@ -93,7 +93,7 @@ void Visit(Io& io, EffectiveSettings& s) {
   io.Field(s.tensor_parallel_size), io.Field(s.pipeline_parallel_size), io.Field(s.max_model_len);
   io.Field(s.max_num_seqs), io.Field(s.max_num_batched_tokens), io.Field(s.block_size);
   io.Field(s.enable_prefix_caching), io.Field(s.kv_grouping);
-  io.Field(s.data_parallel_size), io.Field(s.enable_expert_parallel);
+  io.Field(s.data_parallel_size), io.Field(s.enable_expert_parallel), io.Field(s.all2all_backend);
   bool has_kv_memory = s.kv_cache_memory_gib.has_value();
   io.Field(has_kv_memory);
   double kv_memory = s.kv_cache_memory_gib.value_or(0);
@@ -259,8 +259,8 @@ constexpr size_t kPlainSectionBytes = sizeof(ReplaySummary::Requests) + sizeof(R
                                       sizeof(ReplaySummary::Kv) + sizeof(ReplaySummary::Throughput) +
                                       sizeof(ReplaySummary::Goodput) + sizeof(ReplaySummary::Memory);
 static_assert(sizeof(LoraSummary) == 144, "LoraSummary changed: update Visit(LoraSummary) above");
-static_assert(sizeof(ReplaySummary) - kPlainSectionBytes == 1464, "ReplaySummary changed: update Visit(ReplaySummary) above");
-static_assert(sizeof(EffectiveSettings) == 368, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
+static_assert(sizeof(ReplaySummary) - kPlainSectionBytes == 1472, "ReplaySummary changed: update Visit(ReplaySummary) above");
+static_assert(sizeof(EffectiveSettings) == 376, "EffectiveSettings changed: update Visit(EffectiveSettings) above");
 static_assert(sizeof(PointOutcome) - sizeof(ReplaySummary) == 160, "PointOutcome changed: update Visit(PointOutcome) above");
 static_assert(sizeof(TraceRequest) == 88, "TraceRequest changed: update Visit(TraceRequest) above");
 static_assert(sizeof(PreloadedTrace) == 72, "PreloadedTrace changed: update Visit(PreloadedTrace) above");

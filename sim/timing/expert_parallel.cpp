@@ -29,4 +29,12 @@ double DispatchBytesPerToken(double hidden, bool fp8, double activation_bytes) {
   return fp8 ? hidden + 4.0 * std::ceil(hidden / 128.0) : hidden * activation_bytes;
 }
 
+double ExpectedDestinationRanks(double experts, double top_k, int ranks) {
+  KVSIM_DCHECK(ranks >= 1 && experts >= top_k && top_k >= 1);
+  const double elsewhere = experts - experts / ranks;  // experts not on a given rank
+  double missed = 1.0;                                 // P(none of the k experts is on that rank)
+  for (double i = 0; i < top_k; ++i) missed *= std::max(0.0, elsewhere - i) / (experts - i);
+  return static_cast<double>(ranks) * (1.0 - missed);
+}
+
 }  // namespace kvsim

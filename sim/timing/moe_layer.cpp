@@ -19,13 +19,21 @@ MoeLayerTimer::MoeLayerTimer(const MoeLayerShape& shape, const LowBitGemm& lowbi
     dequant_ = lowbit.dequant_factor;
   }
   // DeepEP dispatches FP8 (with its scales) to experts that compute in 8 or 4 bits; the combine
-  // returns the experts' outputs in the activation type.
+  // returns the experts' outputs in the activation type. The gathering backends move the hidden
+  // states as they are, with the router logits (E per token, the activation type: FusedMoEConfig's
+  // router_logits_dtype defaults to it) that the naive dispatch gathers alongside.
   const bool fp8_dispatch = shape.quantized && lowbit.kernel != LowBitKernel::kWeightOnly && lowbit.kernel != LowBitKernel::kNone;
   const double hidden = static_cast<double>(shape.hidden);
-  dispatch_bytes_ = shape.expert_parallel ? DispatchBytesPerToken(hidden, fp8_dispatch, shape.activation_bytes)
-                                          : hidden * shape.activation_bytes;
+  dispatch_bytes_ = Gathered() ? (hidden + shape.num_experts) * shape.activation_bytes
+                               : DispatchBytesPerToken(hidden, fp8_dispatch, shape.activation_bytes);
   combine_bytes_ = hidden * shape.activation_bytes;
+  // Routed: DeepEP's normal kernels send a token once per destination rank; the others once per expert.
+  copies_per_token_ = shape.all2all == All2AllBackend::kDeepepHighThroughput
+                          ? ExpectedDestinationRanks(shape.num_experts, shape.top_k, shape.tp * shape.dp)
+                          : shape.top_k;
 }
+
+bool MoeLayerTimer::Gathered() const { return !shape_.expert_parallel || GathersEveryToken(shape_.all2all); }
 
 double MoeLayerTimer::local_experts() const {
   return shape_.expert_parallel ? shape_.num_experts / (shape_.tp * shape_.dp) : shape_.num_experts;
@@ -87,15 +95,28 @@ void MoeLayerTimer::AddExperts(int64_t tokens, std::vector<OperatorCost>* out, d
 
 void MoeLayerTimer::AddAllToAll(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
   if (tokens <= 0 || shape_.layers <= 0 || shape_.dp <= 1) return;
-  const int ranks = shape_.tp * shape_.dp;
-  // The TP ranks of a DP rank hold the same tokens: each sends its share.
-  const double sent = static_cast<double>(tokens) / shape_.tp;
-  // EP: every token to its k experts' ranks. Without EP every rank needs every token (vLLM gathers
-  // the DP ranks' tokens and reduce-scatters the outputs): a copy for each rank.
-  const double copies = shape_.expert_parallel ? sent * shape_.top_k : sent * ranks;
-  const AllToAllBytes dispatch = SplitAllToAll(copies, dispatch_bytes_, ranks, links_);
-  const AllToAllBytes combine = SplitAllToAll(copies, combine_bytes_, ranks, links_);
-  const double d = AllToAllSeconds(dispatch, links_) * shape_.layers, c = AllToAllSeconds(combine, links_) * shape_.layers;
+  const double t = static_cast<double>(tokens);
+  int ranks = shape_.tp * shape_.dp;
+  ExpertParallelLinks links = links_;
+  double copies = 0;
+  if (!shape_.expert_parallel) {
+    // Every rank gathers the T tokens of each DP rank over its DP group (the ranks of its TP index,
+    // TP apart: D / TP of them share an NVLink domain) and reduce-scatters the outputs back.
+    ranks = shape_.dp;
+    links.domain_gpus = std::max(1, links_.domain_gpus / shape_.tp);
+    copies = t * shape_.dp;
+  } else {
+    // With EP the TP ranks of a DP rank split its tokens (sequence-parallel MoE, vLLM PR #24982)
+    // and each sends its share over the EP group: to every rank when gathering, else to the ranks
+    // its tokens are routed to.
+    const double sent = t / shape_.tp;
+    copies = GathersEveryToken(shape_.all2all) ? sent * ranks : sent * copies_per_token_;
+  }
+  const AllToAllBytes dispatch = SplitAllToAll(copies, dispatch_bytes_, ranks, links);
+  // vLLM's naive combine all-reduces the gathered buffer: twice a reduce-scatter's bytes.
+  const double combine_factor = shape_.all2all == All2AllBackend::kNaive ? 2.0 : 1.0;
+  const AllToAllBytes combine = SplitAllToAll(copies * combine_factor, combine_bytes_, ranks, links);
+  const double d = AllToAllSeconds(dispatch, links) * shape_.layers, c = AllToAllSeconds(combine, links) * shape_.layers;
   *seconds += d + c;
   if (!out) return;
   const int64_t layers = static_cast<int64_t>(shape_.layers);

@@ -5,7 +5,9 @@
 //   experts_imbalance          what the uneven spread adds (moe_routing.h): each expert's rows padded to
 //                              the fused-MoE kernel's M block (lowbit_gemm.h: MoeBlockRows), and under
 //                              expert parallelism the most loaded rank's rows instead of the mean
-//   moe_dispatch, moe_combine  with data parallelism, per MoE layer (expert_parallel.h)
+//   moe_dispatch, moe_combine  with data parallelism, per MoE layer, as the --all2all-backend moves
+//                              tokens (expert_parallel.h): without EP always gathered (vLLM's naive
+//                              dispatch path), with EP gathered or routed by the backend
 //
 // Parallelism follows vLLM's FusedMoEParallelConfig (vllm/model_executor/layers/fused_moe/config.py):
 // the MoE layers span the TP × DP ranks. With --enable-expert-parallel each rank holds E / (TP·DP)
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kvcache/budget/all2all_backend.h"
 #include "sim/timing/expert_parallel.h"
 #include "sim/timing/gemm_time.h"
 #include "sim/timing/lowbit_gemm.h"
@@ -31,6 +34,7 @@ struct MoeLayerShape {
   double num_experts = 0, top_k = 0;
   int tp = 1, dp = 1;
   bool expert_parallel = false;      // --enable-expert-parallel
+  All2AllBackend all2all = All2AllBackend::kAllgatherReducescatter;  // how tokens move at dp > 1
   int64_t hidden = 0;
   int64_t up_n = 0, down_k = 0;      // one expert's up (gate+up) outputs and down inputs on this GPU
   double up_weight_bytes = 0, down_weight_bytes = 0;  // one expert's, as stored on this GPU
@@ -46,6 +50,7 @@ struct MoeLayout {
   int dp = 1;
   bool expert_parallel = false;
   double local_experts = 0;      // experts whose weights (whole or sliced) each rank holds
+  All2AllBackend all2all = All2AllBackend::kAllgatherReducescatter;  // how tokens move at dp > 1
 };
 
 class MoeLayerTimer {
@@ -62,13 +67,16 @@ class MoeLayerTimer {
 
   MoeKernel kernel() const { return kernel_; }
   MoeLayout Layout() const {
-    return {shape_.num_experts, shape_.top_k, MoeKernelName(kernel_), ranks(), shape_.dp, shape_.expert_parallel, local_experts()};
+    return {shape_.num_experts, shape_.top_k, MoeKernelName(kernel_), ranks(), shape_.dp, shape_.expert_parallel, local_experts(),
+            shape_.all2all};
   }
   int ranks() const { return shape_.tp * shape_.dp; }
   double local_experts() const;
 
  private:
   GemmShape Shape(int64_t n, int64_t k, double weight_bytes, int64_t rows, double padding) const;
+  // Whether dispatch gathers every token on every rank (no EP, or a gathering backend).
+  bool Gathered() const;
   // Seconds of both projections for `tokens` tokens over the experts (global), rows padded when `padded`.
   double ProjectionsSeconds(double tokens, bool padded, double* flops, double* bytes, double* up_s, double* down_s) const;
 
@@ -79,6 +87,7 @@ class MoeLayerTimer {
   MoeKernel kernel_;
   ExpertParallelLinks links_;
   double dispatch_bytes_ = 0, combine_bytes_ = 0;  // per token copy
+  double copies_per_token_ = 0;                     // routed dispatch: destinations per token
 };
 
 }  // namespace kvsim

@@ -180,6 +180,7 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   s.tp = tp_;
   s.dp = std::max(1, d.data_parallel_size);
   s.expert_parallel = d.enable_expert_parallel && tp_ * s.dp > 1;
+  s.all2all = d.all2all_backend;
   const MoeKernel kernel = ChooseMoeKernel(lowbit_, gpu);
   const ExpertShape shape = KernelExpertShape(kernel, cap.weight_quantization.method, spec.hidden_size,
                                               m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp));

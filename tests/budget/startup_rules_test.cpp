@@ -86,10 +86,13 @@ TEST(StartupRulesTest, CpuOffloadMovesWeightBytesToTheKvCache) {
   EXPECT_NEAR(off.kv_cache_bytes - base.kv_cache_bytes, GiBToBytes(10), 1.0);
 }
 
-// Expert parallelism shards the routed experts over TP x DP ranks. Qwen3-30B-A3B: 48 layers x 128
-// experts x 3 x 768 x 2048 = 28,991,029,248 expert weights, 2 bytes each in bf16; EP over 2 ranks
-// keeps half of them: 28,991,029,248 bytes fewer per GPU.
-TEST(StartupRulesTest, ExpertParallelHalvesExpertWeightsOverTwoRanks) {
+// The routed experts are split over TP x DP ranks with or without expert parallelism (vLLM's
+// FusedMoEParallelConfig.make folds DP into the MoE's TP size, flatten_tp_across_dp): whole experts
+// per rank with EP, a 1/(TP x DP) slice of each without. Qwen3-30B-A3B (config.json: 48 layers, 128
+// experts, moe_intermediate_size 768, hidden_size 2048): 48 x 128 x 3 x 768 x 2048 =
+// 28,991,029,248 expert weights, 57,982,058,496 bytes in bf16. TP1 DP2 keeps half per GPU,
+// 28,991,029,248 bytes fewer than TP1 DP1, with EP or without; the dense layers stay whole.
+TEST(StartupRulesTest, DataParallelShardsExpertsWithOrWithoutExpertParallel) {
   DeploymentOptions o;
   o.model = "Qwen/Qwen3-30B-A3B";
   o.gpu = "h100";
@@ -97,10 +100,27 @@ TEST(StartupRulesTest, ExpertParallelHalvesExpertWeightsOverTwoRanks) {
   const CapacityResult one = Plan(o);
   o.data_parallel_size = 2;
   const CapacityResult dp = Plan(o);
-  EXPECT_DOUBLE_EQ(dp.weights_bytes, one.weights_bytes);  // DP alone replicates the model
+  EXPECT_DOUBLE_EQ(one.weights_bytes - dp.weights_bytes, 28991029248.0);
   o.enable_expert_parallel = true;
   const CapacityResult ep = Plan(o);
   EXPECT_DOUBLE_EQ(one.weights_bytes - ep.weights_bytes, 28991029248.0);
+}
+
+// TP2 DP2 without EP: the MoE's TP size is 4 (768 / 4 = 192 columns of each expert per GPU), so a
+// GPU holds 57,982,058,496 / 4 = 14,495,514,624 expert bytes against 57,982,058,496 / 2 =
+// 28,991,029,248 at TP2 DP1: 14,495,514,624 bytes fewer. Everything else is TP2's split either way.
+TEST(StartupRulesTest, TensorAndDataParallelShardExpertsOverFourRanks) {
+  DeploymentOptions o;
+  o.model = "Qwen/Qwen3-30B-A3B";
+  o.gpu = "h100";
+  o.max_model_len = "8192";
+  o.tensor_parallel_size = 2;
+  const CapacityResult tp2 = Plan(o);
+  o.data_parallel_size = 2;
+  const CapacityResult tp2dp2 = Plan(o);
+  EXPECT_DOUBLE_EQ(tp2.weights_bytes - tp2dp2.weights_bytes, 14495514624.0);
+  // More free memory per GPU goes to the KV cache.
+  EXPECT_GT(tp2dp2.kv_cache_bytes, tp2.kv_cache_bytes);
 }
 
 // --disable-sliding-window: Gemma-2-9B (sliding_window 4096, max_position_embeddings 8192) runs all

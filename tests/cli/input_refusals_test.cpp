@@ -129,6 +129,40 @@ TEST(InputRefusalsTest, EnvironmentAssignmentsBeforeTheServeCommandAreRead) {
   EXPECT_NE(allowed.out.find("not modelled (they change memory): VLLM_ATTENTION_BACKEND"), std::string::npos) << allowed.out;
 }
 
+// --all2all-backend from a pasted line: the flag, or before it (PR #26732) VLLM_ALL2ALL_BACKEND, the
+// flag winning where both are given; a DeepEP backend without expert parallelism at DP > 1 is refused
+// (vLLM's DeepEP manager has no naive dispatch).
+TEST(InputRefusalsTest, All2AllBackendFromTheFlagOrTheEnvironment) {
+  const std::vector<std::string> serve = {"vllm", "serve", "Qwen/Qwen3-30B-A3B", "-dp", "2", "--enable-expert-parallel",
+                                          "--max-model-len", "8192"};
+  auto run = [&](std::vector<std::string> before, std::vector<std::string> after) {
+    std::vector<std::string> args = {"capacity", "--gpu", "h100", "--"};
+    args.insert(args.end(), before.begin(), before.end());
+    args.insert(args.end(), serve.begin(), serve.end());
+    args.insert(args.end(), after.begin(), after.end());
+    return RunCli(args);
+  };
+  const auto env = run({"VLLM_ALL2ALL_BACKEND=deepep_high_throughput"}, {});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.out.find("MoE tokens by deepep_high_throughput"), std::string::npos) << env.out;
+  const auto both = run({"VLLM_ALL2ALL_BACKEND=deepep_high_throughput"}, {"--all2all-backend", "deepep_low_latency"});
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("MoE tokens by deepep_low_latency"), std::string::npos) << both.out;
+  EXPECT_EQ(both.out.find("given again later"), std::string::npos) << both.out;
+  const auto no_ep = RunCli({"capacity", "--gpu", "h100", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-dp", "2",
+                             "--all2all-backend", "deepep_low_latency"});
+  ExpectOneLineError(no_ep, "deepep_low_latency without --enable-expert-parallel");
+  // One kvsim does not time: refused as kvsim's own flag, planned with a warning from a pasted line
+  // (memory does not depend on it).
+  ExpectOneLineError(RunCli({"capacity", "--model", "Qwen/Qwen3-30B-A3B", "--gpu", "h100", "-dp", "2",
+                             "--enable-expert-parallel", "--all2all-backend", "mori"}),
+                     "kvsim does not model");
+  const auto pasted = run({}, {"--all2all-backend", "mori"});
+  ASSERT_EQ(pasted.exit_code, 0) << pasted.err;
+  EXPECT_NE((pasted.out + pasted.err).find("not modelled (they change memory): --all2all-backend mori"), std::string::npos)
+      << pasted.out << pasted.err;
+}
+
 TEST(InputRefusalsTest, AQuantizedCheckpointPastedOverABaseConfigIsSaid) {
   const auto r = RunCli({"capacity", "--model", "meta-llama/Llama-3.1-70B-Instruct", "--", "vllm", "serve",
                          "hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "-tp", "2"});

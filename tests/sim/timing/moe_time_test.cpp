@@ -8,6 +8,7 @@
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_catalog.h"
 #include "sim/timing/expert_parallel.h"
@@ -36,12 +37,16 @@ struct Timed {
   CapacityResult cap;
 };
 
-Timed OnEp(const std::string& model, const std::string& gpu, int dp) {
+Timed OnEp(const std::string& model, const std::string& gpu, int dp, const std::string& all2all = "", bool ep = true,
+           int tp = 1, const std::string& vllm_version = kDefaultVllmVersion) {
   DeploymentOptions o;
   o.model = model;
   o.gpu = gpu;
   o.data_parallel_size = dp;
-  o.enable_expert_parallel = true;
+  o.tensor_parallel_size = tp;
+  o.enable_expert_parallel = ep;
+  o.all2all_backend = all2all;
+  o.vllm_version = vllm_version;
   o.max_model_len = "4096";
   Timed t{ResolveDeployment(o, DataDirectory()), {}};
   t.cap = PlanCapacity(t.d.model, t.d.gpu, t.d.config);
@@ -141,13 +146,60 @@ TEST(ExpertParallelTest, DispatchAndCombineOverNvlinkAndRdma) {
   EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, dispatch, 16, links), links), 102.6176e-6, 1e-10);
   EXPECT_NEAR(AllToAllSeconds(SplitAllToAll(1024, combine, 16, links), links), 191.5008e-6, 1e-10);
 
-  // The same in a step: DeepSeek-R1 with DP 16 and expert parallelism, 128 decoding sequences per
-  // rank: one dispatch and one combine in each of its 58 MoE layers.
-  const Timed t = OnEp("deepseek-ai/DeepSeek-R1", "h800", 16);
+  // The same in a step: DeepSeek-R1 with DP 16 and expert parallelism over DeepEP's low-latency
+  // kernels (one copy per expert), 128 decoding sequences per rank: one dispatch and one combine in
+  // each of its 58 MoE layers.
+  const Timed t = OnEp("deepseek-ai/DeepSeek-R1", "h800", 16, "deepep_low_latency");
   const StepModel model(t.d.model, t.cap, t.d.gpu, StepModelOptions{});
   const auto ops = ByName(model.Operators(Decode(128, 1000)));
   EXPECT_NEAR(ops.at("moe_dispatch").seconds, 58 * 102.6176e-6, 1e-9);
   EXPECT_NEAR(ops.at("moe_combine").seconds, 58 * 191.5008e-6, 1e-9);
+}
+
+// DeepEP's normal kernels send a token once to each rank holding one of its experts. Four experts
+// over two ranks, top 2: of the C(4, 2) = 6 expert pairs, 2 sit on one rank and 4 span both, so a
+// token goes to (2·1 + 4·2) / 6 = 10/6 ranks on average. Qwen3-30B-A3B's 128 experts over 4 ranks,
+// top 8: a rank misses all 8 with probability C(96, 8) / C(128, 8) = 0.0927473, so 4 × 0.9072527 =
+// 3.6290109 ranks.
+TEST(ExpertParallelTest, DestinationRanksOfATokensExperts) {
+  EXPECT_NEAR(ExpectedDestinationRanks(4, 2, 2), 10.0 / 6.0, 1e-12);
+  EXPECT_NEAR(ExpectedDestinationRanks(128, 8, 4), 3.6290109, 1e-7);
+  EXPECT_NEAR(ExpectedDestinationRanks(128, 8, 1), 1.0, 1e-12);
+}
+
+// One all-gather dispatch of Qwen3-30B-A3B (hidden 2048, 128 experts, top 8, bf16; 48 MoE layers)
+// on H100s (NVLink 450 GB/s per direction, 80% achievable = 360 GB/s, 8 µs per call; 8 GPUs a
+// domain), 64 decoding sequences on each of 4 DP ranks (TP 1) with expert parallelism:
+//   allgather_reducescatter: each rank receives the other three ranks' 64 tokens, 192 copies of the
+//     hidden state and the router logits, (2048 + 128) × 2 = 4,352 B: 835,584 B over NVLink,
+//     8 µs + 835,584 / 360e9 = 10.3211 µs; the reduce-scatter sends back 192 × 4,096 B = 786,432 B,
+//     10.1845 µs.
+//   naive (vLLM 0.10): the same gather, and an all-reduce of the gathered buffer, twice the bytes:
+//     1,572,864 B, 12.3691 µs.
+//   deepep_low_latency: 64 × 8 copies of 4,096 B (bf16 experts: no FP8 dispatch), 3/4 of them to the
+//     other ranks: 1,572,864 B, 12.3691 µs each way.
+//   deepep_high_throughput: 64 × 3.6290109 destinations, 3/4 elsewhere: 174.1925 copies of 4,096 B =
+//     713,492.6 B, 9.9819 µs each way.
+// Without expert parallelism at TP 2 × DP 2, a rank gathers over its DP group (2 ranks, TP apart):
+// the other DP rank's 64 tokens, 64 × 4,352 = 278,528 B, 8.7737 µs.
+TEST(ExpertParallelTest, AllGatherDispatchOfQwen3MoeOnH100) {
+  auto step = [](const Timed& t) { return ByName(StepModel(t.d.model, t.cap, t.d.gpu, StepModelOptions{}).Operators(Decode(64, 1000))); };
+  const auto ag = step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 4, "allgather_reducescatter"));
+  EXPECT_NEAR(ag.at("moe_dispatch").seconds, 48 * 10.3211e-6, 48 * 1e-10);
+  EXPECT_NEAR(ag.at("moe_combine").seconds, 48 * 10.184533e-6, 48 * 1e-10);
+  EXPECT_NEAR(ag.at("moe_dispatch").bytes, 48 * 835584.0, 1e-3);
+  // The default of the newest release is the all-gather.
+  EXPECT_NEAR(step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 4)).at("moe_dispatch").seconds, ag.at("moe_dispatch").seconds, 1e-15);
+  const auto naive = step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 4, "", true, 1, "0.10"));  // 0.10's default
+  EXPECT_NEAR(naive.at("moe_dispatch").seconds, ag.at("moe_dispatch").seconds, 1e-15);
+  EXPECT_NEAR(naive.at("moe_combine").seconds, 48 * 12.369067e-6, 48 * 1e-10);
+  const auto ll = step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 4, "deepep_low_latency"));
+  EXPECT_NEAR(ll.at("moe_dispatch").seconds, 48 * 12.369067e-6, 48 * 1e-10);
+  const auto ht = step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 4, "deepep_high_throughput"));
+  EXPECT_NEAR(ht.at("moe_dispatch").seconds, 48 * 9.981924e-6, 48 * 1e-10);
+  EXPECT_NEAR(ht.at("moe_combine").seconds, 48 * 9.981924e-6, 48 * 1e-10);
+  const auto no_ep = step(OnEp("Qwen/Qwen3-30B-A3B", "h100", 2, "", false, 2));
+  EXPECT_NEAR(no_ep.at("moe_dispatch").seconds, 48 * 8.773689e-6, 48 * 1e-10);
 }
 
 // A W4A16 GEMM (int4, group 128, scales only) of an 8192 × 8192 weight on an A100 80GB (312 TFLOPS,
