@@ -35,7 +35,7 @@ namespace {
 
 struct PlanFlags {
   std::string gpus = kDefaultGpu, tp = "1,2,4,8", pp = "1", formats = kCheckpointFormat, kv_dtypes = "auto";
-  std::string max_num_seqs = "64,256", max_num_batched_tokens = "2048,8192";
+  std::string max_num_seqs = "64,256", max_num_batched_tokens = "2048,8192", pd_ratios;
   std::string objective = "cost", slo, json_path, csv_path, report_path;
   double max_preemption_rate = -1;
   int64_t max_replicas = 16, max_gpus = 0;
@@ -78,8 +78,12 @@ void RefuseAxisOptions(const std::vector<std::string>& base) {
       {"--gpu", "--gpus"}, {"--tensor-parallel-size", "--tp"}, {"-tp", "--tp"}, {"--pipeline-parallel-size", "--pp"},
       {"-pp", "--pp"}, {"--quantization", "--formats"}, {"-q", "--formats"}, {"--kv-cache-dtype", "--kv-cache-dtypes"},
       {"--replicas", "--max-replicas (the plan searches the replicas)"},
-      {"--prefill-replicas", "nothing: the plan does not search prefill/decode splits yet (kvsim sweep --find pd-ratio does)"},
-      {"--decode-replicas", "nothing: the plan does not search prefill/decode splits yet (kvsim sweep --find pd-ratio does)"}};
+      {"--prefill-replicas", "--pd-ratios (the plan searches the P:D units)"},
+      {"--decode-replicas", "--pd-ratios (the plan searches the P:D units)"},
+      {"--decode-gpu", "nothing: a planned P/D decode pool runs the prefill pool's GPU"},
+      {"--decode-tp", "nothing: a planned P/D decode pool runs the prefill pool's TP (from --tp)"},
+      {"--decode-max-num-seqs", "nothing: a planned P/D decode pool runs the prefill pool's --max-num-seqs"},
+      {"--decode-max-num-batched-tokens", "nothing: a planned P/D decode pool runs the prefill pool's --max-num-batched-tokens"}};
   for (const std::string& arg : base)
     for (const Taken& t : kTaken) {
       const std::string o = t.option;
@@ -111,6 +115,20 @@ PlanAxes ParseAxes(const PlanFlags& f) {
       throw Error("--kv-cache-dtypes: '" + kv + "' is not a --kv-cache-dtype value (kvsim capacity --help lists them)");
   a.max_num_seqs = SplitCounts(f.max_num_seqs, "max-num-seqs", 1 << 20);
   a.max_num_batched_tokens = SplitCounts(f.max_num_batched_tokens, "max-num-batched-tokens", 1 << 24);
+  if (!f.pd_ratios.empty())
+    for (const std::string& piece : SplitList(f.pd_ratios, "pd-ratios")) {
+      const size_t colon = piece.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == piece.size())
+        throw Error("--pd-ratios: '" + piece + "' is not P:D (prefill:decode instances, e.g. 1:2)");
+      PdRatio r;
+      r.prefill = ParseTokenCount(piece.substr(0, colon), "--pd-ratios prefill");
+      r.decode = ParseTokenCount(piece.substr(colon + 1), "--pd-ratios decode");
+      if (r.prefill < 1 || r.prefill > 64 || r.decode < 1 || r.decode > 64)
+        throw Error("--pd-ratios: '" + piece + "': P and D must be in [1, 64]");
+      for (const PdRatio& seen : a.pd_ratios)
+        if (seen == r) throw Error("--pd-ratios: '" + piece + "' is listed twice");
+      a.pd_ratios.push_back(r);
+    }
   return a;
 }
 
@@ -120,10 +138,11 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   PlanFlags f;
   po::options_description own(
       "kvsim plan: the cheapest deployment that meets the SLOs at the trace's rate. Every configuration of the\n"
-      "space (GPU x TP x PP x weight format x KV dtype x max-num-seqs x max-num-batched-tokens) is sized by the\n"
-      "capacity planner, then its fewest replicas meeting the SLOs are searched by replaying the trace; the\n"
-      "winner and the Pareto front are printed with the `vllm serve` line to launch. Every other option is a\n"
-      "kvsim replay option shared by all configurations (--model, --trace, --synthetic, --rate, ...).\n\n"
+      "space (GPU x TP x PP x weight format x KV dtype x max-num-seqs x max-num-batched-tokens, aggregated and,\n"
+      "with --pd-ratios, prefill/decode splits) is sized by the capacity planner, then its fewest replicas (P:D\n"
+      "units) meeting the SLOs are searched by replaying the trace; the winner and the Pareto front are printed\n"
+      "with the `vllm serve` lines to launch. Every other option is a kvsim replay option shared by all\n"
+      "configurations (--model, --trace, --synthetic, --rate, ...).\n\n"
       "Usage: kvsim plan --slo ttft-p99=2s,tpot-p99=100ms --gpus h100,l40s --gpu-hourly-cost h100=2.5,l40s=0.9 [replay options]\n\n"
       "Plan options",
       110, 60);
@@ -135,6 +154,10 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
       ("kv-cache-dtypes", po::value(&f.kv_dtypes)->default_value(f.kv_dtypes), "KV-cache dtypes (auto, fp8, ...)")
       ("max-num-seqs", po::value(&f.max_num_seqs)->default_value(f.max_num_seqs), "batch caps")
       ("max-num-batched-tokens", po::value(&f.max_num_batched_tokens)->default_value(f.max_num_batched_tokens), "token budgets per step")
+      ("pd-ratios", po::value(&f.pd_ratios),
+       "prefill/decode splits P:D, comma-separated (1:1,1:2,2:1): each adds a P/D configuration next to every aggregated "
+       "one, searched in units of P prefill + D decode instances; the decode pool runs the prefill pool's GPU, TP, PP, "
+       "format and batch settings; the KV link is --kv-link")
       ("slo", po::value(&f.slo), "constraints METRIC-QUANTILE=LIMIT, comma-separated: ttft-p99=2s,tpot-p99=100ms (as kvsim sweep)")
       ("max-preemption-rate", po::value(&f.max_preemption_rate), "constraint: preemptions per finished request")
       ("objective", po::value(&f.objective)->default_value(f.objective), "cost (lowest price; needs --gpu-hourly-cost) | gpus (fewest) | latency (lowest latency of the first SLO)")
@@ -161,7 +184,8 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (vm.count("help")) {
     out << own << "\nExamples:\n"
         << "  kvsim plan --gpus l40s,h100 --formats checkpoint,awq --slo ttft-p99=2s,tpot-p99=100ms --gpu-hourly-cost l40s=0.9,h100=2.5\n"
-        << "  kvsim plan --objective gpus --gpus a100-80gb --tp 1,2 --slo tpot-p99=50ms --synthetic 2000 --rate 10\n";
+        << "  kvsim plan --objective gpus --gpus a100-80gb --tp 1,2 --slo tpot-p99=50ms --synthetic 2000 --rate 10\n"
+        << "  kvsim plan --gpus h100 --tp 1 --pd-ratios 1:1,1:2 --kv-link nvlink --slo ttft-p99=1s,tpot-p99=50ms --gpu-hourly-cost h100=2.5\n";
     return kExitOk;
   }
   ValidateJobs(f.jobs);
@@ -181,6 +205,10 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   settings.exhaustive = f.exhaustive;
   settings.jobs = f.jobs;
   const PlanAxes axes = ParseAxes(f);
+  if (axes.pd_ratios.empty())
+    for (const std::string& arg : base)
+      if (arg == "--kv-link" || StartsWith(arg, "--kv-link="))
+        throw Error("--kv-link: the prefill -> decode link of P/D configurations; give --pd-ratios too");
 
   const std::string data_dir = DataDirectory();
   ResolveCache cache;
@@ -221,12 +249,16 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   } else {
     answer.bands_source = "no table at " + bands_path + ": every band is [1, 1] (the prediction alone)";
   }
+  // The regime's load is the running sequences over every instance's slots (a P/D unit has P + D).
+  auto regime_of = [&](size_t i, const ReplaySummary& s, int64_t replicas) {
+    return RegimeOf(variants[i].deployment, s, replicas * space.configs[i].InstancesPerReplica());
+  };
   auto bands_of = [&](size_t i, const ReplaySummary& s, int64_t replicas) {
-    return BandsFor(s, RegimeOf(variants[i].deployment, s, replicas), settings.criteria, bands);
+    return BandsFor(s, regime_of(i, s, replicas), settings.criteria, bands);
   };
   if (f.robust)
     settings.latency_of = [&](size_t i, int64_t replicas, const ReplaySummary& s) {
-      const ErrorRegime regime = RegimeOf(variants[i].deployment, s, replicas);
+      const ErrorRegime regime = regime_of(i, s, replicas);
       for (const LatencyBand& b : BandsFor(s, regime, settings.criteria, bands)) return b.pessimistic_s;
       return SloValue(s, SloMetric::kTtft, SloQuantile::kP99) * bands.For(ErrorMetric::kTtft, regime).high;
     };
@@ -239,7 +271,7 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   }
   const PlanPointEvaluator evaluate = [&](size_t i, int64_t replicas) {
     Variant v = variants[i];
-    v.replay.replicas = replicas;
+    ScaleVariant(space.configs[i], replicas, v);
     v.label = space.configs[i].Label() + " x" + std::to_string(replicas);
     PointOutcome p = EvaluateOne(v, settings.criteria, preloaded, &StopFlag());
     if (f.robust && p.summary) JudgeAtPessimisticEdge(p, bands_of(i, *p.summary, replicas));
@@ -266,7 +298,9 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   answer.front = ParetoFront(answer.result.plans, answer.quantiles);
   answer.bands.resize(space.configs.size());
   for (size_t i = 0; i < space.configs.size(); ++i) {
-    answer.serve_lines.push_back(VllmServeLine(variants[i].deployment));
+    const std::optional<DisaggDeployment>& pools = variants[i].disagg;
+    answer.serve_lines.push_back(pools ? VllmServeLineWithKvTransfer(pools->prefill) : VllmServeLine(variants[i].deployment));
+    answer.decode_serve_lines.push_back(pools ? VllmServeLineWithKvTransfer(pools->decode) : std::string());
     const ConfigPlan& p = answer.result.plans[i];
     if (p.found && p.outcome.summary) answer.bands[i] = bands_of(i, *p.outcome.summary, p.replicas);
   }

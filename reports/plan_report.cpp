@@ -91,8 +91,9 @@ std::string RenderPlanText(const PlanAnswer& a) {
   std::string out = Format("kvsim plan: %s; SLOs %s; objective %s%s\n", a.model.c_str(),
                            a.slo_text.empty() ? "none" : a.slo_text.c_str(), NameOf(a.objective), a.robust ? " (robust: judged at the error bands' pessimistic edge)" : "");
   const size_t total = a.space.configs.size() + a.space.skipped.size();
-  out += Format("space: %zu configurations, %zu do not start, %zu searched over 1..%lld replicas each%s: %lld points\n", total,
+  out += Format("space: %zu configurations, %zu do not start, %zu searched over 1..%lld replicas%s each%s: %lld points\n", total,
                 a.space.skipped.size(), a.space.configs.size(), static_cast<long long>(a.max_replicas),
+                a.axes.pd_ratios.empty() ? "" : " (P/D: P:D units)",
                 a.max_gpus > 0 ? Format(" (at most %lld GPUs)", static_cast<long long>(a.max_gpus)).c_str() : "",
                 static_cast<long long>(r.points));
   out += Format("replays: %lld of %lld points (%.1f%%)%s\n", static_cast<long long>(r.replays), static_cast<long long>(r.points),
@@ -105,12 +106,21 @@ std::string RenderPlanText(const PlanAnswer& a) {
   } else {
     const size_t w = static_cast<size_t>(r.winner);
     const ConfigPlan& p = r.plans[w];
-    out += Format("winner: %s x %lld replica%s = %lld GPU%s", a.space.configs[w].Label().c_str(), static_cast<long long>(p.replicas),
-                  p.replicas == 1 ? "" : "s", static_cast<long long>(p.gpus), p.gpus == 1 ? "" : "s");
+    const PlanConfig& c = a.space.configs[w];
+    out += Format("winner: %s x %lld %s%s = %lld GPU%s", c.Label().c_str(), static_cast<long long>(p.replicas),
+                  c.Disaggregated() ? "P:D unit" : "replica", p.replicas == 1 ? "" : "s", static_cast<long long>(p.gpus),
+                  p.gpus == 1 ? "" : "s");
     if (p.usd_per_hour > 0)
       out += Format(", %.2f USD/h, %.3f USD per million output tokens", p.usd_per_hour, p.usd_per_million_output_tokens);
-    out += Format("\n  launch %lld replica%s of:\n    %s\n", static_cast<long long>(p.replicas), p.replicas == 1 ? "" : "s",
-                  a.serve_lines[w].c_str());
+    if (c.Disaggregated()) {
+      const long long prefill = p.replicas * c.pd.prefill, decode = p.replicas * c.pd.decode;
+      out += Format("\n  launch %lld prefill instance%s of:\n    %s\n  and %lld decode instance%s of:\n    %s\n", prefill,
+                    prefill == 1 ? "" : "s", a.serve_lines[w].c_str(), decode, decode == 1 ? "" : "s",
+                    a.decode_serve_lines[w].c_str());
+    } else {
+      out += Format("\n  launch %lld replica%s of:\n    %s\n", static_cast<long long>(p.replicas), p.replicas == 1 ? "" : "s",
+                    a.serve_lines[w].c_str());
+    }
     for (const LatencyBand& b : a.bands[w]) out += "  " + BandText(b) + "\n";
     if (p.outcome.summary) out += "  binds: " + WhatBinds(*p.outcome.summary) + "\n";
   }
@@ -171,6 +181,13 @@ nlohmann::json PlanToJson(const PlanAnswer& a) {
                           {"kv_cache_dtype", c.kv_cache_dtype}, {"max_num_seqs", c.max_num_seqs},
                           {"max_num_batched_tokens", c.max_num_batched_tokens}, {"found", p.found}, {"replays", p.replays},
                           {"replicas_searched", p.upper}, {"serve", a.serve_lines[i]}};
+    if (c.Disaggregated()) {  // replicas count P:D units
+      row["pd"] = {{"prefill_per_unit", c.pd.prefill}, {"decode_per_unit", c.pd.decode}, {"decode_serve", a.decode_serve_lines[i]}};
+      if (p.found) {
+        row["pd"]["prefill_instances"] = p.replicas * c.pd.prefill;
+        row["pd"]["decode_instances"] = p.replicas * c.pd.decode;
+      }
+    }
     if (p.found) {
       const FrontPoint f = FrontPointOf(p, a.quantiles);
       row.update({{"replicas", p.replicas}, {"gpus", p.gpus}, {"usd_per_hour", p.usd_per_hour},

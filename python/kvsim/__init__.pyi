@@ -1603,6 +1603,7 @@ def plan(
     kv_cache_dtypes: str = 'auto',
     max_num_seqs: str = '64,256',
     max_num_batched_tokens: str = '2048,8192',
+    pd_ratios: _Value | None = None,
     max_preemption_rate: _Value | None = None,
     objective: str = 'cost',
     max_replicas: int = 16,
@@ -1751,6 +1752,10 @@ def plan(
         kv_cache_dtypes: KV-cache dtypes (auto, fp8, ...)
         max_num_seqs: batch caps
         max_num_batched_tokens: token budgets per step
+        pd_ratios: prefill/decode splits P:D, comma-separated (1:1,1:2,2:1): each adds a P/D
+            configuration next to every aggregated one, searched in units of P prefill + D decode
+            instances; the decode pool runs the prefill pool's GPU, TP, PP, format and batch
+            settings; the KV link is --kv-link
         max_preemption_rate: constraint: preemptions per finished request
         objective: cost (lowest price; needs --gpu-hourly-cost) | gpus (fewest) | latency (lowest
             latency of the first SLO)

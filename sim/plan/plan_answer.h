@@ -28,7 +28,8 @@ struct PlanAnswer {
   PlanResult result;
   FrontQuantiles quantiles;
   std::vector<size_t> front;                     // into result.plans
-  std::vector<std::string> serve_lines;          // per configuration
+  std::vector<std::string> serve_lines;          // per configuration (a P/D one: its prefill instances')
+  std::vector<std::string> decode_serve_lines;   // per configuration: a P/D one's decode instances' (else empty)
   std::vector<std::vector<LatencyBand>> bands;   // per configuration: its found plan's bands (else empty)
   std::string bands_source;                      // the error-band table read, or why none was
 };

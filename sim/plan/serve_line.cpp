@@ -24,4 +24,8 @@ std::string VllmServeLine(const Deployment& d) {
   return line;
 }
 
+std::string VllmServeLineWithKvTransfer(const Deployment& deployment) {
+  return VllmServeLine(deployment) + " --kv-transfer-config '" + kPdKvTransferConfig + "'";
+}
+
 }  // namespace kvsim

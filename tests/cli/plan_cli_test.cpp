@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -100,6 +101,82 @@ TEST(PlanCliTest, WinnerAndFrontMatchIndividualReplays) {
   }
 }
 
+// The P/D axis by hand: l4 TP 1, aggregated and P/D 1:1 (units of one prefill and one decode
+// instance), each at 1..3 replicas or units run as its own `kvsim replay` (--prefill-replicas k
+// --decode-replicas k for k units); the winner is the cheapest that meets the SLOs (price = GPUs x
+// 0.8), ties broken by fewer GPUs, the first SLO's latency (TTFT p99), then the space's order.
+TEST(PlanCliTest, PdWinnerMatchesIndividualReplays) {
+  const std::vector<std::string> trace = {"--synthetic", "150", "--rate", "3", "--prompt-len", "uniform:500:1500",
+                                          "--output-len", "uniform:50:150", "--max-model-len", "4096"};
+  constexpr double kPdTtftLimit = 2.0, kPdTpotLimit = 0.1;  // s
+  struct Row {
+    std::string label;
+    bool found = false;
+    int count = 0;
+    int64_t gpus = 0;
+    double usd = 0, ttft = 0;
+  };
+  std::vector<Row> rows;
+  for (const bool pd : {false, true}) {
+    Row row;
+    row.label = std::string("l4 tp1 checkpoint seqs=64 tokens=2048") + (pd ? " P/D 1:1" : "");
+    for (int n = 1; n <= 3 && !row.found; ++n) {
+      std::vector<std::string> args = {"replay", "--gpu", "l4", "--max-num-seqs", "64", "--max-num-batched-tokens", "2048",
+                                       "--gpu-hourly-cost", "0.8", "--json", "-"};  // the price makes the JSON carry load_check
+      if (pd) args.insert(args.end(), {"--prefill-replicas", std::to_string(n), "--decode-replicas", std::to_string(n)});
+      else args.insert(args.end(), {"--replicas", std::to_string(n)});
+      args.insert(args.end(), trace.begin(), trace.end());
+      const auto r = RunCli(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const nlohmann::json j = nlohmann::json::parse(r.out);
+      const double ttft = j["latency_s"]["ttft"]["p99"].get<double>(), tpot = j["latency_s"]["tpot"]["p99"].get<double>();
+      if (j["load_check"]["served"].get<bool>() && ttft <= kPdTtftLimit && tpot <= kPdTpotLimit) {
+        row.found = true;
+        row.count = n;
+        row.gpus = n * (pd ? 2 : 1);
+        row.usd = static_cast<double>(row.gpus) * kL4Usd;
+        row.ttft = ttft;
+      }
+    }
+    rows.push_back(row);
+  }
+  int winner = -1;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!rows[i].found) continue;
+    if (winner < 0 || std::tuple(rows[i].usd, rows[i].gpus, rows[i].ttft) < std::tuple(rows[winner].usd, rows[winner].gpus, rows[winner].ttft))
+      winner = static_cast<int>(i);
+  }
+  ASSERT_GE(winner, 0) << "the case must have a feasible configuration";
+  for (const bool exhaustive : {false, true}) {
+    std::vector<std::string> args = {"plan", "--gpus", "l4", "--tp", "1", "--max-num-seqs", "64", "--max-num-batched-tokens",
+                                     "2048", "--pd-ratios", "1:1", "--max-replicas", "3", "--slo", "ttft-p99=2s,tpot-p99=100ms",
+                                     "--gpu-hourly-cost", "l4=0.8", "--json", "-"};
+    if (exhaustive) args.push_back("--exhaustive");
+    args.insert(args.end(), trace.begin(), trace.end());
+    const auto r = RunCli(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["winner"]["configuration"], rows[winner].label);
+    EXPECT_EQ(j["winner"]["replicas"], rows[winner].count);
+    EXPECT_EQ(j["winner"]["gpus"], rows[winner].gpus);
+    EXPECT_NEAR(j["winner"]["usd_per_hour"].get<double>(), rows[winner].usd, 1e-9);
+    ASSERT_EQ(j["configurations"].size(), 2u);
+    const nlohmann::json& pd = j["configurations"][1];
+    EXPECT_EQ(pd["configuration"], rows[1].label);
+    EXPECT_EQ(pd["found"], rows[1].found);
+    if (exhaustive && rows[1].found) {
+      EXPECT_EQ(pd["replicas"], rows[1].count);
+      EXPECT_EQ(pd["pd"]["prefill_instances"], rows[1].count);
+      EXPECT_EQ(pd["pd"]["decode_instances"], rows[1].count);
+    }
+    // Both pools' launch lines carry the NixlConnector transfer config.
+    EXPECT_NE(pd["serve"].get<std::string>().find("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\""), std::string::npos)
+        << pd["serve"];
+    EXPECT_NE(pd["pd"]["decode_serve"].get<std::string>().find("NixlConnector"), std::string::npos);
+    EXPECT_EQ(j["configurations"][0].count("pd"), 0u);
+  }
+}
+
 TEST(PlanCliTest, RefusesWhatItWouldIgnore) {
   testing::ExpectOneLineError(RunCli({"plan", "--gpu", "l4", "--objective", "gpus"}), "--gpus");
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--replicas", "2", "--objective", "gpus"}), "--max-replicas");
@@ -108,6 +185,12 @@ TEST(PlanCliTest, RefusesWhatItWouldIgnore) {
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--tp", "1,,2", "--objective", "gpus"}), "--tp");
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--formats", "checkpoint,int3", "--objective", "gpus"}), "--formats");
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--kv-cache-dtypes", "fp7", "--objective", "gpus"}), "--kv-cache-dtypes");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--pd-ratios", "1:0", "--objective", "gpus"}), "--pd-ratios");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--pd-ratios", "1-2", "--objective", "gpus"}), "--pd-ratios");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--pd-ratios", "1:2,1:2", "--objective", "gpus"}), "--pd-ratios");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--prefill-replicas", "1", "--objective", "gpus"}), "--pd-ratios");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--pd-ratios", "1:1", "--decode-tp", "2", "--objective", "gpus"}), "--decode-tp");
+  testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--kv-link", "nvlink", "--objective", "gpus"}), "--kv-link");
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "sim/plan/pareto.h"
 #include "sim/plan/plan_run.h"
 #include "sim/plan/plan_space.h"
+#include "sim/disagg/kv_link.h"
 #include "sim/run/request_sources.h"
 #include "tests/testutil.h"
 
@@ -75,6 +76,7 @@ TEST(PlanSearchTest, PrunedEqualsExhaustiveOnMadeUpMonotoneSpaces) {
       c.gpu = gpus[rng() % 3];
       c.tensor_parallel = 1 << (rng() % 3);
       c.max_num_seqs = 64;
+      if (rng() % 3 == 0) c.pd = {1 + static_cast<int64_t>(rng() % 2), 1 + static_cast<int64_t>(rng() % 3)};  // a P/D unit
       configs.push_back(c);
       threshold.push_back(static_cast<int64_t>(rng() % 10));
     }
@@ -251,6 +253,109 @@ TEST(PlanSearchTest, PrunedEqualsExhaustiveOnThirtyRandomReplayedSpaces) {
     differing_replays += pruned.replays < all.replays;
   }
   EXPECT_GT(differing_replays, 15);  // the bounds do prune
+}
+
+// A P/D unit of P prefill and D decode instances is priced and bounded as P + D instances: its GPUs
+// and price at k units are k x (P + D) x TP (x the GPU's price), computed here by hand.
+TEST(PlanSearchTest, PdUnitsCountEveryInstance) {
+  std::vector<PlanConfig> configs(2);
+  configs[0].gpu = configs[1].gpu = "l4";
+  configs[1].tensor_parallel = 2;
+  configs[1].pd = {1, 2};
+  EXPECT_EQ(configs[1].GpusPerReplica(), 6);
+  EXPECT_EQ(configs[1].Label(), "l4 tp2 checkpoint seqs=0 tokens=0 P/D 1:2");
+  PlanSettings s;
+  s.gpu_hourly_usd = {{"l4", 0.8}};
+  s.max_replicas = 4;
+  s.window_lag = 0;
+  // The aggregated configuration meets the SLOs from 4 replicas (3.2 USD/h), the P/D one from 1 unit
+  // (6 GPUs, 4.8 USD/h): the aggregated wins, and the P/D search is bounded to 0 units (4.8 > 3.2).
+  const PlanResult r = MadeUp({4, 1}, configs, s);
+  EXPECT_EQ(r.winner, 0);
+  EXPECT_NEAR(r.plans[0].usd_per_hour, 3.2, 1e-12);
+  EXPECT_EQ(r.plans[1].replays, 0);
+  EXPECT_NE(r.plans[1].not_searched.find("4.80 USD/h > the best plan's 3.20"), std::string::npos) << r.plans[1].not_searched;
+  s.exhaustive = true;
+  const PlanResult all = MadeUp({4, 1}, configs, s);
+  EXPECT_EQ(all.winner, 0);
+  EXPECT_EQ(all.plans[1].gpus, 6);
+  EXPECT_NEAR(all.plans[1].usd_per_hour, 4.8, 1e-12);
+  Variant v;
+  v.disagg = DisaggDeployment{};
+  ScaleVariant(configs[1], 3, v);
+  EXPECT_EQ(v.disagg->prefill_replicas, 3);
+  EXPECT_EQ(v.disagg->decode_replicas, 6);
+}
+
+// Seeded random spaces of real replays with P/D configurations (P:D units of l4 or a10g instances at
+// TP 1, the decode pool with the prefill pool's settings, over NVLink): the pruned search and
+// --exhaustive give the same winner at the same unit count.
+TEST(PlanSearchTest, PrunedEqualsExhaustiveOnRandomReplayedPdSpaces) {
+  std::mt19937_64 rng(20261129);
+  const std::vector<std::string> gpus = {"l4", "a10g"};
+  int pd_found = 0;
+  for (int round = 0; round < 6; ++round) {
+    PlanAxes axes;
+    axes.gpus = {gpus[rng() % gpus.size()]};
+    axes.tensor_parallel = {1};
+    axes.max_num_seqs = {rng() % 2 ? 32 : 128};
+    axes.max_num_batched_tokens = {2048};
+    axes.pd_ratios = {{1, 1}, {1, 2}, {2, 1}};
+    const double rate = 4 + static_cast<double>(rng() % 12);
+    const std::vector<std::string> slos = {"tpot-p99=60ms", "tpot-p99=100ms,ttft-p99=2s", "ttft-p99=1s"};
+    PlanSettings s;
+    s.criteria = ParseCriteria("throughput", slos[rng() % slos.size()], -1);
+    s.objective = static_cast<PlanObjective>(rng() % 2);
+    s.gpu_hourly_usd = {{"l4", 0.8}, {"a10g", 1.0}};
+    s.max_replicas = 3;
+    s.jobs = 1;
+    std::vector<Variant> variants;
+    const PlanSpace space = ExpandPlanSpace(
+        axes,
+        [&](const PlanConfig& c) {
+          Variant v;
+          v.label = c.Label();
+          DeploymentOptions d;
+          d.gpu = c.gpu;
+          d.tensor_parallel_size = c.tensor_parallel;
+          d.max_model_len = "4096";
+          d.max_num_seqs = std::to_string(c.max_num_seqs);
+          d.max_num_batched_tokens = std::to_string(c.max_num_batched_tokens);
+          v.deployment = ResolveDeployment(d, DataDirectory());
+          if (c.Disaggregated()) {
+            DisaggDeployment pools;
+            pools.prefill = pools.decode = v.deployment;
+            pools.link = ParseKvLink("nvlink");
+            v.disagg = pools;
+          }
+          v.replay.synthetic = 120;
+          v.replay.rate = rate;
+          v.replay.prompt_len = "uniform:200:800";
+          v.replay.output_len = "uniform:50:200";
+          v.replay.seed = 11 + static_cast<uint64_t>(round);
+          ValidateReplayOptions(v.replay, DataDirectory());
+          return v;
+        },
+        &variants);
+    ASSERT_EQ(space.configs.size(), 4u) << "round " << round;
+    const std::shared_ptr<const PreloadedTrace> preloaded = PreloadTrace(variants.front().replay);
+    const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
+      Variant v = variants[i];
+      ScaleVariant(space.configs[i], n, v);
+      return EvaluateOne(v, s.criteria, preloaded);
+    };
+    const PlanResult pruned = SearchPlan(space, s, eval);
+    s.exhaustive = true;
+    const PlanResult all = SearchPlan(space, s, eval);
+    ASSERT_EQ(pruned.winner, all.winner) << "round " << round;
+    if (all.winner >= 0) {
+      EXPECT_EQ(pruned.plans[pruned.winner].replicas, all.plans[all.winner].replicas) << "round " << round;
+    }
+    for (size_t i = 1; i < space.configs.size(); ++i) pd_found += all.plans[i].found;
+    EXPECT_EQ(all.replays, all.points);
+    EXPECT_LE(pruned.replays, all.replays);
+  }
+  EXPECT_GT(pd_found, 0);  // the P/D configurations are replayed and do meet SLOs
 }
 
 }  // namespace
