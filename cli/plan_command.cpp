@@ -132,6 +132,20 @@ PlanAxes ParseAxes(const PlanFlags& f) {
   return a;
 }
 
+// A replay error that every searched configuration met alike (an option the trace cannot serve, such
+// as --kv-offload on a trace without prefix keys) is a fault of the shared input, not an answer: it
+// is refused as `kvsim replay` refuses it, rather than printed as "no configuration meets the SLOs".
+void RefuseSharedFailure(const PlanResult& result) {
+  if (result.winner >= 0) return;
+  std::string shared;
+  for (const ConfigPlan& p : result.plans) {
+    if (p.replays == 0) continue;
+    if (p.outcome.error.empty() || (!shared.empty() && p.outcome.error != shared)) return;
+    shared = p.outcome.error;
+  }
+  if (!shared.empty()) throw Error("every configuration's replay failed alike: " + shared);
+}
+
 }  // namespace
 
 int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -294,6 +308,7 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
     answer.result = SearchPlan(space, settings, evaluate, progress, &StopFlag());
   }
   bar.Finish();
+  RefuseSharedFailure(answer.result);
   answer.space = space;
   answer.front = ParetoFront(answer.result.plans, answer.quantiles);
   answer.bands.resize(space.configs.size());

@@ -193,5 +193,23 @@ TEST(PlanCliTest, RefusesWhatItWouldIgnore) {
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--kv-link", "nvlink", "--objective", "gpus"}), "--kv-link");
 }
 
+// An option every configuration's replay refuses alike (host tiers need prefix keys; a synthetic trace
+// has none) is refused as `kvsim replay` refuses it, with exit 2 and no plan printed, not answered
+// as "no configuration meets the SLOs".
+TEST(PlanCliTest, RefusesAnOptionEveryReplayRefuses) {
+  const std::vector<std::string> shared = {"--synthetic", "50", "--rate", "2", "--kv-offload", "cpu=64GiB"};
+  std::vector<std::string> replay = {"replay"};
+  replay.insert(replay.end(), shared.begin(), shared.end());
+  const auto alone = RunCli(replay);
+  ASSERT_EQ(alone.exit_code, 2) << alone.err;
+  std::vector<std::string> plan = {"plan", "--gpus", "h100", "--tp", "1,2", "--max-num-seqs", "64", "--max-num-batched-tokens",
+                                   "2048", "--slo", "tpot-p99=100ms", "--objective", "gpus"};
+  plan.insert(plan.end(), shared.begin(), shared.end());
+  const auto r = RunCli(plan);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("--kv-offload: tiers find prompt chunks by their prefix keys"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kvsim
