@@ -183,6 +183,58 @@ TEST(ParetoTest, KeepsThePlansNoOtherBeatsOnEveryFigure) {
   EXPECT_EQ(ParetoFront(plans, FrontQuantiles{}), (std::vector<size_t>{0, 2}));
 }
 
+// A space of real replays (a short synthetic trace of `requests` at `rate`, max-model-len 4096) searched
+// pruned and then --exhaustive under the same settings. P/D configurations run both pools on the
+// prefill pool's settings over NVLink.
+struct PrunedAndExhaustive {
+  PlanSpace space;
+  PlanResult pruned;
+  PlanResult all;
+};
+PrunedAndExhaustive SearchReplayedSpace(const PlanAxes& axes, PlanSettings s, double rate, int64_t requests, uint64_t seed) {
+  std::vector<Variant> variants;
+  PrunedAndExhaustive r;
+  r.space = ExpandPlanSpace(
+      axes,
+      [&](const PlanConfig& c) {
+        Variant v;
+        v.label = c.Label();
+        DeploymentOptions d;
+        d.gpu = c.gpu;
+        d.tensor_parallel_size = c.tensor_parallel;
+        if (c.format != kCheckpointFormat) d.quantization = c.format;
+        d.max_model_len = "4096";
+        d.max_num_seqs = std::to_string(c.max_num_seqs);
+        d.max_num_batched_tokens = std::to_string(c.max_num_batched_tokens);
+        v.deployment = ResolveDeployment(d, DataDirectory());
+        if (c.Disaggregated()) {
+          DisaggDeployment pools;
+          pools.prefill = pools.decode = v.deployment;
+          pools.link = ParseKvLink("nvlink");
+          v.disagg = pools;
+        }
+        v.replay.synthetic = requests;
+        v.replay.rate = rate;
+        v.replay.prompt_len = "uniform:200:800";
+        v.replay.output_len = "uniform:50:200";
+        v.replay.seed = seed;
+        ValidateReplayOptions(v.replay, DataDirectory());
+        return v;
+      },
+      &variants);
+  if (variants.empty()) return r;
+  const std::shared_ptr<const PreloadedTrace> preloaded = PreloadTrace(variants.front().replay);
+  const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
+    Variant v = variants[i];
+    ScaleVariant(r.space.configs[i], n, v);
+    return EvaluateOne(v, s.criteria, preloaded);
+  };
+  r.pruned = SearchPlan(r.space, s, eval);
+  s.exhaustive = true;
+  r.all = SearchPlan(r.space, s, eval);
+  return r;
+}
+
 // 30 seeded random spaces of real replays: a short synthetic trace on one or two of three small GPU
 // types, TP 1/2, the checkpoint's weights or fp8, two batch caps; the pruned search and --exhaustive
 // give the same winner at the same replica count.
@@ -211,39 +263,10 @@ TEST(PlanSearchTest, PrunedEqualsExhaustiveOnThirtyRandomReplayedSpaces) {
     s.gpu_hourly_usd = {{"l4", 0.8}, {"a10g", 1.0}, {"l40s", 1.9}};
     s.max_replicas = 3;
     s.jobs = 1;
-    std::vector<Variant> variants;
-    const PlanSpace space = ExpandPlanSpace(
-        axes,
-        [&](const PlanConfig& c) {
-          Variant v;
-          v.label = c.Label();
-          DeploymentOptions d;
-          d.gpu = c.gpu;
-          d.tensor_parallel_size = c.tensor_parallel;
-          if (c.format != kCheckpointFormat) d.quantization = c.format;
-          d.max_model_len = "4096";
-          d.max_num_seqs = std::to_string(c.max_num_seqs);
-          d.max_num_batched_tokens = std::to_string(c.max_num_batched_tokens);
-          v.deployment = ResolveDeployment(d, DataDirectory());
-          v.replay.synthetic = 150;
-          v.replay.rate = rate;
-          v.replay.prompt_len = "uniform:200:800";
-          v.replay.output_len = "uniform:50:200";
-          v.replay.seed = 7 + static_cast<uint64_t>(round);
-          ValidateReplayOptions(v.replay, DataDirectory());
-          return v;
-        },
-        &variants);
-    ASSERT_FALSE(variants.empty()) << "round " << round;
-    const std::shared_ptr<const PreloadedTrace> preloaded = PreloadTrace(variants.front().replay);
-    const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
-      Variant v = variants[i];
-      v.replay.replicas = n;
-      return EvaluateOne(v, s.criteria, preloaded);
-    };
-    const PlanResult pruned = SearchPlan(space, s, eval);
-    s.exhaustive = true;
-    const PlanResult all = SearchPlan(space, s, eval);
+    const PrunedAndExhaustive r = SearchReplayedSpace(axes, s, rate, 150, 7 + static_cast<uint64_t>(round));
+    ASSERT_FALSE(r.space.configs.empty()) << "round " << round;
+    const PlanResult& pruned = r.pruned;
+    const PlanResult& all = r.all;
     ASSERT_EQ(pruned.winner, all.winner) << "round " << round;
     if (all.winner >= 0) {
       EXPECT_EQ(pruned.plans[pruned.winner].replicas, all.plans[all.winner].replicas) << "round " << round;
@@ -309,49 +332,15 @@ TEST(PlanSearchTest, PrunedEqualsExhaustiveOnRandomReplayedPdSpaces) {
     s.gpu_hourly_usd = {{"l4", 0.8}, {"a10g", 1.0}};
     s.max_replicas = 3;
     s.jobs = 1;
-    std::vector<Variant> variants;
-    const PlanSpace space = ExpandPlanSpace(
-        axes,
-        [&](const PlanConfig& c) {
-          Variant v;
-          v.label = c.Label();
-          DeploymentOptions d;
-          d.gpu = c.gpu;
-          d.tensor_parallel_size = c.tensor_parallel;
-          d.max_model_len = "4096";
-          d.max_num_seqs = std::to_string(c.max_num_seqs);
-          d.max_num_batched_tokens = std::to_string(c.max_num_batched_tokens);
-          v.deployment = ResolveDeployment(d, DataDirectory());
-          if (c.Disaggregated()) {
-            DisaggDeployment pools;
-            pools.prefill = pools.decode = v.deployment;
-            pools.link = ParseKvLink("nvlink");
-            v.disagg = pools;
-          }
-          v.replay.synthetic = 120;
-          v.replay.rate = rate;
-          v.replay.prompt_len = "uniform:200:800";
-          v.replay.output_len = "uniform:50:200";
-          v.replay.seed = 11 + static_cast<uint64_t>(round);
-          ValidateReplayOptions(v.replay, DataDirectory());
-          return v;
-        },
-        &variants);
-    ASSERT_EQ(space.configs.size(), 4u) << "round " << round;
-    const std::shared_ptr<const PreloadedTrace> preloaded = PreloadTrace(variants.front().replay);
-    const PlanPointEvaluator eval = [&](size_t i, int64_t n) {
-      Variant v = variants[i];
-      ScaleVariant(space.configs[i], n, v);
-      return EvaluateOne(v, s.criteria, preloaded);
-    };
-    const PlanResult pruned = SearchPlan(space, s, eval);
-    s.exhaustive = true;
-    const PlanResult all = SearchPlan(space, s, eval);
+    const PrunedAndExhaustive r = SearchReplayedSpace(axes, s, rate, 120, 11 + static_cast<uint64_t>(round));
+    ASSERT_EQ(r.space.configs.size(), 4u) << "round " << round;
+    const PlanResult& pruned = r.pruned;
+    const PlanResult& all = r.all;
     ASSERT_EQ(pruned.winner, all.winner) << "round " << round;
     if (all.winner >= 0) {
       EXPECT_EQ(pruned.plans[pruned.winner].replicas, all.plans[all.winner].replicas) << "round " << round;
     }
-    for (size_t i = 1; i < space.configs.size(); ++i) pd_found += all.plans[i].found;
+    for (size_t i = 1; i < r.space.configs.size(); ++i) pd_found += all.plans[i].found;
     EXPECT_EQ(all.replays, all.points);
     EXPECT_LE(pruned.replays, all.replays);
   }
