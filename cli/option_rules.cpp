@@ -104,4 +104,13 @@ std::string SettingOfFlag(const std::string& flag) {
   return flag;
 }
 
+void RejectPositionalArguments(const boost::program_options::parsed_options& parsed) {
+  for (const auto& opt : parsed.options) {
+    if (opt.position_key < 0) continue;
+    const std::string word = opt.value.empty() ? std::string() : opt.value.front();
+    throw Error("unexpected argument '" + word + "': options only; to paste a server command line put it after `--` "
+                "(kvsim capacity -- vllm serve MODEL [flags]) or in --vllm-cmd \"...\"");
+  }
+}
+
 }  // namespace kvsim

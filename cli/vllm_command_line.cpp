@@ -391,13 +391,4 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
   return cmd;
 }
 
-void RejectPositionalArguments(const boost::program_options::parsed_options& parsed) {
-  for (const auto& opt : parsed.options) {
-    if (opt.position_key < 0) continue;
-    const std::string word = opt.value.empty() ? std::string() : opt.value.front();
-    throw Error("unexpected argument '" + word + "': options only; to paste a server command line put it after `--` "
-                "(kvsim capacity -- vllm serve MODEL [flags]) or in --vllm-cmd \"...\"");
-  }
-}
-
 }  // namespace kvsim

@@ -16,7 +16,6 @@
 #ifndef KVSIM_CLI_VLLM_COMMAND_LINE_H_
 #define KVSIM_CLI_VLLM_COMMAND_LINE_H_
 
-#include <boost/program_options/parsers.hpp>
 #include <exception>
 #include <ostream>
 #include <string>
@@ -70,10 +69,6 @@ class NotesIfRefused {
   std::string command_;
   int unwinding_;
 };
-
-// kvsim's commands take options only: a stray word (a model id typed without --model, a server
-// command line without `--`) is an error naming it, never silently ignored.
-void RejectPositionalArguments(const boost::program_options::parsed_options& parsed);
 
 }  // namespace kvsim
 
