@@ -13,6 +13,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "sim/engine/speculation.h"
 #include "sim/run/replay_runner.h"
+#include "tests/sim/engine/step_recorder.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
@@ -49,22 +50,10 @@ TEST(DecodeRunsTest, AcceptanceDrawEqualsTheDistributionsDouble) {
   EXPECT_EQ(AcceptanceDraw::Uniform(UINT64_MAX), 0x1.fffffffffffffp-1);  // 2^64 rounds to 1: the double below it
 }
 
-auto Fields(const StepSample& s) {
-  const KvAccounting& k = s.kv;
-  return std::make_tuple(s.start_ns, s.duration_ns, s.later_tokens, s.running, s.waiting, s.used_blocks,
-                         s.preemptions_total, k.capacity_slots, k.token_slots, k.reserved_slots,
-                         k.internal_fragmentation_slots, k.external_fragmentation_slots, k.cached_slots, k.free_slots,
-                         k.shared_saved_slots);
-}
-
-class StepRecorder final : public ReplayObserver {
- public:
-  void OnStep(const StepSample& s) override { steps.push_back(Fields(s)); }
-  std::vector<decltype(Fields(StepSample{}))> steps;
-};
+using testing::StepRecorder;
 
 struct Replayed {
-  std::vector<decltype(Fields(StepSample{}))> steps;
+  std::vector<decltype(testing::StepFields(StepSample{}))> steps;
   ReplaySummary::Sim sim;
   int64_t preemptions = 0;
 };

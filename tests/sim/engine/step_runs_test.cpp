@@ -9,26 +9,15 @@
 
 #include "kvcache/model/model_catalog.h"
 #include "sim/run/replay_runner.h"
+#include "tests/sim/engine/step_recorder.h"
 #include "tests/testutil.h"
 
 namespace kvsim {
 namespace {
 
-auto Fields(const StepSample& s) {
-  const KvAccounting& k = s.kv;
-  return std::make_tuple(s.start_ns, s.duration_ns, s.later_tokens, s.running, s.waiting, s.used_blocks,
-                         s.preemptions_total, k.capacity_slots, k.token_slots, k.reserved_slots,
-                         k.internal_fragmentation_slots, k.external_fragmentation_slots, k.cached_slots, k.free_slots,
-                         k.shared_saved_slots);
-}
+using testing::StepRecorder;
 
-class StepRecorder final : public ReplayObserver {
- public:
-  void OnStep(const StepSample& s) override { steps.push_back(Fields(s)); }
-  std::vector<decltype(Fields(StepSample{}))> steps;
-};
-
-std::vector<decltype(Fields(StepSample{}))> Steps(DeploymentOptions deployment, ReplayOptions replay, Stepping stepping) {
+std::vector<decltype(testing::StepFields(StepSample{}))> Steps(DeploymentOptions deployment, ReplayOptions replay, Stepping stepping) {
   replay.stepping = stepping;
   ValidateReplayOptions(replay, DataDirectory());
   const Deployment d = ResolveDeployment(deployment, DataDirectory());
