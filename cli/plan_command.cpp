@@ -132,9 +132,10 @@ PlanAxes ParseAxes(const PlanFlags& f) {
   return a;
 }
 
-// A replay error that every searched configuration met alike (an option the trace cannot serve, such
-// as --kv-offload on a trace without prefix keys) is a fault of the shared input, not an answer: it
-// is refused as `kvsim replay` refuses it, rather than printed as "no configuration meets the SLOs".
+// A replay error that every searched configuration met alike is a fault of the shared input, not an
+// answer: it is refused as `kvsim replay` refuses it, rather than printed as "no configuration meets
+// the SLOs". (What can be checked without a replay, such as --kv-offload on a trace without prefix
+// keys, is refused before the search, when the variants are parsed.)
 void RefuseSharedFailure(const PlanResult& result) {
   if (result.winner >= 0) return;
   std::string shared;

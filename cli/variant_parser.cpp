@@ -11,6 +11,7 @@
 #include "cli/replay_flags.h"
 #include "cli/vllm_command_line.h"
 #include "cli/shared_flags.h"
+#include "sim/run/offload_setup.h"
 
 namespace kvsim {
 namespace po = boost::program_options;
@@ -66,6 +67,12 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
                   "written; run kvsim replay with the run's options for it (compare's own --report overlays the deployments)");
   v.deployment = ResolveDeployment(dep, data_dir, cache);
   v.disagg = ResolveDisaggFlags(disagg, dep, v.replay.replicas, data_dir);
+  // Refused here, before the command's first replay, rather than by every replay alike.
+  CheckOffloadInputs(v.deployment, v.replay);
+  if (v.disagg) {
+    CheckOffloadInputs(v.disagg->prefill, v.replay);
+    CheckOffloadInputs(v.disagg->decode, v.replay);
+  }
   return v;
 }
 

@@ -6,12 +6,17 @@
 
 namespace kvsim {
 
-std::unique_ptr<OffloadTiers> MakeOffloadTiers(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
-  if (!r.offload.enabled()) return nullptr;
+void CheckOffloadInputs(const Deployment& d, const ReplayOptions& r) {
+  if (!r.offload.enabled()) return;
   // Chunks are named by prefix keys: without them nothing stored could ever be found.
   if (!d.config.enable_prefix_caching || !TraceHasBlockIds(r))
     throw Error("--kv-offload: tiers find prompt chunks by their prefix keys: needs prefix caching on and a trace with "
                 "block ids (Mooncake hash_ids) or --shared-prefix/--conversations");
+}
+
+std::unique_ptr<OffloadTiers> MakeOffloadTiers(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
+  if (!r.offload.enabled()) return nullptr;
+  CheckOffloadInputs(d, r);
   const int64_t block = cap.settings.block_size;
   OffloadConfig per_gpu = r.offload;
   if (per_gpu.chunk_tokens == 0) per_gpu.chunk_tokens = block;

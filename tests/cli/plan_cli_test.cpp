@@ -193,9 +193,9 @@ TEST(PlanCliTest, RefusesWhatItWouldIgnore) {
   testing::ExpectOneLineError(RunCli({"plan", "--gpus", "l4", "--kv-link", "nvlink", "--objective", "gpus"}), "--kv-link");
 }
 
-// An option every configuration's replay refuses alike (host tiers need prefix keys; a synthetic trace
-// has none) is refused as `kvsim replay` refuses it, with exit 2 and no plan printed, not answered
-// as "no configuration meets the SLOs".
+// An option every configuration's replay would refuse alike (host tiers need prefix keys; a synthetic
+// trace has none) is refused as `kvsim replay` refuses it, with exit 2 before the search starts and
+// no plan printed, not answered as "no configuration meets the SLOs".
 TEST(PlanCliTest, RefusesAnOptionEveryReplayRefuses) {
   const std::vector<std::string> shared = {"--synthetic", "50", "--rate", "2", "--kv-offload", "cpu=64GiB"};
   std::vector<std::string> replay = {"replay"};
@@ -209,6 +209,7 @@ TEST(PlanCliTest, RefusesAnOptionEveryReplayRefuses) {
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("--kv-offload: tiers find prompt chunks by their prefix keys"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("configurations to search"), std::string::npos) << r.err;
 }
 
 }  // namespace

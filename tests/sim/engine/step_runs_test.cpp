@@ -4,7 +4,6 @@
 // preemptions), under memory pressure, at the batch cap and on an idle queue.
 #include <gtest/gtest.h>
 
-#include <tuple>
 #include <vector>
 
 #include "kvcache/model/model_catalog.h"
