@@ -94,7 +94,7 @@ TEST(EncoderBudgetTest, QwenThreeVlVideoOnVllmZeroEleven) {
 // row X006): Qwen3-VL-30B-A3B-Instruct, TP 4 on RTX 3090s, util 0.90, 65,536 tokens, 2,048 batched.
 // The log: "Model loading took 14.7708 GiB" per rank (the text model's quarter plus the vision tower's,
 // the 4 x 262,144-position M-RoPE cache and the deepstack buffers), "Available KV cache memory:
-// 2.31 GiB", "GPU KV cache size: 100,752 tokens". Before the video profile kvsim had 221,616 (+120%).
+// 2.31 GiB", "GPU KV cache size: 100,752 tokens".
 TEST(EncoderBudgetTest, QwenThreeVlOnFourRtx3090sMatchesItsLog) {
   DeploymentOptions o;
   o.model = "Qwen/Qwen3-VL-30B-A3B-Instruct";
