@@ -197,10 +197,8 @@ class ReplayEngine final {
     q.max_tokens_limit = prompt_tokens + std::max<int64_t>(1, o_.max_model_len - prompt_tokens);
     return q;
   }
-  int64_t TargetOf(int64_t prompt_tokens, int64_t output_tokens) const {
-    // vLLM's default max_tokens leaves room for the prompt within max_model_len.
-    return std::min(output_tokens, o_.max_model_len - prompt_tokens);
-  }
+  // vLLM's default max_tokens leaves room for the prompt within max_model_len.
+  int64_t TargetOf(int64_t prompt_tokens, int64_t output_tokens) const { return std::min(output_tokens, o_.max_model_len - prompt_tokens); }
   // Gives the backlog's front a full slot at the back of waiting_ (admission is about to consider it).
   void PromoteFront();
   // A request joins the back of waiting_ with a slot of its own (an arrival, or the backlog's front).
@@ -213,7 +211,8 @@ class ReplayEngine final {
   // The passes a scheduler step is made of (replay_engine_passes.cpp), and the view through which
   // the scheduler reaches them and nothing else (SchedulingPasses, replica_scheduler.h).
   void CollectDueRequests();
-  int64_t Demand() const;
+  bool LazyDecodersReached(int64_t budget) const;
+  bool LazyDecodersReachedInOrder(int64_t budget) const;
   void ScheduleRunning(RunningPass pass, int64_t& budget);
   bool AdmitWaiting(int64_t& budget, bool whole_prompt);
   OffloadTiers::Match MatchBelowGpu(const Live& l, AdmitRequest& q, int64_t budget);
@@ -225,7 +224,7 @@ class ReplayEngine final {
     bool LazyDecoding() const { return e_.lazy_decode_; }
     void CollectDueRequests() { e_.CollectDueRequests(); }
     int64_t LazyDecoders() const { return e_.lazy_count_; }
-    int64_t Demand() const { return e_.Demand(); }
+    bool LazyDecodersReached(int64_t budget) const { return e_.LazyDecodersReached(budget); }
     void ScheduleRunning(RunningPass pass, int64_t& budget) { e_.ScheduleRunning(pass, budget); }
     bool AdmitWaiting(int64_t& budget, bool whole_prompt) { return e_.AdmitWaiting(budget, whole_prompt); }
     bool PreemptedThisStep() const { return e_.preempted_this_step_; }

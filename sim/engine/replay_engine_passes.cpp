@@ -182,10 +182,25 @@ void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
   std::sort(due_.begin(), due_.end(), [this](Slot a, Slot b) { return slots_[a].order < slots_[b].order; });
 }
 
-[[gnu::always_inline]] inline int64_t ReplayEngine::Demand() const {
+[[gnu::always_inline]] inline bool ReplayEngine::LazyDecodersReached(int64_t budget) const {
   int64_t demand = lazy_count_ + static_cast<int64_t>(due_.size());
   for (Slot s : prefilling_) demand += PendingTokens(slots_[s]);
-  return demand;
+  if (demand <= budget) return true;
+  return lazy_count_ > 0 && LazyDecodersReachedInOrder(budget);
+}
+
+// The demand passes the budget, so admission order decides who is served: the pass reaches the
+// newest lazy decoder with budget left when it and everything admitted before it fit. Typically a
+// long prompt, admitted last, is being prefilled in chunks behind the decoders: only its chunk is cut.
+// speed: out of line; it runs only on the steps whose demand passes the budget.
+[[gnu::noinline]] bool ReplayEngine::LazyDecodersReachedInOrder(int64_t budget) const {
+  const int64_t newest_lazy = running_.NewestOrderWhere([this](Slot s) { return slots_[s].lazy; });
+  int64_t demand = lazy_count_;
+  for (Slot s : prefilling_)
+    if (slots_[s].order < newest_lazy) demand += PendingTokens(slots_[s]);
+  for (Slot s : due_)
+    if (slots_[s].order < newest_lazy) ++demand;  // a due decoder's one token
+  return demand <= budget;
 }
 
 [[gnu::always_inline]] inline void ReplayEngine::ScheduleRunning(RunningPass pass, int64_t& budget) {

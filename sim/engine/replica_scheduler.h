@@ -40,8 +40,9 @@ enum class RunningPass {
 //   CollectDueRequests() requests whose KV load ended run again; lazy decoders whose event is due
 //                       this step become explicit. Called once, first.
 //   LazyDecoders()      lazy decoders not due: one decode token each this step, without a pass
-//   Demand()            the tokens needed to serve every running request this step: the lazy and
-//                       due decoders' one token each and the prefilling requests' pending prompt
+//   LazyDecodersReached(budget)  whether a pass over the running requests in admission order,
+//                       each taking its pending tokens (a decoder one, a prefill its prompt left)
+//                       from `budget`, would reach every lazy decoder with budget left
 //   ScheduleRunning(pass, budget)  visits the pass's requests in admission order, scheduling each
 //                       one's pending tokens (at most the budget left, which it lowers) and growing
 //                       its KV; when memory is short the newest running request is preempted by
@@ -59,7 +60,7 @@ concept SchedulingPasses = requires(P& p, const P& view, RunningPass pass, int64
   { view.LazyDecoding() } -> std::same_as<bool>;
   { p.CollectDueRequests() } -> std::same_as<void>;
   { view.LazyDecoders() } -> std::same_as<int64_t>;
-  { view.Demand() } -> std::same_as<int64_t>;
+  { view.LazyDecodersReached(budget) } -> std::same_as<bool>;
   { p.ScheduleRunning(pass, budget) } -> std::same_as<void>;
   { p.AdmitWaiting(budget, whole_prompt) } -> std::same_as<bool>;
   { view.PreemptedThisStep() } -> std::same_as<bool>;

@@ -62,6 +62,14 @@ class RunningSet {
   }
   // The newest admission (vLLM preempts from the back). REQUIRES: !empty().
   Slot Last() const { return entries_.back().slot; }
+  // The order of the newest running request whose slot satisfies `pred`, or -1 when none does.
+  // Scans from the back: cheap when such a request is among the newest admissions.
+  template <typename Pred>
+  int64_t NewestOrderWhere(Pred pred) const {
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
+      if (it->slot != kHole && pred(it->slot)) return it->order;
+    return -1;
+  }
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Iterator begin() const { return Iterator(entries_.data(), entries_.data() + entries_.size()); }

@@ -22,10 +22,11 @@ class VllmV1Scheduler final : public ReplicaScheduler<Passes> {
   bool Step(Passes& p) const override {
     int64_t budget = p.TokenBudget();
     p.CollectDueRequests();
-    // When every running request fits the budget the lazy decoders need not be visited: their one
-    // token each is certain. Otherwise the admission order decides who is served: visit everyone.
-    const bool everyone_fits = p.LazyDecoding() && p.Demand() <= budget;
-    p.ScheduleRunning(everyone_fits ? RunningPass::kDueAndPrefilling : RunningPass::kEveryone, budget);
+    // When the pass in admission order reaches every lazy decoder with budget left, they need not be
+    // visited: their one token each is certain, and only requests after the newest of them can be
+    // cut. Otherwise the admission order decides which decoders are served: visit everyone.
+    const bool lazy_served = p.LazyDecoding() && p.LazyDecodersReached(budget);
+    p.ScheduleRunning(lazy_served ? RunningPass::kDueAndPrefilling : RunningPass::kEveryone, budget);
     if (!p.PreemptedThisStep()) p.AdmitWaiting(budget, /*whole_prompt=*/false);
     return p.ScheduledAny() || p.LazyDecoders() > 0;
   }

@@ -23,7 +23,7 @@ struct RecordingPasses {
   int64_t budget = 100;
   bool lazy_decoding = true;
   int64_t lazy_decoders = 0;
-  int64_t demand = 0;
+  int64_t demand = 0;            // tokens the pass in admission order needs to reach the newest lazy decoder
   int64_t running_tokens = 0;    // tokens the running pass would schedule, budget permitting
   bool running_preempts = false;
   int64_t admitted_tokens = 0;   // tokens admission would schedule (0: nothing fits)
@@ -39,7 +39,7 @@ struct RecordingPasses {
   bool LazyDecoding() const { return lazy_decoding; }
   void CollectDueRequests() { calls.push_back("collect"); }
   int64_t LazyDecoders() const { return lazy_decoders; }
-  int64_t Demand() const { return demand; }
+  bool LazyDecodersReached(int64_t b) const { return demand <= b; }
   void ScheduleRunning(RunningPass pass, int64_t& b) {
     calls.push_back("running");
     passes.push_back(pass);
@@ -93,8 +93,9 @@ TEST(ReplicaSchedulerTest, V1VisitsOnlyDueAndPrefillingWhenEveryoneFitsThenAdmit
   EXPECT_EQ(p.whole_prompts, std::vector<bool>{false});  // chunked prefill
 }
 
-// Demand exactly the budget still fits (vLLM serves all 100 tokens); one token more and the order
-// decides who is served: every running request is visited with the full budget of 100.
+// The pass reaches the newest lazy decoder with exactly the budget (vLLM serves all 100 tokens up to
+// it); one token more and the order decides which decoders are served: every running request is
+// visited with the full budget of 100.
 TEST(ReplicaSchedulerTest, V1VisitsEveryoneInOrderOnlyWhenDemandPassesTheBudget) {
   RecordingPasses fits;
   fits.lazy_decoders = 40;

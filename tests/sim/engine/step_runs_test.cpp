@@ -54,6 +54,14 @@ TEST(StepRunsTest, EverySampleEqualsTokenStepping) {
   ExpectSameSteps("a100-40gb, 1 GiB pool", small, pressed);
   small.block_size = "32";
   ExpectSameSteps("a100-40gb, 1 GiB pool, block size 32", small, pressed);
+  // A budget below most prompts: prompts are prefilled in chunks behind running decoders, so the
+  // demand passes the budget on most steps and admission order decides who is served.
+  DeploymentOptions chunked = d;
+  chunked.max_num_seqs = "64";
+  chunked.max_num_batched_tokens = "256";
+  ExpectSameSteps("h100, 256-token budget", chunked, r);
+  small.max_num_batched_tokens = "384";
+  ExpectSameSteps("a100-40gb, 1 GiB pool, 384-token budget", small, pressed);
 }
 
 }  // namespace
