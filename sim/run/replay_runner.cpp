@@ -99,6 +99,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   LoraRun lora;
   MakeLoraRun(d, r, cap, timer_options, timer.EagerLaunchSeconds(), lora);
   ReplayStatistics run_stats(StatsOptions(r, cap, timer_options));
+  RequestEventsOf run_requests(run_stats);  // with a fleet section: the replicas' steps are added after the run
   LoadCheckObserver load_check;
   std::optional<ClosedLoopClients> clients;
   if (r.max_concurrency > 0) clients.emplace(r.max_concurrency);
@@ -114,8 +115,10 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     if (fleet_section) {
       rep.stats = std::make_unique<ReplayStatistics>(StatsOptions(r, cap, timer_options));
       observers.push_back(rep.stats.get());
+      observers.push_back(&run_requests);
+    } else {
+      observers.push_back(&run_stats);
     }
-    observers.push_back(&run_stats);
     observers.push_back(&load_check);
     if (clients) observers.push_back(&*clients);
     observers.insert(observers.end(), hooks.observers.begin(), hooks.observers.end());
@@ -148,6 +151,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
   EngineCounters total;
   int64_t peak_blocks = 0;
   for (const Replica& rep : replicas) {
+    if (rep.stats) run_stats.AddStepsOf(*rep.stats);
     total.steps += rep.engine->counters().steps;
     total.events += rep.engine->counters().events;
     total.preemptions += rep.engine->counters().preemptions;

@@ -64,6 +64,22 @@ void ReplayStatistics::OnStepRun(const StepRun& run) {
   end_ns_ = std::max(end_ns_, s.start_ns + duration_sum);
 }
 
+void ReplayStatistics::AddStepsOf(const ReplayStatistics& replica) {
+  running_time_integral_ += replica.running_time_integral_;
+  time_total_ns_ += replica.time_total_ns_;
+  time_saturated_ns_ += replica.time_saturated_ns_;
+  for (int i = 0; i < kNumWasteCategories; ++i) {
+    waste_[i] += replica.waste_[i];
+    waste_saturated_[i] += replica.waste_saturated_[i];
+  }
+  peak_running_ = std::max(peak_running_, replica.peak_running_);
+  peak_waiting_ = std::max(peak_waiting_, replica.peak_waiting_);
+  peak_used_blocks_ = std::max(peak_used_blocks_, replica.peak_used_blocks_);
+  preemptions_ += replica.preemptions_;  // each replica counts its own
+  end_ns_ = std::max(end_ns_, replica.end_ns_);
+  itl_.Merge(replica.itl_);
+}
+
 void ReplayStatistics::OnRequestDone(const RequestRecord& r) {
   ++total_;
   last_arrival_ns_ = std::max(last_arrival_ns_, r.arrival_ns);

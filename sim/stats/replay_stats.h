@@ -51,6 +51,13 @@ class ReplayStatistics final : public ReplayObserver {
 
   int64_t peak_used_blocks() const { return peak_used_blocks_; }
 
+  // Adds what another statistics object saw of steps (time integrals, peaks, inter-token latencies,
+  // preemptions). A fleet's whole-run statistics take each replica's steps this way, from that
+  // replica's own statistics, instead of observing every step twice: every step figure is an exact
+  // integer sum, a maximum or a histogram count, so the sum over the replicas equals observing
+  // their steps interleaved. Request figures are not added (see RequestEventsOf).
+  void AddStepsOf(const ReplayStatistics& replica);
+
  private:
   // The time integrals and peaks of a run of steps that starts with `s` and lasts `duration_sum`
   // ns (StepRun's sums; zero for a single step), but the ITL samples and the peak of used blocks.
@@ -74,6 +81,22 @@ class ReplayStatistics final : public ReplayObserver {
   TtftPartsNs ttft_parts_ns_;                // Σ over finished requests of the engine's parts, ns
   WeightedHistogram itl_;
   int64_t goodput_requests_ = 0;
+};
+
+// Forwards a replay's request events (finishes, prefix lookups) to `stats` and drops its steps:
+// the observer a fleet's whole-run statistics attach to each replica, whose steps they take with
+// AddStepsOf from the replica's own statistics after the run.
+class RequestEventsOf final : public ReplayObserver {
+ public:
+  explicit RequestEventsOf(ReplayStatistics& stats) : stats_(stats) {}
+  void OnStep(const StepSample&) override {}
+  void OnStepRun(const StepRun&) override {}
+  void OnRequestDone(const RequestRecord& r) override { stats_.OnRequestDone(r); }
+  void OnPrefixLookup(int64_t queried, int64_t hit) override { stats_.OnPrefixLookup(queried, hit); }
+  void OnPrefixRelookup(int64_t queried, int64_t hit) override { stats_.OnPrefixRelookup(queried, hit); }
+
+ private:
+  ReplayStatistics& stats_;
 };
 
 }  // namespace kvsim

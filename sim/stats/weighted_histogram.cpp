@@ -167,6 +167,14 @@ void WeightedHistogram::AddSortedRunNs(const int64_t* ns, int64_t n, int64_t wei
   sum_ns_ += static_cast<Int128>(sum) * weight;
 }
 
+void WeightedHistogram::Merge(const WeightedHistogram& other) {
+  KVSIM_DCHECK(buckets_.size() == other.buckets_.size());
+  for (size_t b = 0; b < buckets_.size(); ++b) buckets_[b] += other.buckets_[b];
+  count_ += other.count_;
+  sum_ += other.sum_;
+  sum_ns_ += other.sum_ns_;
+}
+
 double WeightedHistogram::Quantile(double p) const {
   if (count_ == 0) return 0;
   const int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(p * static_cast<double>(count_))));

@@ -26,6 +26,9 @@ class WeightedHistogram {
   // The same for a nondecreasing run whose sum is known: a binary search per bucket the run
   // enters instead of a compare per step. REQUIRES: ns nondecreasing, sum = Σ ns.
   void AddSortedRunNs(const int64_t* ns, int64_t n, int64_t weight, int64_t sum);
+  // Adds another histogram's samples: bucket counts and sums add exactly, so the result is the
+  // histogram of both sample sets in any order.
+  void Merge(const WeightedHistogram& other);
   int64_t count() const { return count_; }
   double Quantile(double p) const;  // nearest rank over the weights; 0 when empty
   LatencySummary Summary() const;   // rounded to 10^-6 s like LatencyStats
