@@ -110,7 +110,11 @@ double LoraKernelTimer::Seconds(const LoraStepWork& w) const {
     const double expand_bytes =
         slices * t * rank * kBufferBytes + b_reads * b * lora_ + 2 * t * static_cast<double>(k.out_total) * act_;
     const double expand = Kernel(2 * t * b, expand_bytes, launches, grids.expand);
-    seconds += static_cast<double>(k.layers) * (shrink + expand);
+    // The shrink's fp32 buffer is zeroed by a kernel of its own before the shrink runs (v0.8+:
+    // output_tensor.zero_() in lora_shrink_op.py; up to 0.7: a torch.zeros buffer per slice): one
+    // more kernel floor per launch pair; its bytes are the shrink's buffer bytes above.
+    const double fills = k.gather ? 0.0 : launches;
+    seconds += static_cast<double>(k.layers) * (shrink + expand + fills * d_.floor_s);
   }
   return seconds;
 }

@@ -8,13 +8,13 @@
 // T is the tokens of requests on an adapter (lm_head: their sampled rows): the kernels' grid covers
 // the whole batch for each active adapter, but a block only computes its own adapter's tokens.
 // When no request of the step has an adapter, the kernels return before launching
-// (no_lora_flag_cpu), so such a step costs nothing here. The shrink first zeroes its buffer for the
-// whole batch. Each active adapter's A and B are read once per launch, at max_lora_rank (the
-// stacked buffers' width). At small rank the kernels are memory bound: each is timed as the
-// slowest of its bytes over HBM (gemm_memory of the bandwidth), its FLOPs at gemm_compute of the
-// dense peak and its grid's CTAs on the SMs (lora_grid.h: at small rank the many short CTAs, not
-// the bytes, can set the time), plus one non-GEMM kernel floor (kernel_efficiency.h), as the step
-// model times the small kernels of a layer.
+// (no_lora_flag_cpu), so such a step costs nothing here. The shrink's buffer is first zeroed for
+// the whole batch, by a fill kernel of its own. Each active adapter's A and B are read once per
+// launch, at max_lora_rank (the stacked buffers' width). At small rank the kernels are memory
+// bound: each is timed as the slowest of its bytes over HBM (gemm_memory of the bandwidth), its
+// FLOPs at gemm_compute of the dense peak and its grid's CTAs on the SMs (lora_grid.h: at small
+// rank the many short CTAs, not the bytes, can set the time), plus one non-GEMM kernel floor
+// (kernel_efficiency.h), as the step model times the small kernels of a layer.
 //
 // How often the adapters' weights cross HBM depends on the kernels' grid, which changed in v0.8:
 //  - kPerSequence (vLLM <= 0.7 and the V0 engine; lora/ops/triton_ops/bgmv_shrink.py, bgmv_expand.py,
