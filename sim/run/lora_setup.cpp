@@ -68,6 +68,7 @@ void MakeLoraRun(const Deployment& d, const ReplayOptions& r, const CapacityResu
     dev.compute_efficiency = timer.efficiency.gemm_compute;
     dev.memory_efficiency = timer.efficiency.gemm_memory;
     dev.floor_s = timer.efficiency.kernel_floor_us * 1e-6;
+    dev.sm_count = d.gpu.sm_count;
     out.kernels.emplace(m.kernels, dev, BytesPerElement(cap.compute_dtype), m.element_bytes, KernelGrid(d));
     out.options.kernels = &*out.kernels;
     out.host.emplace(m.kernels, HostCosts(d, r, timer, eager_launch_s));

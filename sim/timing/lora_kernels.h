@@ -8,12 +8,13 @@
 // T is the tokens of requests on an adapter (lm_head: their sampled rows): the kernels' grid covers
 // the whole batch for each active adapter, but a block only computes its own adapter's tokens.
 // When no request of the step has an adapter, the kernels return before launching
-// (no_lora_flag_cpu), so such a step costs nothing here. The shrink first zeroes its buffer for the
-// whole batch. Each active adapter's A and B are read once per launch, at max_lora_rank (the
-// stacked buffers' width). At small rank the kernels are memory bound: each is timed as the
-// slower of its bytes over HBM (gemm_memory of the bandwidth) and its FLOPs at gemm_compute of the
-// dense peak, plus one non-GEMM kernel floor (kernel_efficiency.h), as the step model times the
-// small kernels of a layer.
+// (no_lora_flag_cpu), so such a step costs nothing here. The shrink's buffer is first zeroed for
+// the whole batch, by a fill kernel of its own. Each active adapter's A and B are read once per
+// launch, at max_lora_rank (the stacked buffers' width). At small rank the kernels are memory
+// bound: each is timed as the slowest of its bytes over HBM (gemm_memory of the bandwidth), its
+// FLOPs at gemm_compute of the dense peak and its grid's CTAs on the SMs (lora_grid.h: at small
+// rank the many short CTAs, not the bytes, can set the time), plus one non-GEMM kernel floor
+// (kernel_efficiency.h), as the step model times the small kernels of a layer.
 //
 // How often the adapters' weights cross HBM depends on the kernels' grid, which changed in v0.8:
 //  - kPerSequence (vLLM <= 0.7 and the V0 engine; lora/ops/triton_ops/bgmv_shrink.py, bgmv_expand.py,
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "kvcache/budget/lora_memory.h"
+#include "sim/timing/lora_grid.h"
 
 namespace kvsim {
 
@@ -47,6 +49,8 @@ struct LoraDevice {
   double compute_efficiency = 0.75;
   double memory_efficiency = 0.80;
   double floor_s = 3e-6;         // one launch
+  int sm_count = 0;              // 0: the grid is not timed
+  MemoryLatency latency;
 };
 
 // What the LoRA kernels of one step work on.
@@ -68,14 +72,19 @@ class LoraKernelTimer {
   // How many times one launch reads an adapter's weights for `tokens` tokens on `adapters` adapters
   // of `sequences` sequences, with `block_m` rows a tile.
   double WeightReads(double tokens, double adapters, double sequences, int64_t block_m) const;
+  // The grids of one module's shrink and expand launch (one slice's under the per-slice wrapper).
+  struct Grids {
+    LoraLaunchGrid shrink, expand;
+  };
+  Grids LaunchGrids(const LoraKernelShape& k, const LoraStepWork& w) const;
   // Seconds; 0 when no token is on an adapter.
   double Seconds(const LoraStepWork& w) const;
   int64_t Ns(const LoraStepWork& w) const;
   const std::vector<LoraKernelShape>& shapes() const { return shapes_; }
 
  private:
-  // `launches` kernels share the work, each with its floor.
-  double Kernel(double flops, double bytes, double launches) const;
+  // `launches` kernels share the work, each with its floor and `grid` of CTAs.
+  double Kernel(double flops, double bytes, double launches, const LoraLaunchGrid& grid) const;
   std::vector<LoraKernelShape> shapes_;
   LoraDevice d_;
   double act_ = 2, lora_ = 2;
