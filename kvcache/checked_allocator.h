@@ -58,6 +58,11 @@ class CheckedAllocator final : public KvAllocator, public HeldGrowth {
     KVSIM_CHECK(!inner_.IsLive(id), "Free left the request live");
     Check("Free");
   }
+  void FreePreempted(RequestId id) override {
+    inner_.FreePreempted(id);
+    KVSIM_CHECK(!inner_.IsLive(id), "FreePreempted left the request live");
+    Check("FreePreempted");
+  }
   bool IsLive(RequestId id) const override { return inner_.IsLive(id); }
   int64_t ComputedTokens(RequestId id) const override { return inner_.ComputedTokens(id); }
   int64_t live_requests() const override { return inner_.live_requests(); }

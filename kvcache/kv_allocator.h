@@ -149,6 +149,9 @@ class KvAllocator {
 
   // Releases a finished or preempted request. REQUIRES: `id` live.
   virtual void Free(RequestId id) = 0;
+  // Releases a preempted request, which will be admitted again under the same id and may find what
+  // is left of its blocks in the prefix cache. REQUIRES: `id` live.
+  virtual void FreePreempted(RequestId id) { Free(id); }
 
   virtual bool IsLive(RequestId id) const = 0;
   virtual int64_t ComputedTokens(RequestId id) const = 0;

@@ -30,6 +30,7 @@ PagedAllocator::PagedAllocator(PagedAllocatorOptions o)
                              [](const KvCacheGroup& g) { return g.kind == AttentionKind::kSlidingWindow; });
   counting_ = o.count_interchangeable_blocks && !caching_ &&
               std::all_of(groups_.begin(), groups_.end(), [](const KvCacheGroup& g) { return g.kind == AttentionKind::kFull; });
+  find_preempted_ = o.find_preempted_prefixes && counting_ && one_full_group_;
 }
 
 int64_t PagedAllocator::WatermarkBlocks() const {
@@ -41,6 +42,8 @@ AdmitPlan PagedAllocator::PlanAdmit(const AdmitRequest& request, int64_t token_b
   int64_t hits_in_queue = 0;
   const int64_t hits = caching_ && !request.prefix_keys.empty() ? PrefixHits(request, &hits_in_queue) : 0;
   plan.cached_tokens = hits * block_size_;
+  if (find_preempted_ && !preempted_.empty()) [[unlikely]]  // the last token is computed, as for any hit
+    plan.cached_tokens = std::min(preempted_.Surviving(request.id, TakenFromFront()), Index(request.prompt_tokens - 1)) * block_size_;
   // Loaded tokens follow the hits; the last prompt token is still computed.
   plan.loaded_tokens = std::clamp<int64_t>(request.loaded_tokens, 0, request.prompt_tokens - 1 - plan.cached_tokens);
   plan.new_tokens = std::min(request.prompt_tokens - plan.cached_tokens - plan.loaded_tokens, token_budget);
@@ -83,7 +86,9 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
     gb.tail_reserved = 0;
     gb.counted = 0;
   }
-  const int64_t hits = plan.cached_tokens / block_size_;
+  // Counting mode finds only a preempted request's own blocks; they are not first lookups.
+  const int64_t own_blocks = find_preempted_ ? plan.cached_tokens / block_size_ : 0;
+  const int64_t hits = plan.cached_tokens / block_size_ - own_blocks;
   prefix_queried_blocks_ += caching_ ? std::min<int64_t>(static_cast<int64_t>(request.prefix_keys.size()),
                                                           (request.prompt_tokens - 1) / block_size_)
                                      : 0;
@@ -109,6 +114,10 @@ std::optional<AdmitPlan> PagedAllocator::Admit(const AdmitRequest& request, int6
     DropProbe();
   }
   r.computed = plan.cached_tokens;
+  if (find_preempted_ && !preempted_.empty()) [[unlikely]] {
+    preempted_.Reclaim(request.id, own_blocks, TakenFromFront());  // before CommitGrow takes from the front
+    token_slots_ += plan.cached_tokens;                              // their tokens are live again
+  }
   // The hits are found by their keys, so they are registered already.
   r.keys_registered = std::min<int64_t>(hits, static_cast<int64_t>(r.keys.size()));
   CommitGrow(r, plan.loaded_tokens + plan.new_tokens);
@@ -333,6 +342,15 @@ void PagedAllocator::SetTail(RequestState& r) {
     reserved_slots_ += value;
     gb.tail_reserved = value;
   }
+}
+
+void PagedAllocator::FreePreempted(RequestId id) {
+  if (find_preempted_) {
+    // Its blocks join the back of the free queue behind every block queued or freed before.
+    const RequestState& r = requests_.at(id);
+    preempted_.Freed(id, pool_.num_queued() + freed_counted_, r.groups[0].counted, Index(r.computed));
+  }
+  Free(id);
 }
 
 void PagedAllocator::Free(RequestId id) {

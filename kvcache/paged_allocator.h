@@ -38,6 +38,7 @@
 #include "kvcache/held_growth.h"
 #include "kvcache/kv_allocator.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/preempted_prefixes.h"
 #include "kvcache/request_table.h"
 #include "kvcache/base/units.h"
 
@@ -51,6 +52,9 @@ struct PagedAllocatorOptions {
   std::vector<KvCacheGroup> groups = {KvCacheGroup{}};
   double watermark_fraction = 0.0; // vLLM v0: 0.01
   bool count_interchangeable_blocks = true;  // counting mode when no prefix hit is possible
+  // Prefix caching is on but requests carry no keys (counting mode): a preempted request still
+  // finds its own blocks that were not reused when it is admitted again (PreemptedPrefixes).
+  bool find_preempted_prefixes = false;
 };
 
 class PagedAllocator final : public KvAllocator, public HeldGrowth {
@@ -64,6 +68,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   bool Grow(RequestId id, int64_t tokens) override;
   int64_t GrowRoom(RequestId id) const override;
   void Free(RequestId id) override;
+  void FreePreempted(RequestId id) override;
   bool IsLive(RequestId id) const override { return requests_.count(id) > 0; }
   int64_t ComputedTokens(RequestId id) const override;
   int64_t live_requests() const override { return static_cast<int64_t>(requests_.size()); }
@@ -172,6 +177,8 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   // `from_held`: the new blocks come out of held_ instead of the free pool.
   void CommitGrowCounted(RequestState& r, int64_t tokens, bool from_held = false);
   void FreeCounted(RequestState& r);
+  // Counting mode: blocks taken from the front of vLLM's free queue so far (PreemptedPrefixes).
+  int64_t TakenFromFront() const { return counted_taken_ + freed_counted_ - preempted_.reclaimed(); }
 
   // Block arithmetic; shifts when block_size is a power of two (it is in vLLM, except for
   // hybrid models whose page sizes were unified), divisions otherwise.
@@ -194,6 +201,9 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   bool counting_ = false;
   int64_t counted_taken_ = 0;   // counting mode: Σ blocks held by requests, plus held_
   int64_t held_ = 0;            // counting mode: blocks taken for the replay's lazy decoders (HoldBlocks)
+  bool find_preempted_ = false;  // counting mode with prefix caching (find_preempted_prefixes)
+  int64_t freed_counted_ = 0;    // counting mode: blocks freed so far, each appended to the free queue
+  PreemptedPrefixes preempted_;
   BlockPool pool_;
   RequestTable<RequestState> requests_;
 

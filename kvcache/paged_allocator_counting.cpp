@@ -64,6 +64,7 @@ void PagedAllocator::FreeCounted(RequestState& r) {
   ClearTail(r);
   for (GroupBlocks& gb : r.groups) {
     counted_taken_ -= gb.counted;
+    freed_counted_ += gb.counted;
     gb.counted = 0;
   }
   token_slots_ -= r.computed * static_cast<int64_t>(r.groups.size());

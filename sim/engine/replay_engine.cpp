@@ -136,7 +136,7 @@ void ReplayEngine::MakeExplicit(Live& l) {
 void ReplayEngine::Preempt(Slot slot) {
   Live& l = slots_[slot];
   if (l.lazy) MakeExplicit(l);
-  alloc_.Free(l.req.id);
+  alloc_.FreePreempted(l.req.id);
   ReleaseKeys(l);  // a preempted request may wait long: its keys are computed again at readmission
   l.computed = 0;
   l.unsynced = 0;

@@ -23,8 +23,10 @@ std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOpti
     po.num_blocks = cap.usable_gpu_blocks + 1;
     po.block_size = cap.settings.block_size;
     // Prefix keys come from a trace's block ids (Mooncake hash_ids); without them nothing can hit
-    // and the pool may hand out any free block.
+    // and the pool may hand out any free block, but a preempted request, which keeps its own block
+    // hashes, still finds what is left of its blocks.
     po.enable_prefix_caching = d.config.enable_prefix_caching && TraceHasBlockIds(r);
+    po.find_preempted_prefixes = d.config.enable_prefix_caching && !po.enable_prefix_caching;
     po.groups = stage.layout.groups;
     if (r.scheduler == SchedulerKind::kVllmV0) po.watermark_fraction = 0.01;
     if (po.num_blocks < 2) throw Error("the KV pool has fewer than 2 blocks");
