@@ -8,12 +8,11 @@
 // the start of each scheduler iteration a counter grows by the weight of the previous batch's
 // forward mode, 1 for a decode batch (SGLANG_SCHEDULER_RECV_SKIPPER_WEIGHT_DECODE; also a
 // TARGET_VERIFY batch and no batch) and 1000 for any other (..._WEIGHT_DEFAULT: a prefill or mixed
-// batch); the iteration
-// receives new requests only when the counter reaches N, which resets it. So after a step with a
-// prefill the next iteration receives (1000 >= N), and during decode one iteration in N does: a
-// request arriving while the batch decodes waits up to N decode steps before any pass sees it.
-// An idle scheduler spins through iterations without a batch in microseconds, so an arrival at an
-// idle engine is received at once.
+// batch); the iteration receives new requests only when the counter reaches N, which resets it.
+// So after a step with a prefill the next iteration receives (1000 >= N), and during decode one
+// iteration in N does: a request arriving while the batch decodes waits up to N decode steps
+// before any pass sees it. An idle scheduler spins through iterations without a batch in
+// microseconds, so an arrival at an idle engine is received at once.
 //
 // Steps are numbered as the engine numbers them (1, 2, ...); the iteration before step s is
 // "iteration s". The class keeps the iteration whose receive last reset the counter (the anchor):
