@@ -55,6 +55,7 @@ constexpr NamedOptionRange kRanges[] = {
     {"block-size", {1, 1048576, false}},
     {"gpu-tflops", {0, 1e7, true}},
     {"kv-cache-memory", {0, 1e15, true}},  // bytes
+    {"scheduler-recv-interval", {0, 1000, false}},  // past 1000 a prefill no longer resets SGLang's counter
 };
 
 constexpr OptionRange kDefaultRange{0, 9007199254740992.0, false};  // 2^53: exact in a double

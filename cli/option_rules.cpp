@@ -52,6 +52,7 @@ constexpr DependentOption kDependent[] = {
     {"reservation", "allocator", "contiguous", "it sizes a contiguous allocation; paged blocks are allocated as tokens arrive"},
     {"placement", "allocator", "contiguous", "it places a contiguous allocation; paged blocks need no placement"},
     {"no-async-scheduling", "scheduler", "vllm", "the V0 scheduler has no asynchronous scheduling to turn off"},
+    {"scheduler-recv-interval", "engine", "sglang", "it is SGLang's; vLLM's scheduler takes in new requests every step"},
     {"sample-interval", "timeseries", nullptr, "it spaces the rows of the --timeseries file"},
     {"adapters", "enable-lora", nullptr, "without --enable-lora vLLM serves only the base model"},
     {"adapter-column", "enable-lora", nullptr, "without --enable-lora vLLM serves only the base model"},

@@ -174,6 +174,10 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
       ("no-async-scheduling", po::bool_switch()->notifier([&r](bool off) { r.async_scheduling = !off; }),
        "vllm scheduler: schedule each step after the previous one ends (vLLM's --no-async-scheduling; by default "
        "the pass for step k+1 runs during step k, so a request arriving in step k starts in step k+2)")
+      ("scheduler-recv-interval", po::value(&r.scheduler_recv_interval)->default_value(r.scheduler_recv_interval),
+       "--engine sglang, as SGLang's flag (scheduler_recv_skipper.py): during decode the scheduler takes in new "
+       "requests once every N steps, and at the step after a prefill (0 or 1: every step; at most 1000, the "
+       "prefill's weight in SGLang's counter)")
       ("allocator", po::value(&r.allocator)->default_value(r.allocator, NameOf(r.allocator)), Choices<AllocatorKind>().c_str())
       ("reservation", po::value(&r.reservation)->default_value(r.reservation, NameOf(r.reservation)),
        ("contiguous: " + Choices<Reservation>()).c_str())

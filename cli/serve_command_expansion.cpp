@@ -115,11 +115,16 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
       return setting == SettingOfFlag(flag);
     });
   };
+  // A server flag that kvsim models in the replay's timing only: `capacity` (memory) has no such
+  // option, and the flag changes nothing it answers.
+  auto timing_only = [&](const std::string& flag) { return command == "capacity" && flag == "--scheduler-recv-interval"; };
   std::vector<std::string> overridden;
   for (size_t i = 0; i < cmd.kvsim_args.size(); ++i) {
     const std::string& flag = cmd.kvsim_args[i];
     const bool has_value = i + 1 < cmd.kvsim_args.size() && !StartsWith(cmd.kvsim_args[i + 1], "--");
-    if (own_has(flag)) {
+    if (timing_only(flag)) {
+      cmd.accepted_no_effect.push_back(flag);
+    } else if (own_has(flag)) {
       overridden.push_back(flag);
     } else {
       own.push_back(flag);

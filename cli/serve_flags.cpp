@@ -325,6 +325,7 @@ const ServeFlag kSglangFlags[] = {
     {"--pipeline-parallel-size", "", V, M, "--pipeline-parallel-size"},
     {"--data-parallel-size", "", V, M, "--data-parallel-size"}, {"--expert-parallel-size", "", V, X},
     {"--decode-log-interval", "", V, N},
+    {"--scheduler-recv-interval", "", V, M, "--scheduler-recv-interval"},
 };
 
 template <size_t K>

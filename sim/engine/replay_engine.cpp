@@ -17,6 +17,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
       alloc_(allocator),
       timer_(timer),
       observers_(std::move(observers)) {
+  recv_ = RecvPolling(o.scheduler_recv_interval);
   grows_compose_ = alloc_.GrowsCompose();
   slots_per_token_ = alloc_.slots_per_token();
   if (lazy_decode_) held_growth_ = alloc_.held_growth();
@@ -302,7 +303,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   quiet_steps_left_ = 0;
   KVSIM_DCHECK(!waiting_.empty() || backlog_.empty());  // the backlog never waits behind an empty waiting_
   KVSIM_DCHECK(unseen_arrivals_ == static_cast<int64_t>(not_yet_eligible_.size() + unseen_backlog_.size()));
-  if (unseen_arrivals_ != 0) {
+  if (unseen_arrivals_ != 0 && recv_.Receives(step_ + 1, running_.empty())) {
     if (!not_yet_eligible_.empty()) MarkEligible();
     if (!unseen_backlog_.empty()) MarkBacklogEligible(PassCutoffNs());
   }
@@ -362,6 +363,8 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: a decode-only step (every request samples one token, so no drafts) takes the batch's
   // cached terms.
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
+  // A prompt token in the step (beyond each request's one token and its drafts to verify).
+  if (recv_.skips() && w.new_tokens > w.sequences + w.draft_tokens) [[unlikely]] recv_.AfterNonDecodeStep(step_);
   if (acceptance_) [[unlikely]] dt += ProposerNs(scheduled);  // the drafter's passes follow the target's
   if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
   KVSIM_DCHECK(dt > 0);  // time never goes back

@@ -51,6 +51,7 @@
 #include "sim/engine/arrival_backlog.h"
 #include "sim/engine/engine_kinds.h"
 #include "sim/engine/lora_adapters.h"
+#include "sim/engine/recv_polling.h"
 #include "sim/engine/replica_scheduler.h"
 #include "sim/engine/remote_kv.h"
 #include "sim/engine/replay_observer.h"
@@ -78,6 +79,9 @@ struct EngineOptions {
   // k + 1 runs while step k executes, so a request that arrives during step k is first scheduled in
   // step k + 2. The pass for the first step after an idle engine sees everything that arrived.
   bool async_scheduling = false;
+  // SGLang's --scheduler-recv-interval (recv_polling.h): arrivals reach the scheduler only at the
+  // iterations its SchedulerRecvSkipper lets receive. 1: every step, as vLLM.
+  int64_t scheduler_recv_interval = 1;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
   // Every request is visited every step, as with speculation: the kernels' time depends on which
@@ -316,6 +320,7 @@ class ReplayEngine final {
   std::deque<Slot> not_yet_eligible_;
   std::deque<uint64_t> unseen_backlog_;
   int64_t unseen_arrivals_ = 0;  // both queues' entries: one test on the hot paths
+  RecvPolling recv_;             // which steps' passes may see new arrivals (SGLang's recv interval)
   int64_t step_ = 0;                 // index of the step being built / last done
   std::vector<Live> slots_;
   std::vector<Slot> free_slots_;

@@ -57,7 +57,10 @@ void ReplayEngine::Arrive(TraceRequest&& r) {
   if (!o_.prefix_caching && r.block_ids.capacity() != 0) std::vector<uint64_t>().swap(r.block_ids);
   waiting_tokens_ += r.prompt_tokens;
   // Deliver moved an idle engine's clock to the arrival: its step in flight ends now.
-  const int64_t eligible_ns = o_.async_scheduling && !running_.empty() ? -1 : now_ns_;
+  // With SGLang's recv interval an arrival during a batch waits for an iteration that receives.
+  const bool waits_for_pass = (o_.async_scheduling || recv_.skips()) && !running_.empty();
+  const int64_t eligible_ns = waits_for_pass ? -1 : now_ns_;
+  if (!waits_for_pass && recv_.skips()) recv_.ReceivedWhileIdle(step_ + 1);
   if (eligible_ns < 0) ++unseen_arrivals_;
   // The head of the waiting queue always has a slot (a non-empty backlog implies a non-empty waiting_),
   // so "anything waiting?" is one test on the hot paths (QuietDecodeStep).

@@ -53,6 +53,7 @@ struct ReplayOptions {
 
   SchedulerKind scheduler = SchedulerKind::kVllmV1;
   bool async_scheduling = true;  // vllm scheduler: EngineOptions::async_scheduling (vLLM's default since v0.14)
+  int64_t scheduler_recv_interval = 1;  // --engine sglang: EngineOptions::scheduler_recv_interval
   AllocatorKind allocator = AllocatorKind::kPaged;
   Reservation reservation = Reservation::kMax;      // contiguous
   Placement placement = Placement::kFirstFit;       // contiguous

@@ -99,6 +99,7 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
     eo.speculation.proposer_passes = ProposerPasses(sp);
   }
   eo.async_scheduling = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
+  eo.scheduler_recv_interval = r.scheduler_recv_interval;
   return eo;
 }
 

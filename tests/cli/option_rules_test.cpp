@@ -50,6 +50,11 @@ TEST(OptionRulesTest, AnOptionForAnotherModeIsRefusedNamingTheMode) {
   ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--scheduler", "vllm-v0",
                              "--no-async-scheduling", "--quiet"}),
                      "--no-async-scheduling applies only with --scheduler vllm");
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--scheduler-recv-interval", "10", "--quiet"}),
+                     "--scheduler-recv-interval applies only with --engine sglang (here --engine vllm)");
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--engine", "sglang", "--scheduler-recv-interval",
+                             "1001", "--quiet"}),
+                     "--scheduler-recv-interval: 1001 is outside the accepted range [0, 1000]");
   ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--sample-interval", "1", "--quiet"}),
                      "--sample-interval needs --timeseries");
   // Generated arrivals belong to --synthetic and lengths files: a timestamped trace has its own.

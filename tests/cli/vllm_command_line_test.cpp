@@ -159,6 +159,23 @@ TEST(VllmCommandLineTest, SglangLongParallelNamesAreItsOwn) {
   EXPECT_EQ(nlohmann::json::parse(r.out).at("settings").at("tensor_parallel_size").get<int64_t>(), 4);
 }
 
+// SGLang's --scheduler-recv-interval (InferenceX's B200 DeepSeek-R1 scripts give 10 and 30) times the
+// replay's arrivals (sim/engine/recv_polling.h); capacity answers memory, which it does not change.
+TEST(VllmCommandLineTest, SglangRecvIntervalIsTheReplaysAndNoEffectOnMemory) {
+  const std::vector<std::string> line = {"--", "python3", "-m", "sglang.launch_server", "--model-path",
+                                         "meta-llama/Llama-3.1-8B-Instruct", "--scheduler-recv-interval", "30"};
+  std::vector<std::string> capacity = {"capacity", "--gpu", "h100"};
+  capacity.insert(capacity.end(), line.begin(), line.end());
+  const auto c = RunCli(capacity);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.err.find("accepted, no effect on memory: --scheduler-recv-interval"), std::string::npos) << c.err;
+  std::vector<std::string> replay = {"replay", "--gpu", "h100", "--synthetic", "4", "--rate", "1", "--quiet"};
+  replay.insert(replay.end(), line.begin(), line.end());
+  const auto r = RunCli(replay);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("no effect"), std::string::npos) << r.err;
+}
+
 // `--config FILE.yaml` is read as vLLM's FlexibleArgumentParser reads it: the recipe's Hopper file sets
 // fp8 KV, prefix caching off and 8,192 batched tokens, and a flag on the line wins over the file's (the
 // config's flags go first, argparse keeps the last).
