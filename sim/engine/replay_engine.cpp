@@ -329,6 +329,8 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
                                                               const int64_t* advanced_later_tokens) {
   const std::vector<Scheduled>& scheduled = scheduled_;
   if (!work && !loading_.empty()) {
+    // Nothing runs: the connector's set-up delays only the transfers it started (their ready times).
+    if (remote_) [[unlikely]] remote_->TakeStepHostNs();
     --step_;
     WaitForLoads(horizon_ns);
     return false;
@@ -364,6 +366,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   int64_t dt = w.DecodeOnly() ? DecodeRunFor(w.sequences).Ns(w.context_tokens) : timer_.StepNs(w);
   if (acceptance_) [[unlikely]] dt += ProposerNs(scheduled);  // the drafter's passes follow the target's
   if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
+  if (remote_) [[unlikely]] dt += remote_->TakeStepHostNs();  // the connector posts before the forward
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
