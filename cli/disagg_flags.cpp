@@ -20,7 +20,8 @@ void AddDisaggOptions(po::options_description& desc, DisaggFlags& f) {
        "GB/s,LATENCY_US (GB/s = 10^9 B/s)")
       ("kv-connector", po::value(&f.kv_connector)->default_value(f.kv_connector),
        "the connector that pulls the prompt's KV: nixl (the decode worker posts each read before its step's forward, "
-       "6.7 ms per 1,785 descriptors, vllm#50913) | p2p-nccl (the prefill side pushes: the link alone)");
+       "6.7 ms per 1,785 descriptors, vllm#50913) | push (the prefill side sends or writes the KV, as P2pNcclConnector "
+       "and Dynamo's vLLM patch: the link alone)");
 }
 
 std::optional<DisaggDeployment> ResolveDisaggFlags(const DisaggFlags& f, const DeploymentOptions& prefill, int64_t replicas,

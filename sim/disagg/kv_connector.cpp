@@ -17,14 +17,14 @@ constexpr double kMeasuredDescriptors = 1785;
 
 KvConnectorKind ParseKvConnector(const std::string& text) {
   if (text == "nixl") return KvConnectorKind::kNixl;
-  if (text == "p2p-nccl") return KvConnectorKind::kP2pNccl;
-  throw Error("--kv-connector: '" + text + "' is not nixl or p2p-nccl");
+  if (text == "push") return KvConnectorKind::kPush;
+  throw Error("--kv-connector: '" + text + "' is not nixl or push");
 }
 
 const char* KvConnectorName(KvConnectorKind kind) {
   switch (kind) {
     case KvConnectorKind::kNixl: return "nixl";
-    case KvConnectorKind::kP2pNccl: return "p2p-nccl";
+    case KvConnectorKind::kPush: return "push";
   }
   return "?";
 }

@@ -17,8 +17,9 @@
 // 6.7 ms for transfers of 1,785 descriptors on vLLM v0.14.0 (the connector's "avg post duration"
 // and "avg descriptors per transfer" metrics, decode side), 3.75 us per descriptor.
 //
-// P2pNcclConnector (PR #18242, PUT_ASYNC) pushes from the prefill instance's send thread: the
-// decode worker posts nothing per request, so only the link's time is modelled for it.
+// Connectors that push instead (the prefill side sends or writes the KV: P2pNcclConnector's PUT_ASYNC
+// from its send thread, PR #18242; Dynamo's vLLM patch, whose prefill worker writes into the decode
+// worker's blocks) leave nothing for the decode worker to post per request: only the link is timed.
 #ifndef KVSIM_SIM_DISAGG_KV_CONNECTOR_H_
 #define KVSIM_SIM_DISAGG_KV_CONNECTOR_H_
 
@@ -30,9 +31,9 @@
 
 namespace kvsim {
 
-enum class KvConnectorKind { kNixl, kP2pNccl };
+enum class KvConnectorKind { kNixl, kPush };
 
-// "nixl" or "p2p-nccl"; throws kvsim::Error naming --kv-connector.
+// "nixl" or "push"; throws kvsim::Error naming --kv-connector.
 KvConnectorKind ParseKvConnector(const std::string& text);
 const char* KvConnectorName(KvConnectorKind kind);
 

@@ -110,7 +110,7 @@ TEST(NixlPostTest, DescriptorsAreBlocksTimesRegionsTimesReads) {
   EXPECT_EQ(NixlPostNs(14'336), 53'810'196);
   EXPECT_EQ(NixlPostNs(0), 0);
   EXPECT_THROW(ParseKvConnector("mooncake"), Error);
-  EXPECT_EQ(ParseKvConnector("p2p-nccl"), KvConnectorKind::kP2pNccl);
+  EXPECT_EQ(ParseKvConnector("push"), KvConnectorKind::kPush);
 }
 
 // Two 4,096-token requests arrive together at 0; each wants 3 output tokens. Steps last 10 ms.
@@ -149,15 +149,14 @@ TEST(NixlPostTest, TtftTermByTermWithThePost) {
   EXPECT_NEAR(summary.disagg->mean_transfer_s, static_cast<double>(transfer) * 1e-9, 1e-6);
 }
 
-// The same two requests with P2pNcclConnector: the prefill side pushes, the decode worker posts
-// nothing, and TTFT is request 1's 20 ms of prefill + the transfer + a 10 ms step.
-TEST(NixlPostTest, P2pNcclPostsNothing) {
+// Request 1 alone with a pushing connector (P2pNcclConnector): the decode worker posts nothing, and TTFT is request 1's 20 ms of prefill + the transfer + a 10 ms step.
+TEST(NixlPostTest, APushingConnectorPostsNothing) {
   DisaggDeployment dd = Nixl(1);
-  dd.connector = KvConnectorKind::kP2pNccl;
+  dd.connector = KvConnectorKind::kPush;
   ReplaySummary summary;
   const auto rec = RunPd(dd, {Request(1, 0, 4096, 3)}, &summary);
   EXPECT_EQ(rec->done.at(1).first_token_ns, 20 * kMs + TransferNs(4095) + 10 * kMs);
-  EXPECT_EQ(summary.disagg->connector, "p2p-nccl");
+  EXPECT_EQ(summary.disagg->connector, "push");
   EXPECT_EQ(summary.disagg->mean_post_s, 0);
 }
 

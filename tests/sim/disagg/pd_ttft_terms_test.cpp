@@ -73,14 +73,14 @@ std::unique_ptr<PdRun> RunPd(const DisaggDeployment& dd, ReplayOptions r, std::v
 }
 
 // A 1P1D deployment: prefill TP 1 (2,048-token chunks), decode TP 2, a 10 GB/s link with 5 µs of
-// latency per transfer, P2pNcclConnector (the prefill side pushes: the decode worker posts nothing, so
+// latency per transfer, a pushing connector (P2pNcclConnector: the decode worker posts nothing, so
 // the link's time stands alone; NIXL's post is nixl_post_test.cpp's).
 DisaggDeployment OnePrefillOneDecode() {
   DisaggDeployment dd;
   dd.prefill = Qwen06(1, 2048);
   dd.decode = Qwen06(2, 2048);
   dd.link = ParseKvLink("10,5");
-  dd.connector = KvConnectorKind::kP2pNccl;
+  dd.connector = KvConnectorKind::kPush;
   return dd;
 }
 
@@ -101,7 +101,7 @@ TEST(PdTtftTermsTest, TheLinkMovesTheBusiestGpusShare) {
 // Request 1, term by term:
 //   prefill queueing   0        (first in an idle prefill instance)
 //   prefill            20 ms    (two steps of 2,048 tokens; the second samples the proxy's one token)
-//   handoff/control    0        (kvsim models no handshake or proxy hop, and P2pNcclConnector posts
+//   handoff/control    0        (kvsim models no handshake or proxy hop, and a pushing connector posts
 //                                nothing on the decode side: it gets the request when the prefill
 //                                step ends)
 //   decode admission   0        (an idle decode instance admits it at 20 ms, reserving its blocks)
