@@ -17,6 +17,7 @@ namespace kvsim {
 struct DisaggFlags {
   int64_t prefill_replicas = 0, decode_replicas = 0;
   std::string kv_link = "ib-400g";
+  std::string kv_connector = "nixl";
   std::string decode_gpu, decode_max_num_seqs, decode_max_num_batched_tokens;
   int decode_tp = 0;
   bool given() const { return prefill_replicas > 0 || decode_replicas > 0; }

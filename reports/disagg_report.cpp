@@ -34,6 +34,8 @@ nlohmann::json DisaggToJson(const DisaggSummary& d) {
           {"transfer_gib_per_gpu", d.transfer_gib_per_gpu},
           {"mean_transfer_s", d.mean_transfer_s},
           {"mean_link_wait_s", d.mean_link_wait_s},
+          {"connector", d.connector},
+          {"mean_post_s", d.mean_post_s},
           {"units", "GB/s = 10^9 B/s; GiB = 2^30 B, the busiest GPU's bytes"}};
 }
 
@@ -44,9 +46,9 @@ std::string RenderDisaggText(const DisaggSummary& d) {
               std::to_string(p->max_num_seqs), std::to_string(p->kv_blocks)});
   return "\n" + t.Render() +
          Format("KV link %s (%.1f GB/s per GPU, %.1f us): %lld transfers, %.2f GiB per GPU, mean %.4f s each + %.4f s "
-                "waiting for the link\n(request latencies from the arrival at the prefill pool; steps and KV of the decode pool)\n",
+                "waiting for the link\nconnector %s: mean %.4f s to post each read on the decode host\n(request latencies from the arrival at the prefill pool; steps and KV of the decode pool)\n",
                 d.link.c_str(), d.link_gb_per_s, d.link_latency_s * 1e6, static_cast<long long>(d.transfers),
-                d.transfer_gib_per_gpu, d.mean_transfer_s, d.mean_link_wait_s) +
+                d.transfer_gib_per_gpu, d.mean_transfer_s, d.mean_link_wait_s, d.connector.c_str(), d.mean_post_s) +
          PoolSections("prefill", d.prefill) + PoolSections("decode", d.decode);
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <queue>
 #include <unordered_map>
+#include <utility>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
@@ -20,6 +21,12 @@
 
 namespace kvsim {
 namespace {
+
+// The decode pool's connector set-up work, summed over its instances.
+struct ConnectorCounters {
+  int64_t posts = 0;
+  int64_t post_ns = 0;
+};
 
 // What the disaggregated loop keeps of a request between its two halves.
 struct InFlight {
@@ -90,18 +97,36 @@ class DecodeView final : public ReplayObserver {
   std::unordered_map<uint64_t, InFlight>& in_flight_;
 };
 
+// A decode instance's side of the connector: with NIXL its worker posts each read on the host, one
+// after another, before the step's forward (kv_connector.h); a read starts on the link once posted.
 class DecodeRemote final : public RemoteKv {
  public:
-  DecodeRemote(KvLinks& links, int64_t instance, const std::unordered_map<uint64_t, InFlight>& in_flight)
-      : links_(links), instance_(instance), in_flight_(in_flight) {}
+  DecodeRemote(KvLinks& links, int64_t instance, const std::unordered_map<uint64_t, InFlight>& in_flight,
+               KvConnectorKind connector, const NixlReadShape& shape, ConnectorCounters& counters)
+      : links_(links), instance_(instance), in_flight_(in_flight), connector_(connector), shape_(shape), counters_(counters) {}
   int64_t StartTransfer(RequestId id, int64_t tokens, int64_t now_ns) override {
-    return links_.Transfer(in_flight_.at(id).prefill_instance, instance_, tokens, now_ns);
+    int64_t start = now_ns;
+    if (connector_ == KvConnectorKind::kNixl) {
+      const int64_t post = NixlPostNs(NixlDescriptors(shape_, tokens));
+      start = std::max(now_ns, host_free_ns_) + post;
+      host_free_ns_ = start;
+      step_host_ns_ += post;
+      counters_.post_ns += post;
+      ++counters_.posts;
+    }
+    return links_.Transfer(in_flight_.at(id).prefill_instance, instance_, tokens, start);
   }
+  int64_t TakeStepHostNs() override { return std::exchange(step_host_ns_, 0); }
 
  private:
   KvLinks& links_;
   int64_t instance_;
   const std::unordered_map<uint64_t, InFlight>& in_flight_;
+  KvConnectorKind connector_;
+  NixlReadShape shape_;
+  ConnectorCounters& counters_;
+  int64_t host_free_ns_ = 0;  // the worker's host posts one read at a time
+  int64_t step_host_ns_ = 0;  // posted since the step began
 };
 
 // One pool's instances and what each feature adds to them. A pool stays where it is built: the
@@ -231,6 +256,8 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   decode_to.insert(decode_to.end(), hooks.observers.begin(), hooks.observers.end());
   DecodeView decode_view(decode_to, in_flight);
   std::vector<std::unique_ptr<DecodeRemote>> remotes;
+  ConnectorCounters connector;
+  const NixlReadShape read_shape = NixlReadShapeOf(dd.decode.model, pre.cap.settings, dec.cap.settings);
   std::vector<ReplayEngine*> engines;
   for (size_t i = 0; i < pre.allocators.size(); ++i) {
     pre.AddEngine(dd.prefill, r, &prefill_done);
@@ -238,7 +265,7 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   }
   for (size_t i = 0; i < dec.allocators.size(); ++i) {
     dec.AddEngine(dd.decode, r, &decode_view);
-    remotes.push_back(std::make_unique<DecodeRemote>(links, static_cast<int64_t>(i), in_flight));
+    remotes.push_back(std::make_unique<DecodeRemote>(links, static_cast<int64_t>(i), in_flight, dd.connector, read_shape, connector));
     dec.engines.back()->SetRemoteKv(remotes.back().get());
     engines.push_back(dec.engines.back().get());
   }
@@ -319,6 +346,9 @@ ReplayResult RunDisaggregatedReplay(const DisaggDeployment& dd, const ReplayOpti
   const double n = static_cast<double>(std::max<int64_t>(1, links.transfers()));
   d->mean_transfer_s = std::round(static_cast<double>(links.busy_ns()) * 1e-9 / n * 1e6) / 1e6;
   d->mean_link_wait_s = std::round(static_cast<double>(links.wait_ns()) * 1e-9 / n * 1e6) / 1e6;
+  d->connector = KvConnectorName(dd.connector);
+  const double posts = static_cast<double>(std::max<int64_t>(1, connector.posts));
+  d->mean_post_s = std::round(static_cast<double>(connector.post_ns) * 1e-9 / posts * 1e6) / 1e6;
   s.disagg = d;
   FinishSummary(r, *source, dec.allocators.front()->name(), dd.decode.gpu.id, s);
   AddFeatureWarnings(dd.decode, r, dec.cap, dec.timer_options, s);

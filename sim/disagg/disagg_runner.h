@@ -5,10 +5,13 @@
 //      max_tokens=1), which queues and prefills there like any request;
 //   2. when it finishes, the request goes to a decode instance; the decode scheduler admits it,
 //      reserving blocks for the prompt (that memory counts against the decode pool) and starting the
-//      KV transfer over the link (sim/disagg/kv_link.h); the request waits for it;
+//      KV transfer over the link (sim/disagg/kv_link.h) once the connector has posted it: NIXL's
+//      decode worker posts each read on the host before that step's forward, which lengthens the
+//      step (sim/disagg/kv_connector.h); the request waits for the transfer;
 //   3. then the decode instance computes the last prompt token, samples the first output token and
 //      decodes the rest.
-// TTFT = prefill queueing + prefill + decode queueing + transfer + the first decode step. The summary's
+// TTFT = prefill queueing + prefill + decode queueing + posting the read (NIXL) + transfer + the first
+// decode step. The summary's
 // request figures are the end-to-end ones (arrival at the prefill pool); its step and KV figures are
 // the decode pool's.
 //
@@ -29,6 +32,7 @@
 #define KVSIM_SIM_DISAGG_DISAGG_RUNNER_H_
 
 #include "kvcache/budget/deployment.h"
+#include "sim/disagg/kv_connector.h"
 #include "sim/disagg/kv_link.h"
 #include "sim/run/replay_runner.h"
 
@@ -38,6 +42,7 @@ struct DisaggDeployment {
   Deployment prefill, decode;
   int64_t prefill_replicas = 1, decode_replicas = 1;
   KvLinkSpec link;
+  KvConnectorKind connector = KvConnectorKind::kNixl;  // the decode side's per-request control path
 };
 
 // Throws kvsim::Error for bad settings (a pool that does not fit, a model that differs between pools).

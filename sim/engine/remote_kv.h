@@ -17,6 +17,9 @@ class RemoteKv {
   // The transfer of `tokens` prompt tokens of request `id` starts at `now_ns` (its blocks are
   // reserved): returns when they are on this instance's GPUs.
   virtual int64_t StartTransfer(RequestId id, int64_t tokens, int64_t now_ns) = 0;
+  // Host time the transfers started since the last call took to set up in this instance's worker
+  // before the step's forward (a connector's per-request control path); the step is that much longer.
+  virtual int64_t TakeStepHostNs() { return 0; }
 };
 
 }  // namespace kvsim

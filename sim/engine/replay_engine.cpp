@@ -330,6 +330,8 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
                                                               const int64_t* advanced_later_tokens) {
   const std::vector<Scheduled>& scheduled = scheduled_;
   if (!work && !loading_.empty()) {
+    // Nothing runs: the connector's set-up delays only the transfers it started (their ready times).
+    if (remote_) [[unlikely]] remote_->TakeStepHostNs();
     --step_;
     WaitForLoads(horizon_ns);
     return false;
@@ -367,6 +369,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   if (recv_.skips() && w.new_tokens > w.sequences + w.draft_tokens) [[unlikely]] recv_.AfterNonDecodeStep(step_);
   if (acceptance_) [[unlikely]] dt += ProposerNs(scheduled);  // the drafter's passes follow the target's
   if (adapter_slots_) [[unlikely]] dt += LoraStepNs(scheduled, w, dt);
+  if (remote_) [[unlikely]] dt += remote_->TakeStepHostNs();  // the connector posts before the forward
   KVSIM_DCHECK(dt > 0);  // time never goes back
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;

@@ -31,6 +31,8 @@ struct DisaggSummary {
   double transfer_gib_per_gpu = 0;  // Σ over transfers of the busiest GPU's bytes (GiB = 2^30 B)
   double mean_transfer_s = 0;       // latency + bytes / bandwidth
   double mean_link_wait_s = 0;      // waiting for a busy link
+  std::string connector;            // nixl | push
+  double mean_post_s = 0;           // NIXL: the decode worker's host time to post one read (0 otherwise)
 };
 
 }  // namespace kvsim

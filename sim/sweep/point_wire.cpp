@@ -148,6 +148,7 @@ void Visit(Io& io, DisaggSummary& d) {
   }
   io.Field(d.link), io.Field(d.link_gb_per_s), io.Field(d.link_latency_s), io.Field(d.transfers);
   io.Field(d.transfer_gib_per_gpu), io.Field(d.mean_transfer_s), io.Field(d.mean_link_wait_s);
+  io.Field(d.connector), io.Field(d.mean_post_s);
 }
 
 template <class Io>

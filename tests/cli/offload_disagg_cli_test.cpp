@@ -69,9 +69,12 @@ TEST(OffloadCliTest, TtftFallsAsTheHostTierGrows) {
 // Prefill/decode: an 8,192-token prompt on Llama-3.1-70B, TP4 prefill -> TP4 decode over 400 Gb/s per GPU.
 // Per token: 2 x 80 layers x 8 KV heads x 128 x 2 B = 327,680 B; TP4: 81,920 B per GPU. Steps fixed at
 // 20 ms. Prefill: arrival at 0, one 8,192-token step: done at 20 ms. The decode instance admits it at
-// 20 ms, reserves its blocks and pulls 8,191 tokens (it recomputes the last): 8,191 x 81,920 B =
-// 671,006,720 B per GPU over 50 GB/s = 13.4201344 ms. Then one step computes the last prompt token and
-// samples: TTFT = 20 + 13.4201344 + 20 = 53.4201344 ms.
+// 20 ms, reserves its blocks and pulls 8,191 tokens (it recomputes the last). NixlConnector's decode
+// worker first posts the read: each TP4 rank holds its heads of all 80 layers, a K and a V region per
+// layer (160 regions), and 8,191 tokens fill 512 blocks of 16: 81,920 descriptors x 6.7 ms / 1,785
+// (vllm#50913) = 307,486,835 ns. Then the transfer: 8,191 x 81,920 B = 671,006,720 B per GPU over
+// 50 GB/s = 13.4201344 ms. Then one step computes the last prompt token and samples:
+// TTFT = 20 + 307.486835 + 13.4201344 + 20 = 360.9069694 ms.
 TEST(DisaggCliTest, TtftIsPrefillPlusTransferPlusOneDecodeStep) {
   testing::TempDir dir;
   const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 8192, 4, 1, 16));
@@ -79,10 +82,11 @@ TEST(DisaggCliTest, TtftIsPrefillPlusTransferPlusOneDecodeStep) {
                                    "-tp", "4", "--max-model-len", "16384", "--max-num-batched-tokens", "8192",
                                    "--step-time-ms", "20", "--prefill-replicas", "1", "--decode-replicas", "1",
                                    "--kv-link", "ib-400g"});
-  EXPECT_NEAR(j.at("latency_s").at("server_ttft").at("p50").get<double>(), 0.0534201344, 2e-6);
+  EXPECT_NEAR(j.at("latency_s").at("server_ttft").at("p50").get<double>(), 0.3609069694, 2e-6);
   EXPECT_NEAR(j.at("disaggregation").at("mean_transfer_s").get<double>(), 0.0134201344, 2e-6);
+  EXPECT_NEAR(j.at("disaggregation").at("mean_post_s").get<double>(), 0.307486835, 2e-6);
   // Three more output tokens, one 20 ms step each.
-  EXPECT_NEAR(j.at("latency_s").at("e2e").at("p50").get<double>(), 0.0534201344 + 0.060, 2e-6);
+  EXPECT_NEAR(j.at("latency_s").at("e2e").at("p50").get<double>(), 0.3609069694 + 0.060, 2e-6);
   EXPECT_EQ(j.at("requests").at("finished").get<int64_t>(), 1);
 }
 
@@ -97,6 +101,9 @@ TEST(OffloadCliTest, InputsThatCannotWorkAreRefused) {
   testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1"}), "--decode-replicas");
   testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "fast"}),
                               "--kv-link");
+  testing::ExpectOneLineError(
+      testing::RunCli({"replay", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-connector", "mooncake"}),
+      "--kv-connector");
 }
 
 // Llama-3.1-8B holds 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B = 131,072 B of KV per token, 65,536 B

@@ -27,7 +27,8 @@ constexpr const char* kMimo7b = R"({
 
 // The deployment of every case below: MiMo-7B on H100s, 1 prefill and 1 decode instance, TP 1 each,
 // 400 usable KV blocks of 16 tokens per instance (max-model-len 6,400 fills them), steps fixed at 10 ms, a 10 GB/s link with 5 µs per
-// transfer, a 4 GiB host tier on every instance, one LoRA slot of rank 8 with every request on
+// transfer and a pushing connector (--kv-connector push: the decode worker posts no read, so the link's
+// time stands alone; NixlConnector's post is timed in tests/sim/disagg/nixl_post_test.cpp), a 4 GiB host tier on every instance, one LoRA slot of rank 8 with every request on
 // adapter 1, and MTP with one draft token, always accepted.
 std::string Trace() {
   return testing::MooncakeRow(0, 4096, 5, 1, 8) + testing::MooncakeRow(1000, 3200, 1, 101, 7) +
@@ -37,7 +38,7 @@ std::string Trace() {
 std::vector<std::string> Combined(const testing::TempDir& dir, const std::string& trace) {
   return {"--trace", trace, "--model", dir.Write("mimo.json", kMimo7b), "--hf-overrides", R"({"model_type": "qwen2"})",
           "--gpu", "h100", "--num-gpu-blocks-override", "401", "--max-model-len", "6400", "--max-num-batched-tokens", "8192", "--step-time-ms", "10",
-          "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "10,5", "--kv-offload", "cpu=4GiB",
+          "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "10,5", "--kv-connector", "push", "--kv-offload", "cpu=4GiB",
           "--enable-lora", "--max-loras", "1", "--max-lora-rank", "8", "--adapters", "1",
           "--speculative-config", R"({"method":"mtp","num_speculative_tokens":1})", "--spec-acceptance", "1",
           "--requests", dir.File("r.csv")};
@@ -115,7 +116,8 @@ TEST(PdFeaturesCliTest, WithoutTheFeaturesTheirTermsAreGone) {
                                                 R"({"model_type": "qwen2"})", "--gpu", "h100",
                                                 "--num-gpu-blocks-override", "401", "--max-model-len", "6400",
                                                 "--max-num-batched-tokens", "8192", "--step-time-ms", "10", "--prefill-replicas",
-                                                "1", "--decode-replicas", "1", "--kv-link", "10,5", "--requests", dir.File("r.csv")});
+                                                "1", "--decode-replicas", "1", "--kv-link", "10,5", "--kv-connector", "push",
+                                                "--requests", dir.File("r.csv")});
   EXPECT_FALSE(j.at("disaggregation").at("prefill").contains("offload"));
   const std::string csv = testing::ReadFile(dir.File("r.csv"));
   // First tokens at 0.080388232 s and 2 + 0.087937979 s.
@@ -148,7 +150,7 @@ TEST(PdFeaturesCliTest, ThePreemptedRequestReloadsItsPromptFromTheDecodeTier) {
   const std::string trace = dir.Write("t.jsonl", testing::MooncakeRow(0, 2048, 1000, 1, 4) + testing::MooncakeRow(0, 2048, 1000, 101, 4));
   const nlohmann::json j = testing::ReplayJson({"--trace", trace, "--model", "Qwen/Qwen3-0.6B", "--gpu", "h100",
                                                 "--num-gpu-blocks-override", "301", "--max-model-len", "4096", "--step-time-ms",
-                                                "10", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "10,5",
+                                                "10", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "10,5", "--kv-connector", "push",
                                                 "--kv-offload", "cpu=4GiB"});
   EXPECT_EQ(j.at("requests").at("preemptions").get<int64_t>(), 1);
   EXPECT_EQ(j.at("disaggregation").at("transfers").get<int64_t>(), 2);

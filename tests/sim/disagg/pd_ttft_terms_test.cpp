@@ -73,12 +73,14 @@ std::unique_ptr<PdRun> RunPd(const DisaggDeployment& dd, ReplayOptions r, std::v
 }
 
 // A 1P1D deployment: prefill TP 1 (2,048-token chunks), decode TP 2, a 10 GB/s link with 5 µs of
-// latency per transfer.
+// latency per transfer, a pushing connector (P2pNcclConnector: the decode worker posts nothing, so
+// the link's time stands alone; NIXL's post is nixl_post_test.cpp's).
 DisaggDeployment OnePrefillOneDecode() {
   DisaggDeployment dd;
   dd.prefill = Qwen06(1, 2048);
   dd.decode = Qwen06(2, 2048);
   dd.link = ParseKvLink("10,5");
+  dd.connector = KvConnectorKind::kPush;
   return dd;
 }
 
@@ -99,8 +101,9 @@ TEST(PdTtftTermsTest, TheLinkMovesTheBusiestGpusShare) {
 // Request 1, term by term:
 //   prefill queueing   0        (first in an idle prefill instance)
 //   prefill            20 ms    (two steps of 2,048 tokens; the second samples the proxy's one token)
-//   handoff/control    0        (kvsim models no handshake or proxy hop: the decode instance gets
-//                                the request when the prefill step ends)
+//   handoff/control    0        (kvsim models no handshake or proxy hop, and a pushing connector posts
+//                                nothing on the decode side: it gets the request when the prefill
+//                                step ends)
 //   decode admission   0        (an idle decode instance admits it at 20 ms, reserving its blocks)
 //   transfer           46,969,736 ns: 4,095 tokens (the decode side computes the last one) x
 //                      114,688 B = 469,647,360 B over 10 GB/s = 46,964,736 ns, + 5 µs latency
