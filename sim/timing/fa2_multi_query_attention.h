@@ -12,8 +12,10 @@
 // kBlockN at a time and multiplies whole kBlockM x kBlockN tiles (Q·K^T, then P·V) however few of
 // the kBlockM query rows are real. One CTA per query head, each on one SM: at batch 1 the 32 query
 // heads of Llama-3.1-8B keep 32 of an A100's 108 SMs busy, each looping over the whole context.
-// Hopper runs FlashAttention-3 (vllm/attention/utils/fa_utils.py picks version 3 on compute
-// capability 9.0), which packs the query-head group for varlen batches: this term is not Hopper's.
+// Hopper runs FlashAttention-3 (fa_utils.py get_flash_attn_version: version 3 when the compute
+// capability's major is 9, else 2), which packs the query-head group for varlen batches: this term
+// is not Hopper's. Figures from vllm-project/flash-attention at 04325b6 (flash_api.cpp) and 039af71
+// (flash_fwd_launch_template.h).
 #ifndef KVSIM_SIM_TIMING_FA2_MULTI_QUERY_ATTENTION_H_
 #define KVSIM_SIM_TIMING_FA2_MULTI_QUERY_ATTENTION_H_
 
