@@ -93,8 +93,11 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
         window_tokens_ = static_cast<double>(g.window_tokens);
       }
   }
-  if (VllmRunsFlashAttention2(gpu) && gpu.sm_count > 0 && !spec.has_mla && q_width_ > kv_width_ && own_kv_layers_ > 0 &&
-      kv_bytes_per_token_ > 0)
+  // FlashAttention-2 takes a 16-bit KV cache only (vLLM picks another backend for an fp8 one): K and V
+  // of kv_width_ each, 2 bytes an element, per layer.
+  const bool fa2_kv = own_kv_layers_ > 0 && kv_bytes_per_token_ / own_kv_layers_ == 2.0 * kv_width_ * 2.0;
+  if (VllmRunsFlashAttention2(gpu) && gpu.sm_count > 0 && !spec.has_mla && q_width_ > kv_width_ && fa2_kv &&
+      spec.num_attention_heads / tp_ > 0 && spec.head_dim > 0)
     fa2_verify_.emplace(spec.num_attention_heads / tp_, spec.head_dim, gpu.sm_count, peak16_ * eff_.attention_compute,
                         hbm_ * eff_.attention_memory, kv_bytes_per_token_ / own_kv_layers_, eff_.kernel_floor_us * 1e-6);
   vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;

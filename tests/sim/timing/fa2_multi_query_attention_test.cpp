@@ -120,14 +120,27 @@ TEST(Fa2MultiQueryAttentionTest, TheA100StepModelAddsTheTilesOverTheGroupedRead)
   EXPECT_NEAR(m.Breakdown(Verify(1, 1, 4096)).attention, 32 * tiles, 1e-9);
 }
 
-// Without drafts (one query per sequence: the swapped, split-KV decode) and on Hopper
-// (FlashAttention-3) there is no tile term.
+// Without drafts (one query per sequence: the swapped, split-KV decode), with an fp8 KV cache and
+// on Hopper (FlashAttention-3) there is no tile term.
 TEST(Fa2MultiQueryAttentionTest, NoTermForPlainDecodeOrOnHopper) {
   const Timed a100 = Llama8b("a100-40gb");
   const StepModel on_a100(a100.d.model, a100.cap, a100.d.gpu, StepModelOptions{});
   StepWork plain;
   plain.Add(1, 4096, 1);
   EXPECT_EQ(ByName(on_a100.Operators(plain)).count("attention_fa2_tiles"), 0u);
+  // An fp8 KV cache is not FlashAttention-2's (vLLM runs another backend for it).
+  Timed fp8 = Llama8b("a100-40gb");
+  {
+    DeploymentOptions o;
+    o.model = "meta-llama/Llama-3.1-8B-Instruct";
+    o.gpu = "a100-40gb";
+    o.max_model_len = "8192";
+    o.kv_cache_dtype = "fp8";
+    fp8.d = ResolveDeployment(o, DataDirectory());
+    fp8.cap = PlanCapacity(fp8.d.model, fp8.d.gpu, fp8.d.config);
+  }
+  const StepModel on_fp8(fp8.d.model, fp8.cap, fp8.d.gpu, StepModelOptions{});
+  EXPECT_EQ(ByName(on_fp8.Operators(Verify(1, 1, 4096))).count("attention_fa2_tiles"), 0u);
   const Timed h100 = Llama8b("h100");
   const StepModel on_h100(h100.d.model, h100.cap, h100.d.gpu, StepModelOptions{});
   EXPECT_EQ(ByName(on_h100.Operators(Verify(1, 1, 4096))).count("attention_fa2_tiles"), 0u);
