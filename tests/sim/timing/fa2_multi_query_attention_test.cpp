@@ -7,11 +7,14 @@
 
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "sim/run/speculation_setup.h"
 #include "sim/timing/fa2_multi_query_attention.h"
+#include "sim/timing/speculative_step.h"
 #include "sim/timing/step_model.h"
 #include "tests/testutil.h"
 
@@ -144,6 +147,32 @@ TEST(Fa2MultiQueryAttentionTest, NoTermForPlainDecodeOrOnHopper) {
   const Timed h100 = Llama8b("h100");
   const StepModel on_h100(h100.d.model, h100.cap, h100.d.gpu, StepModelOptions{});
   EXPECT_EQ(ByName(on_h100.Operators(Verify(1, 1, 4096))).count("attention_fa2_tiles"), 0u);
+}
+
+// The EAGLE-1 head (one Llama-3.1-8B decoder layer) drafting k = 2 on the A100: its first pass runs
+// 3 queries per request through the same kernel, ceil(4,099 / 128) = 33 tiles per query head on
+// their own SMs, 90.1 µs; the later one-query passes take the grouped decode: (4,097 + 550) × 4,096
+// bytes of KV and 2 × 4,096 × 2 bytes of q and v at 93% of 1,555 GB/s, plus the floor.
+TEST(Fa2MultiQueryAttentionTest, TheDraftersFirstPassRunsTheTilesToo) {
+  DeploymentOptions o;
+  o.model = "meta-llama/Llama-3.1-8B-Instruct";
+  o.gpu = "a100-40gb";
+  o.max_model_len = "8192";
+  o.speculative_config = "{\"method\":\"eagle\",\"num_speculative_tokens\":2}";
+  const Deployment d = ResolveDeployment(o, DataDirectory());
+  const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
+  const std::unique_ptr<DraftingTimer> timer = MakeProposerTimer(d, cap, StepModelOptions{});
+  ASSERT_NE(timer, nullptr);
+  StepWork decoding;
+  decoding.Add(1, 4096, 1);
+  const DraftingTime t = timer->Time(decoding);
+  const double tiles = 33 * kTileFlops / (kA100Peak * kAttentionCompute / kA100Sms) + kFloor;
+  EXPECT_NEAR(t.first_pass.attention, tiles, 1e-9);
+  const double grouped = ((4097 + kGroupedSeqTokens) * kKvPerTokenLayer + 2 * 4096 * 2.0) /
+                             (kAttentionMemory * kA100Bandwidth) + kFloor;
+  EXPECT_NEAR(t.later_pass.attention, grouped, 1e-9);
+  // One logits row per request in the first pass, as in the later ones.
+  EXPECT_DOUBLE_EQ(t.first_pass.lm_head, t.later_pass.lm_head);
 }
 
 }  // namespace
