@@ -66,6 +66,13 @@ DraftingTime DraftingTimer::Time(const StepWork& d) const {
   t.first_work.attended = q * d.context_tokens + d.sequences * q * (q + 1) / 2;
   t.first_work.sequences = d.sequences;
   t.first_pass = pass_->Breakdown(t.first_work);
+  // Its attention is one varlen call with 1 + k queries per request, the shape of a verify: where the
+  // step model times that kernel differently for a verify (FlashAttention-2's whole tiles per query
+  // head, fa2_multi_query_attention.h), the pass's attention is the verify's. Its logits stay one row
+  // per request (compute_logits on last_token_indices), so only the attention is taken from it.
+  StepWork as_verify = t.first_work;
+  as_verify.draft_tokens = drafts_ * d.sequences;
+  t.first_pass.attention = pass_->Breakdown(as_verify).attention;
   t.later_passes = passes_ - 1;
   t.later_work = d;
   if (t.later_passes > 0) t.later_pass = pass_->Breakdown(d);

@@ -40,7 +40,8 @@ struct DraftingTime {
 //    (num_tokens = target_token_ids.shape[0]): for a decoding request its last sampled token and its
 //    k drafts, 1 + k tokens at the request's context (the padded drafter batch keeps the rejected
 //    drafts as padding), writing the drafter's own KV for them and attending its own KV cache over
-//    the whole context;
+//    the whole context, in one attention call of 1 + k queries per request, timed as a verify's
+//    (fa2_multi_query_attention.h on FlashAttention-2);
 //  - the other k - 1 passes (the loop over token_index) run one token per request;
 //  - the host: nothing inside the loop waits for the GPU, so a pass's launches overlap the previous
 //    pass's kernels (the pass model's overlapped host), but one pass's host preparation per step has

@@ -93,6 +93,13 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
         window_tokens_ = static_cast<double>(g.window_tokens);
       }
   }
+  // FlashAttention-2 takes a 16-bit KV cache only (vLLM picks another backend for an fp8 one): K and V
+  // of kv_width_ each, 2 bytes an element, per layer.
+  const bool fa2_kv = own_kv_layers_ > 0 && kv_bytes_per_token_ / own_kv_layers_ == 2.0 * kv_width_ * 2.0;
+  if (VllmRunsFlashAttention2(gpu) && gpu.sm_count > 0 && !spec.has_mla && q_width_ > kv_width_ && fa2_kv &&
+      spec.num_attention_heads / tp_ > 0 && spec.head_dim > 0)
+    fa2_verify_.emplace(spec.num_attention_heads / tp_, spec.head_dim, gpu.sm_count, peak16_ * eff_.attention_compute,
+                        hbm_ * eff_.attention_memory, kv_bytes_per_token_ / own_kv_layers_, eff_.kernel_floor_us * 1e-6);
   vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;
   lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
 }
@@ -268,6 +275,22 @@ void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, 
   };
   const double attended = static_cast<double>(w.attended), context = static_cast<double>(w.context_tokens);
   layer(attended, context, a.full_layers, "attention");
+  // A verify step on FlashAttention-2 runs whole tiles per query head (fa2_multi_query_attention.h):
+  // the excess over the grouped decode above, when the queries per sequence fit one row block.
+  if (fa2_verify_ && w.draft_tokens > 0 && a.full_layers > 0 &&
+      a.t <= static_cast<double>(Fa2MultiQueryAttention::kBlockM * w.sequences)) {
+    const double seqs = static_cast<double>(w.sequences);
+    const Fa2LayerTime v = fa2_verify_->Layer(w.sequences, a.t / seqs, context / seqs);
+    double flops = 0, bytes = 0;
+    const double grouped = a.LayerSeconds(attended, context, 1.0, &flops, &bytes);
+    if (v.seconds > grouped) {
+      const double s = (v.seconds - grouped) * a.full_layers;
+      *seconds += s;
+      if (out)
+        out->push_back({"attention_fa2_tiles", "attention", static_cast<int64_t>(a.full_layers),
+                        std::max(0.0, v.flops - flops) * a.full_layers, 0.0, s});
+    }
+  }
   layer(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers, "attention_window");
 }
 

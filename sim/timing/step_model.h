@@ -38,6 +38,7 @@
 #include "kvcache/base/check.h"
 #include "kvcache/base/wide_int.h"
 #include "kvcache/budget/capacity_planner.h"
+#include "sim/timing/fa2_multi_query_attention.h"
 #include "sim/timing/gemm_time.h"
 #include "sim/timing/kernel_efficiency.h"
 #include "sim/timing/lowbit_gemm.h"
@@ -257,6 +258,9 @@ class StepModel final : public StepTimer {
   double link_ = 0, allreduce_latency_s_ = 0;
   std::vector<Gemm> gemms_;
   std::optional<MoeLayerTimer> moe_;  // the routed experts, if the model has MoE layers
+  // Grouped-query attention on a GPU where vLLM runs FlashAttention-2: a verify step's tile-bound
+  // attention (fa2_multi_query_attention.h), none otherwise.
+  std::optional<Fa2MultiQueryAttention> fa2_verify_;
   // Memoised per token count / sequence count (NaN: not computed yet).
   mutable std::vector<double> linear_memo_, other_memo_, comm_memo_, lm_head_memo_;
 };
