@@ -631,6 +631,7 @@ def replay(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
@@ -780,6 +781,10 @@ def replay(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
+            during decode the scheduler takes in new requests once every N steps, and at the step
+            after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
+            counter)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
@@ -968,6 +973,7 @@ def compare(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
@@ -1120,6 +1126,10 @@ def compare(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
+            during decode the scheduler takes in new requests once every N steps, and at the step
+            after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
+            counter)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
@@ -1310,6 +1320,7 @@ def sweep(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
@@ -1473,6 +1484,10 @@ def sweep(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
+            during decode the scheduler takes in new requests once every N steps, and at the step
+            after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
+            counter)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy
@@ -1671,6 +1686,7 @@ def plan(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
     placement: str = 'first-fit',
@@ -1841,6 +1857,10 @@ def plan(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
+            during decode the scheduler takes in new requests once every N steps, and at the step
+            after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
+            counter)
         allocator: paged | contiguous
         reservation: contiguous: max | pow2 | oracle | prompt+max_tokens
         placement: contiguous: first-fit | best-fit | buddy

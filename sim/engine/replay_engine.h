@@ -185,11 +185,7 @@ class ReplayEngine final {
     uint64_t version;
     bool operator>(const Event& o) const { return step != o.step ? step > o.step : order > o.order; }
   };
-  struct Scheduled {
-    Slot slot;
-    int64_t tokens;
-    int64_t context;  // computed tokens before this step
-  };
+  struct Scheduled { Slot slot; int64_t tokens; int64_t context; };  // context: computed tokens before this step
 
   void Arrive(TraceRequest&& r);
   // The admission of a request that has generated nothing yet, without prefix keys.
