@@ -17,6 +17,7 @@
 #include "sim/timing/speculative_step.h"
 #include "sim/timing/step_model.h"
 #include "tests/testutil.h"
+#include "tests/sim/timing/operator_costs.h"
 
 namespace kvsim {
 namespace {
@@ -95,11 +96,7 @@ Timed Llama8b(const std::string& gpu) {
   return t;
 }
 
-std::map<std::string, OperatorCost> ByName(const std::vector<OperatorCost>& ops) {
-  std::map<std::string, OperatorCost> m;
-  for (const OperatorCost& op : ops) m[op.name] = op;
-  return m;
-}
+using testing::ByName;
 
 StepWork Verify(int64_t seqs, int64_t k, int64_t context) {
   StepWork w;

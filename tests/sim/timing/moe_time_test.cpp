@@ -17,6 +17,7 @@
 #include "sim/timing/lowbit_gemm.h"
 #include "sim/timing/moe_routing.h"
 #include "sim/timing/step_model.h"
+#include "tests/sim/timing/operator_costs.h"
 
 namespace kvsim {
 namespace {
@@ -26,11 +27,7 @@ const GpuCatalog& Gpus() {
   return catalog;
 }
 
-std::map<std::string, OperatorCost> ByName(const std::vector<OperatorCost>& ops) {
-  std::map<std::string, OperatorCost> m;
-  for (const OperatorCost& op : ops) m[op.name] = op;
-  return m;
-}
+using testing::ByName;
 
 struct Timed {
   Deployment d;

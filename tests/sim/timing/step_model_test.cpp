@@ -15,6 +15,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "sim/timing/gemm_time.h"
 #include "sim/timing/step_model.h"
+#include "tests/sim/timing/operator_costs.h"
 
 namespace kvsim {
 namespace {
@@ -38,11 +39,7 @@ Timed On(const std::string& model, const std::string& gpu = "a100-80gb", int tp 
   return t;
 }
 
-std::map<std::string, OperatorCost> ByName(const std::vector<OperatorCost>& ops) {
-  std::map<std::string, OperatorCost> m;
-  for (const OperatorCost& op : ops) m[op.name] = op;
-  return m;
-}
+using testing::ByName;
 
 StepWork Decode(int64_t seqs, int64_t context) {
   return {seqs, seqs * context, seqs * (context + 1), seqs};
