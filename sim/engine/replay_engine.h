@@ -242,6 +242,7 @@ class ReplayEngine final {
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
   bool GrowOrPreempt(Slot slot, int64_t kept);  // grow_or_preempt.h
   void SyncDeferredGrows();
+  void CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat);
   // A running request of the current run, in order; `room`: tokens it may still add without a Grow
   // (GrowRoom when last synced, less `unsynced`).
   struct ExplicitDecoder { Slot slot; int64_t room; };
@@ -292,6 +293,8 @@ class ReplayEngine final {
   int64_t running_adapters_ = 0;
   std::vector<uint32_t> step_adapters_;  // scratch
   LoraKernelMemo lora_kernel_memo_;
+  LoraStepWork lora_step_work_;             // the last step's, with its kernels' time
+  LoraKernelMemo::Time lora_step_kernel_;
   // A waiting request on adapter `a` cannot join while max_loras other adapters run (vLLM skips it).
   bool AdapterSlotsFull(uint32_t a) const {
     return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);
@@ -300,6 +303,8 @@ class ReplayEngine final {
   void AdapterLeaves(uint32_t a);
   // `base_ns`: the step without LoRA (whose GPU time may hide LoRA's launches from the CPU).
   int64_t LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns);
+  int64_t RepeatLoraStepNs(const StepWork& work, int64_t base_ns);  // the last step's batch again
+  int64_t LoraBatchNs(const StepWork& work, int64_t base_ns);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;
   const StepTimer& timer_;

@@ -36,15 +36,31 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
   if (step_adapters_.empty()) return 0;
   w.adapters = static_cast<int64_t>(step_adapters_.size());
   KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  lora_step_work_ = w;
+  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+  return LoraBatchNs(work, base_ns);
+}
+
+// speed: a step of an explicit decode run runs the requests of the run's previous step with the
+// same tokens each, so its adapters, their LoraStepWork and the kernels' time are that step's (the
+// run ends after any preemption); only the loads (none once the batch is resident) and the host's
+// share, which may depend on the base step's time, are taken again.
+int64_t ReplayEngine::RepeatLoraStepNs(const StepWork& work, int64_t base_ns) {
+  if (step_adapters_.empty()) return 0;
+  return LoraBatchNs(work, base_ns);
+}
+
+// The step's loads, kernels and host work for the batch in step_adapters_, lora_step_work_ and
+// lora_step_kernel_.
+int64_t ReplayEngine::LoraBatchNs(const StepWork& work, int64_t base_ns) {
   LoraCounters& c = counters_.lora;
   const AdapterSlots::Loads loads = adapter_slots_->Activate(step_adapters_);
   const int64_t load_ns = loads.gpu * o_.lora.gpu_load_ns + loads.disk * o_.lora.disk_load_ns;
-  const LoraKernelMemo::Time kernel = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
-  const int64_t kernel_ns = kernel.ns;
+  const int64_t kernel_ns = lora_step_kernel_.ns;
   int64_t host_ns = 0;
   if (o_.lora.host) {
     const LoraHostStep step{work.new_tokens, work.sequences, work.DecodeOnly()};
-    const double kernel_s = kernel.seconds;
+    const double kernel_s = lora_step_kernel_.seconds;
     const double added = o_.lora.host->AddedSeconds(static_cast<double>(base_ns) * 1e-9, kernel_s, step);
     host_ns = std::max<int64_t>(0, std::llround(added * 1e9) - kernel_ns);
   }
@@ -54,7 +70,7 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
   c.kernel_ns += kernel_ns;
   c.host_ns += host_ns;
   ++c.lora_steps;
-  c.max_step_adapters = std::max(c.max_step_adapters, w.adapters);
+  c.max_step_adapters = std::max(c.max_step_adapters, lora_step_work_.adapters);
   return load_ns + kernel_ns + host_ns;
 }
 
