@@ -80,8 +80,9 @@ struct EngineOptions {
   bool async_scheduling = false;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
-  // Every request is visited every step, as with speculation: the kernels' time depends on which
-  // requests run (explicit decode runs still skip the scheduler's passes).
+  // The kernels' time depends on which requests run, which changes only at an arrival, a finish or
+  // a preemption: decoders are lazy and quiet runs time the batch's LoRA terms with each step. With
+  // speculation too, every request is visited every step (explicit decode runs).
   LoraReplayOptions lora;
   // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
   // slotted requests wait; past that they wait compact until admission reaches them (the
@@ -237,6 +238,7 @@ class ReplayEngine final {
   std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
   static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
+  bool QuietDecodeStepPastLoraWaiters() const;
   // Explicit decode runs, with speculation or LoRA (replay_engine_decode_runs.cpp).
   bool ExplicitDecodeStep() const;
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
@@ -254,6 +256,7 @@ class ReplayEngine final {
   bool CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);  // for another file
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
+  int64_t AddLoraToQuietRun(int64_t steps, int64_t horizon_ns, int64_t* now_ns);
   void QuietStepAlone();
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
@@ -304,6 +307,9 @@ class ReplayEngine final {
   // `base_ns`: the step without LoRA (whose GPU time may hide LoRA's launches from the CPU).
   int64_t LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns);
   int64_t RepeatLoraStepNs(const StepWork& work, int64_t base_ns);  // the last step's batch again
+  int64_t QuietLoraStepNs(int64_t base_ns);  // a quiet step's, after LoraQuietBatch()
+  void LoraQuietBatch();
+  bool OnlyLoraWaiters() const;  // replay_engine_decode_runs.cpp
   int64_t LoraBatchNs(const StepWork& work, int64_t base_ns);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;

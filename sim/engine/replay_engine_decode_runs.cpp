@@ -30,6 +30,12 @@ bool ReplayEngine::ExplicitDecodeStep() const {
     if (slots_[slot].target - slots_[slot].generated <= tokens) return false;
   if (waiting_.empty() || static_cast<int64_t>(running_.size()) >= o_.max_num_seqs) return true;
   if (!adapter_slots_) return slots_[waiting_.front()].record.eligible_ns < 0;
+  return OnlyLoraWaiters();
+}
+
+// With LoRA, whether pass 2 would admit nothing: every waiting request it could reach waits for an
+// adapter slot and has been counted as waiting already (the pass would only skip them again).
+bool ReplayEngine::OnlyLoraWaiters() const {
   for (const Slot slot : waiting_) {
     const Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) return true;  // the pass stops here

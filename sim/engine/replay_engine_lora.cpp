@@ -25,13 +25,26 @@ void ReplayEngine::AdapterLeaves(uint32_t a) {
 int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns) {
   step_adapters_.clear();
   LoraStepWork w;
-  for (const Scheduled& s : scheduled) {
-    w.batch_tokens += s.tokens;
-    const uint32_t a = slots_[s.slot].req.adapter;
-    if (a == 0) continue;
-    w.lora_tokens += s.tokens;
+  auto add = [&](Slot slot, int64_t tokens) {
+    w.batch_tokens += tokens;
+    const uint32_t a = slots_[slot].req.adapter;
+    if (a == 0) return;
+    w.lora_tokens += tokens;
     ++w.lora_rows;
     if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+  };
+  if (lazy_count_ == 0) {
+    for (const Scheduled& s : scheduled) add(s.slot, s.tokens);
+  } else {
+    // The lazy decoders run a token each besides the scheduled requests. The batch in running order,
+    // as stepping every request schedules it (pass 1 in running order, admissions last): the
+    // adapters' order is the order the caches are touched in.
+    size_t i = 0;
+    for (const auto [order, slot] : running_) {
+      for (; i < scheduled.size() && slots_[scheduled[i].slot].order < order; ++i) add(scheduled[i].slot, scheduled[i].tokens);
+      if (slots_[slot].lazy) add(slot, 1);
+    }
+    for (; i < scheduled.size(); ++i) add(scheduled[i].slot, scheduled[i].tokens);
   }
   if (step_adapters_.empty()) return 0;
   w.adapters = static_cast<int64_t>(step_adapters_.size());
@@ -39,6 +52,34 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
   lora_step_work_ = w;
   lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
   return LoraBatchNs(work, base_ns);
+}
+
+// The batch of a quiet step: every running request decodes one token (all are lazy).
+void ReplayEngine::LoraQuietBatch() {
+  step_adapters_.clear();
+  LoraStepWork w;
+  for (const auto [order, slot] : running_) {
+    KVSIM_DCHECK(slots_[slot].lazy);
+    ++w.batch_tokens;
+    const uint32_t a = slots_[slot].req.adapter;
+    if (a == 0) continue;
+    ++w.lora_tokens;
+    ++w.lora_rows;
+    if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+  }
+  if (step_adapters_.empty()) return;
+  w.adapters = static_cast<int64_t>(step_adapters_.size());
+  KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  lora_step_work_ = w;
+  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+}
+
+// LoRA's time in a quiet step of lazy_count_ decoders whose step without LoRA lasts base_ns.
+int64_t ReplayEngine::QuietLoraStepNs(int64_t base_ns) {
+  if (step_adapters_.empty()) return 0;
+  StepWork w;  // what LoraBatchNs reads of it: a decode-only step of the batch
+  w.Add(1, 0, lazy_count_);
+  return LoraBatchNs(w, base_ns);
 }
 
 // speed: a step of an explicit decode run runs the requests of the run's previous step with the
