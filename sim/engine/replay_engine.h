@@ -346,6 +346,8 @@ class ReplayEngine final {
   std::vector<int64_t> run_durations_;     // the steps of the current quiet run (kMaxRunSteps long)
   std::vector<std::unique_ptr<DecodeRunTimer>> decode_runs_;  // by batch size, built on first use
   const DecodeRunTimer& DecodeRunFor(int64_t batch);
+  std::vector<std::unique_ptr<DecodeRunTimer>> verify_runs_;  // by batch size, 1 + k tokens each
+  const DecodeRunTimer& VerifyRunFor(int64_t batch);
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;
