@@ -310,6 +310,17 @@ class ReplayEngine final {
   int64_t QuietLoraStepNs(int64_t base_ns);  // a quiet step's, after LoraQuietBatch()
   void LoraQuietBatch();
   bool OnlyLoraWaiters() const;  // replay_engine_decode_runs.cpp
+  bool WalkLoraWaiters() const;
+  // OnlyLoraWaiters' last answer and what it depends on: every change to the queue, its requests'
+  // eligibility and lora_waited marks, and the running adapters moves one of these.
+  struct LoraWaitersMemo {
+    int64_t admissions = -1, preemptions = 0, adapters = 0, waited = 0, unseen = 0;
+    size_t waiting = 0, backlog = 0;
+    uint64_t front = 0, back = 0;  // request ids at the queue's ends
+    bool only = false;
+    bool operator==(const LoraWaitersMemo&) const = default;
+  };
+  mutable LoraWaitersMemo lora_waiters_memo_;
   int64_t LoraBatchNs(const StepWork& work, int64_t base_ns);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;

@@ -35,7 +35,33 @@ bool ReplayEngine::ExplicitDecodeStep() const {
 
 // With LoRA, whether pass 2 would admit nothing: every waiting request it could reach waits for an
 // adapter slot and has been counted as waiting already (the pass would only skip them again).
+// speed: the walk is remembered until the queue changes (an arrival, an admission, a preemption,
+// the head's rejection: its ends, lengths or the admission count), the running adapters' count, an
+// arrival's eligibility or a request's first setting aside; a long queue waiting for slots is
+// otherwise walked at every step.
 bool ReplayEngine::OnlyLoraWaiters() const {
+  LoraWaitersMemo key;
+  key.admissions = next_order_;
+  key.preemptions = counters_.preemptions;
+  key.adapters = running_adapters_;
+  key.waited = counters_.lora.waited_requests;
+  key.unseen = unseen_arrivals_;
+  key.waiting = waiting_.size();
+  key.backlog = backlog_.size();
+  key.front = waiting_.empty() ? 0 : slots_[waiting_.front()].req.id;
+  key.back = waiting_.empty() ? 0 : slots_[waiting_.back()].req.id;
+  LoraWaitersMemo& m = lora_waiters_memo_;
+  key.only = m.only;
+  if (key == m) {
+    KVSIM_DCHECK(m.only == WalkLoraWaiters());
+    return m.only;
+  }
+  key.only = WalkLoraWaiters();
+  m = key;
+  return m.only;
+}
+
+bool ReplayEngine::WalkLoraWaiters() const {
   for (const Slot slot : waiting_) {
     const Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) return true;  // the pass stops here
