@@ -309,6 +309,9 @@ class ReplayEngine final {
   int64_t RepeatLoraStepNs(const StepWork& work, int64_t base_ns);  // the last step's batch again
   int64_t QuietLoraStepNs(int64_t base_ns);  // a quiet step's, after LoraQuietBatch()
   void LoraQuietBatch();
+  // The running set LoraQuietBatch last read (running requests, admissions, preemptions: a request
+  // joins only by admission), or -1 after another step's batch replaced it.
+  std::array<int64_t, 3> lora_quiet_batch_of_{-1, -1, -1};
   bool OnlyLoraWaiters() const;  // replay_engine_decode_runs.cpp
   bool WalkLoraWaiters() const;
   // OnlyLoraWaiters' last answer and what it depends on: every change to the queue, its requests'

@@ -23,6 +23,7 @@ void ReplayEngine::AdapterLeaves(uint32_t a) {
 // the punica kernels run over the tokens on adapters, with the host's metadata and, without a
 // graph, the kernels' launches from the CPU (lora_host.h).
 int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns) {
+  lora_quiet_batch_of_[0] = -1;
   step_adapters_.clear();
   LoraStepWork w;
   auto add = [&](Slot slot, int64_t tokens) {
@@ -55,7 +56,11 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
 }
 
 // The batch of a quiet step: every running request decodes one token (all are lazy).
+// speed: kept while the running set stays (a quiet run ends at every arrival).
 void ReplayEngine::LoraQuietBatch() {
+  const std::array<int64_t, 3> of = {static_cast<int64_t>(running_.size()), next_order_, counters_.preemptions};
+  if (of == lora_quiet_batch_of_) return;
+  lora_quiet_batch_of_ = of;
   step_adapters_.clear();
   LoraStepWork w;
   for (const auto [order, slot] : running_) {
