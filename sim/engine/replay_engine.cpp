@@ -12,8 +12,7 @@ ReplayEngine::ReplayEngine(EngineOptions o, KvAllocator& allocator, const StepTi
                            std::vector<ReplayObserver*> observers)
     : scheduler_(MakeScheduler(o.scheduler)),
       o_(o),
-      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0 &&
-                   !o.lora.enabled()),
+      lazy_decode_(o.stepping == Stepping::kEvent && o.scheduler == SchedulerKind::kVllmV1 && o.speculation.tokens == 0),
       alloc_(allocator),
       timer_(timer),
       observers_(std::move(observers)) {

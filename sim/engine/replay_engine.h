@@ -84,8 +84,9 @@ struct EngineOptions {
   int64_t scheduler_recv_interval = 1;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
-  // Every request is visited every step, as with speculation: the kernels' time depends on which
-  // requests run (explicit decode runs still skip the scheduler's passes).
+  // The kernels' time depends on which requests run, which changes only at an arrival, a finish or
+  // a preemption: decoders are lazy and quiet runs time the batch's LoRA terms with each step. With
+  // speculation too, every request is visited every step (explicit decode runs).
   LoraReplayOptions lora;
   // Arrivals take a full engine slot while the compact backlog is empty and fewer than this many
   // slotted requests wait; past that they wait compact until admission reaches them (the
@@ -236,11 +237,13 @@ class ReplayEngine final {
   std::unique_ptr<ReplicaScheduler<Passes>> scheduler_;  // chosen once, by EngineOptions::scheduler
   static std::unique_ptr<ReplicaScheduler<Passes>> MakeScheduler(SchedulerKind kind);
   bool QuietDecodeStep() const;
+  bool QuietDecodeStepPastLoraWaiters() const;
   // Explicit decode runs, with speculation or LoRA (replay_engine_decode_runs.cpp).
   bool ExplicitDecodeStep() const;
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
   bool GrowOrPreempt(Slot slot, int64_t kept);  // grow_or_preempt.h
   void SyncDeferredGrows();
+  void CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat);
   // A running request of the current run, in order; `room`: tokens it may still add without a Grow
   // (GrowRoom when last synced, less `unsynced`).
   struct ExplicitDecoder { Slot slot; int64_t room; };
@@ -252,6 +255,7 @@ class ReplayEngine final {
   bool CompleteStepOutOfLine(bool work, int64_t horizon_ns, const int64_t* advanced_later_tokens);  // for another file
   bool EventDue(int64_t step) const;
   void RunQuietSteps(int64_t horizon_ns);
+  int64_t AddLoraToQuietRun(int64_t steps, int64_t horizon_ns, int64_t* now_ns);
   void QuietStepAlone();
   // Returns the tokens sampled this step that were not a request's first (the ITL samples).
   int64_t AfterStep(const std::vector<Scheduled>& scheduled);
@@ -291,6 +295,8 @@ class ReplayEngine final {
   int64_t running_adapters_ = 0;
   std::vector<uint32_t> step_adapters_;  // scratch
   LoraKernelMemo lora_kernel_memo_;
+  LoraStepWork lora_step_work_;             // the last step's, with its kernels' time
+  LoraKernelMemo::Time lora_step_kernel_;
   // A waiting request on adapter `a` cannot join while max_loras other adapters run (vLLM skips it).
   bool AdapterSlotsFull(uint32_t a) const {
     return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);
@@ -299,6 +305,25 @@ class ReplayEngine final {
   void AdapterLeaves(uint32_t a);
   // `base_ns`: the step without LoRA (whose GPU time may hide LoRA's launches from the CPU).
   int64_t LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns);
+  int64_t RepeatLoraStepNs(const StepWork& work, int64_t base_ns);  // the last step's batch again
+  int64_t QuietLoraStepNs(int64_t base_ns);  // a quiet step's, after LoraQuietBatch()
+  void LoraQuietBatch();
+  // The running set LoraQuietBatch last read (running requests, admissions, preemptions: a request
+  // joins only by admission), or -1 after another step's batch replaced it.
+  std::array<int64_t, 3> lora_quiet_batch_of_{-1, -1, -1};
+  bool OnlyLoraWaiters() const;  // replay_engine_decode_runs.cpp
+  bool WalkLoraWaiters() const;
+  // OnlyLoraWaiters' last answer and what it depends on: every change to the queue, its requests'
+  // eligibility and lora_waited marks, and the running adapters moves one of these.
+  struct LoraWaitersMemo {
+    int64_t admissions = -1, preemptions = 0, adapters = 0, waited = 0, unseen = 0;
+    size_t waiting = 0, backlog = 0;
+    uint64_t front = 0, back = 0;  // request ids at the queue's ends
+    bool only = false;
+    bool operator==(const LoraWaitersMemo&) const = default;
+  };
+  mutable LoraWaitersMemo lora_waiters_memo_;
+  int64_t LoraBatchNs(const StepWork& work, int64_t base_ns);
   int64_t ProposerNs(const std::vector<Scheduled>& scheduled);
   KvAllocator& alloc_;
   const StepTimer& timer_;
@@ -335,6 +360,8 @@ class ReplayEngine final {
   std::vector<int64_t> run_durations_;     // the steps of the current quiet run (kMaxRunSteps long)
   std::vector<std::unique_ptr<DecodeRunTimer>> decode_runs_;  // by batch size, built on first use
   const DecodeRunTimer& DecodeRunFor(int64_t batch);
+  std::vector<std::unique_ptr<DecodeRunTimer>> verify_runs_;  // by batch size, 1 + k tokens each
+  const DecodeRunTimer& VerifyRunFor(int64_t batch);
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;

@@ -30,6 +30,38 @@ bool ReplayEngine::ExplicitDecodeStep() const {
     if (slots_[slot].target - slots_[slot].generated <= tokens) return false;
   if (waiting_.empty() || static_cast<int64_t>(running_.size()) >= o_.max_num_seqs) return true;
   if (!adapter_slots_) return slots_[waiting_.front()].record.eligible_ns < 0;
+  return OnlyLoraWaiters();
+}
+
+// With LoRA, whether pass 2 would admit nothing: every waiting request it could reach waits for an
+// adapter slot and has been counted as waiting already (the pass would only skip them again).
+// speed: the walk is remembered until the queue changes (an arrival, an admission, a preemption,
+// the head's rejection: its ends, lengths or the admission count), the running adapters' count, an
+// arrival's eligibility or a request's first setting aside; a long queue waiting for slots is
+// otherwise walked at every step.
+bool ReplayEngine::OnlyLoraWaiters() const {
+  LoraWaitersMemo key;
+  key.admissions = next_order_;
+  key.preemptions = counters_.preemptions;
+  key.adapters = running_adapters_;
+  key.waited = counters_.lora.waited_requests;
+  key.unseen = unseen_arrivals_;
+  key.waiting = waiting_.size();
+  key.backlog = backlog_.size();
+  key.front = waiting_.empty() ? 0 : slots_[waiting_.front()].req.id;
+  key.back = waiting_.empty() ? 0 : slots_[waiting_.back()].req.id;
+  LoraWaitersMemo& m = lora_waiters_memo_;
+  key.only = m.only;
+  if (key == m) {
+    KVSIM_DCHECK(m.only == WalkLoraWaiters());
+    return m.only;
+  }
+  key.only = WalkLoraWaiters();
+  m = key;
+  return m.only;
+}
+
+bool ReplayEngine::WalkLoraWaiters() const {
   for (const Slot slot : waiting_) {
     const Live& l = slots_[slot];
     if (l.record.eligible_ns < 0) return true;  // the pass stops here
@@ -68,6 +100,8 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
     }
     int64_t budget = o_.max_num_batched_tokens;
     int64_t later_tokens = 0;
+    int64_t context = 0;  // Σ computed before the step, over the scheduled requests
+    int64_t drafts = 0, accepted = 0, events = 0, deferred = 0;
     for (ExplicitDecoder& d : decode_run_) {
       Live& l = slots_[d.slot];
       if (!l.in_use || l.order < 0) continue;  // preempted earlier in this step
@@ -76,15 +110,16 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
         // ScheduleExplicit's speculative decode: k drafts verified, 1 + accepted tokens kept.
         l.accepted = std::min({acceptance_->Next(), tokens - 1, l.target - l.generated - 1});
         kept += l.accepted;
-        counters_.draft_tokens += tokens - 1;
-        counters_.accepted_tokens += l.accepted;
+        drafts += tokens - 1;
+        accepted += l.accepted;
       }
       if (l.unsynced + kept <= d.room) {
         // They fill slots it holds: handed to the allocator later.
         l.unsynced += kept;
-        deferred_tokens_ += kept;
+        deferred += kept;
       } else {
-        deferred_tokens_ -= l.unsynced;
+        deferred_tokens_ += deferred - l.unsynced;
+        deferred = 0;
         const bool grown = GrowOrPreempt(d.slot, kept);
         if (preempted_this_step_) {
           // Preempted requests' deferred tokens were freed with them.
@@ -96,9 +131,10 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
       }
       scheduled_.push_back({d.slot, tokens, l.computed});
       l.scheduled_step = step_;
+      context += l.computed;
       l.computed += kept;
       budget -= tokens;
-      ++counters_.events;
+      ++events;
       if (advance_here) {
         KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept < l.target);
         l.generated += kept;
@@ -107,13 +143,69 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
         finishing |= l.target - l.generated <= tokens;
       }
     }
-    // (A step without work, its first request unable to grow even alone, ends the run: true if
-    // steps were taken before it.)
-    if (!CompleteStepOutOfLine(!scheduled_.empty(), horizon_ns, advance_here ? &later_tokens : nullptr)) break;
+    deferred_tokens_ += deferred;
+    counters_.draft_tokens += drafts;
+    counters_.accepted_tokens += accepted;
+    counters_.events += events;
+    if (advance_here && !preempted_this_step_ && scheduled_.size() == decode_run_.size()) {
+      // Every decoder of the run scheduled, `tokens` each: the step's work from its sums.
+      CompleteRunStep(context, later_tokens, !first);
+    } else {
+      // (A step without work, its first request unable to grow even alone, ends the run: true if
+      // steps were taken before it.)
+      if (!CompleteStepOutOfLine(!scheduled_.empty(), horizon_ns, advance_here ? &later_tokens : nullptr)) break;
+    }
     taken = true;
   }
   SyncDeferredGrows();
   return taken;
+}
+
+// CompleteStep for a step of an explicit decode run in which each of the run's B decoders was
+// scheduled `tokens` = 1 + k tokens and nothing was preempted, given Σ of their contexts before the
+// step: the StepWork its Adds would sum (attended: Σ tokens·c_i + tokens·(tokens + 1)/2), the
+// drafter's passes over the same contexts, and, after the run's first step (`repeat`), LoRA's batch
+// as the step before ran it. The same time, counters and sample as CompleteStep's.
+void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat) {
+  KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty());
+  const int64_t tokens = 1 + o_.speculation.tokens;
+  const int64_t batch = static_cast<int64_t>(scheduled_.size());
+  StepWork w;
+  w.new_tokens = batch * tokens;
+  w.context_tokens = context;
+  w.attended = tokens * context + batch * (tokens * (tokens + 1) / 2);
+  w.sequences = batch;
+  if (acceptance_) w.draft_tokens = batch * (tokens - 1);
+  // speed: a verify step's batch-only terms are looked up once per batch size (VerifyRun).
+  int64_t dt = acceptance_ ? VerifyRunFor(batch).Ns(context) : w.DecodeOnly() ? DecodeRunFor(batch).Ns(context) : timer_.StepNs(w);
+  if (acceptance_) {
+    const SpeculationOptions& sp = o_.speculation;
+    if (sp.proposer && sp.proposer_passes != 0) {
+      // ProposerNs: one token per decoding request per pass, over the same contexts.
+      StepWork draft;
+      draft.Add(1, 0, batch);
+      draft.context_tokens = context;
+      draft.attended += context;
+      const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+      counters_.drafting_ns += ns;
+      ++counters_.verify_steps;
+      dt += ns;
+    }
+  }
+  if (adapter_slots_) dt += repeat ? RepeatLoraStepNs(w, dt) : LoraStepNs(scheduled_, w, dt);
+  KVSIM_DCHECK(dt > 0);
+  const int64_t start = now_ns_;
+  last_step_start_ns_ = now_ns_;
+  now_ns_ += dt;
+  ++counters_.steps;
+  RecordStep(start, dt, later_tokens);
+}
+
+const DecodeRunTimer& ReplayEngine::VerifyRunFor(int64_t batch) {
+  const size_t i = static_cast<size_t>(batch);
+  if (verify_runs_.size() <= i) verify_runs_.resize(i + 1);
+  if (!verify_runs_[i]) verify_runs_[i] = timer_.VerifyRun(batch, 1 + o_.speculation.tokens);
+  return *verify_runs_[i];
 }
 
 // Hands the run's deferred tokens to the allocator: slots each request already held.

@@ -23,28 +23,90 @@ void ReplayEngine::AdapterLeaves(uint32_t a) {
 // the punica kernels run over the tokens on adapters, with the host's metadata and, without a
 // graph, the kernels' launches from the CPU (lora_host.h).
 int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns) {
+  lora_quiet_batch_of_[0] = -1;
   step_adapters_.clear();
   LoraStepWork w;
-  for (const Scheduled& s : scheduled) {
-    w.batch_tokens += s.tokens;
-    const uint32_t a = slots_[s.slot].req.adapter;
-    if (a == 0) continue;
-    w.lora_tokens += s.tokens;
+  auto add = [&](Slot slot, int64_t tokens) {
+    w.batch_tokens += tokens;
+    const uint32_t a = slots_[slot].req.adapter;
+    if (a == 0) return;
+    w.lora_tokens += tokens;
     ++w.lora_rows;
     if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+  };
+  if (lazy_count_ == 0) {
+    for (const Scheduled& s : scheduled) add(s.slot, s.tokens);
+  } else {
+    // The lazy decoders run a token each besides the scheduled requests. The batch in running order,
+    // as stepping every request schedules it (pass 1 in running order, admissions last): the
+    // adapters' order is the order the caches are touched in.
+    size_t i = 0;
+    for (const auto [order, slot] : running_) {
+      for (; i < scheduled.size() && slots_[scheduled[i].slot].order < order; ++i) add(scheduled[i].slot, scheduled[i].tokens);
+      if (slots_[slot].lazy) add(slot, 1);
+    }
+    for (; i < scheduled.size(); ++i) add(scheduled[i].slot, scheduled[i].tokens);
   }
   if (step_adapters_.empty()) return 0;
   w.adapters = static_cast<int64_t>(step_adapters_.size());
   KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  lora_step_work_ = w;
+  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+  return LoraBatchNs(work, base_ns);
+}
+
+// The batch of a quiet step: every running request decodes one token (all are lazy).
+// speed: kept while the running set stays (a quiet run ends at every arrival).
+void ReplayEngine::LoraQuietBatch() {
+  const std::array<int64_t, 3> of = {static_cast<int64_t>(running_.size()), next_order_, counters_.preemptions};
+  if (of == lora_quiet_batch_of_) return;
+  lora_quiet_batch_of_ = of;
+  step_adapters_.clear();
+  LoraStepWork w;
+  for (const auto [order, slot] : running_) {
+    KVSIM_DCHECK(slots_[slot].lazy);
+    ++w.batch_tokens;
+    const uint32_t a = slots_[slot].req.adapter;
+    if (a == 0) continue;
+    ++w.lora_tokens;
+    ++w.lora_rows;
+    if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+  }
+  if (step_adapters_.empty()) return;
+  w.adapters = static_cast<int64_t>(step_adapters_.size());
+  KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  lora_step_work_ = w;
+  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+}
+
+// LoRA's time in a quiet step of lazy_count_ decoders whose step without LoRA lasts base_ns.
+int64_t ReplayEngine::QuietLoraStepNs(int64_t base_ns) {
+  if (step_adapters_.empty()) return 0;
+  StepWork w;  // what LoraBatchNs reads of it: a decode-only step of the batch
+  w.Add(1, 0, lazy_count_);
+  return LoraBatchNs(w, base_ns);
+}
+
+// speed: a step of an explicit decode run runs the requests of the run's previous step with the
+// same tokens each, so its adapters, their LoraStepWork and the kernels' time are that step's (the
+// run ends after any preemption); only the loads (none once the batch is resident) and the host's
+// share, which may depend on the base step's time, are taken again.
+int64_t ReplayEngine::RepeatLoraStepNs(const StepWork& work, int64_t base_ns) {
+  if (step_adapters_.empty()) return 0;
+  return LoraBatchNs(work, base_ns);
+}
+
+// The step's loads, kernels and host work for the batch in step_adapters_, lora_step_work_ and
+// lora_step_kernel_.
+int64_t ReplayEngine::LoraBatchNs(const StepWork& work, int64_t base_ns) {
   LoraCounters& c = counters_.lora;
   const AdapterSlots::Loads loads = adapter_slots_->Activate(step_adapters_);
   const int64_t load_ns = loads.gpu * o_.lora.gpu_load_ns + loads.disk * o_.lora.disk_load_ns;
-  const LoraKernelMemo::Time kernel = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
-  const int64_t kernel_ns = kernel.ns;
+  const int64_t kernel_ns = lora_step_kernel_.ns;
   int64_t host_ns = 0;
   if (o_.lora.host) {
     const LoraHostStep step{work.new_tokens, work.sequences, work.DecodeOnly()};
-    const double kernel_s = kernel.seconds;
+    const double kernel_s = lora_step_kernel_.seconds;
     const double added = o_.lora.host->AddedSeconds(static_cast<double>(base_ns) * 1e-9, kernel_s, step);
     host_ns = std::max<int64_t>(0, std::llround(added * 1e9) - kernel_ns);
   }
@@ -54,7 +116,7 @@ int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const 
   c.kernel_ns += kernel_ns;
   c.host_ns += host_ns;
   ++c.lora_steps;
-  c.max_step_adapters = std::max(c.max_step_adapters, w.adapters);
+  c.max_step_adapters = std::max(c.max_step_adapters, lora_step_work_.adapters);
   return load_ns + kernel_ns + host_ns;
 }
 

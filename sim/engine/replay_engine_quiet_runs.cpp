@@ -66,12 +66,23 @@ bool ReplayEngine::QuietDecodeStep() const {
   // (A non-empty backlog implies a non-empty waiting_: the head of the queue always has a slot.)
   // Admission finds nothing to do when the head of the queue arrived after this step's pass ran
   // (async scheduling: AdmitWaiting stops at it, and arrivals queue in time order behind it).
+  // With LoRA, requests the pass would only set aside again for want of an adapter slot admit nothing
+  // either.
+  // (speed: in a tail call, so the plain path keeps its frameless code.)
   if (!waiting_.empty() && static_cast<int64_t>(running_.size()) < o_.max_num_seqs &&
       slots_[waiting_.front()].record.eligible_ns >= 0)
-    return false;
+    return slots_[waiting_.front()].lora_waited && QuietDecodeStepPastLoraWaiters();
   if (lazy_count_ >= o_.max_num_batched_tokens) return false;  // pass 2 would see no budget either way; keep it simple
   if (EventDue(step_)) return false;
   return held_block_size_ == 0 || CrossingBlocks(step_) <= held_growth_->FreeBlocks();
+}
+
+// QuietDecodeStep's checks after admission's, when the head of the queue was set aside for want of
+// an adapter slot: the rest of them, then whether admission would only set requests aside again.
+[[gnu::noinline]] bool ReplayEngine::QuietDecodeStepPastLoraWaiters() const {
+  if (lazy_count_ >= o_.max_num_batched_tokens || EventDue(step_)) return false;
+  if (held_block_size_ != 0 && CrossingBlocks(step_) > held_growth_->FreeBlocks()) return false;
+  return OnlyLoraWaiters();
 }
 
 // The distance from step_ to the next step whose calendar bucket holds an entry, 1 to
@@ -119,12 +130,38 @@ void ReplayEngine::QuietStepAlone() {
     (void)ok;
   }
   const int64_t start = now_ns_;
-  const int64_t dt = DecodeRunFor(lazy_count_).Ns(LazyContextBeforeStep());
+  int64_t dt = DecodeRunFor(lazy_count_).Ns(LazyContextBeforeStep());
+  if (adapter_slots_) [[unlikely]] {
+    LoraQuietBatch();
+    dt += QuietLoraStepNs(dt);
+  }
   KVSIM_DCHECK(dt > 0);
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   ++counters_.steps;
   RecordStep(start, dt, lazy_count_);  // every lazy request samples its next token
+}
+
+// The LoRA terms of a quiet run's steps (all running requests decode, so the batch and its adapters
+// are the same at every step), added to each of the `steps` durations timed without them. The run,
+// timed without them, went at least as far as the horizon lets it go with them; it is cut where the
+// clock with them reaches the horizon. Returns the steps kept, *now_ns the clock after them.
+// speed: out of line, off the plain path.
+[[gnu::noinline]] int64_t ReplayEngine::AddLoraToQuietRun(int64_t steps, int64_t horizon_ns, int64_t* now_ns) {
+  LoraQuietBatch();
+  int64_t* durations = run_durations_.data();
+  int64_t now = now_ns_;
+  for (int64_t j = 0; j < steps; ++j) {
+    durations[j] += QuietLoraStepNs(durations[j]);
+    now += durations[j];
+    if (now >= horizon_ns) {
+      steps = j + 1;
+      break;
+    }
+  }
+  *now_ns = now;
+  quiet_run_.first.lora_adapters = static_cast<int64_t>(step_adapters_.size());
+  return steps;
 }
 
 // speed: the quiet step step_ and the quiet steps after it, while no event is due in the next one
@@ -183,7 +220,8 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   // speed: the clock alone decides where the run ends within the limit, so this loop only times
   // steps; what the steps add up to is summed after it.
   int64_t now = now_ns_;
-  const int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
+  int64_t steps = decode.TimeSteps(LazyContextBeforeStep(), lazy, limit, horizon_ns, &now, durations);
+  if (adapter_slots_) [[unlikely]] steps = AddLoraToQuietRun(steps, horizon_ns, &now);
   const int64_t duration_sum = now - now_ns_;
   last_step_start_ns_ = now - durations[steps - 1];
   now_ns_ = now;
@@ -237,6 +275,12 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   run.durations = durations;
   run.steps = steps;
   run.durations_nondecreasing = nondecreasing;
+  if (adapter_slots_) [[unlikely]] {
+    // LoRA's host share need not rise with the step: the steps are sorted only if they are, and the
+    // steps not taken are not bounded by the last one.
+    run.durations_nondecreasing = nondecreasing && std::is_sorted(durations, durations + steps);
+    quiet_steps_left_ = 0;
+  }
   run.token_slots_per_step = lazy_count_ * slots_per_token_;
   run.duration_sum = duration_sum;
   run.step_duration_sum = step_duration_sum;

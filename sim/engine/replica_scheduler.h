@@ -36,7 +36,7 @@ enum class RunningPass {
 // The engine as a scheduler sees it: the step's figures and its passes.
 //   TokenBudget()       max_num_batched_tokens
 //   LazyDecoding()      whether running requests may decode lazily (event stepping; off under token
-//                       stepping, speculative decoding and LoRA, where every request is visited)
+//                       stepping and speculative decoding, where every request is visited)
 //   CollectDueRequests() requests whose KV load ended run again; lazy decoders whose event is due
 //                       this step become explicit. Called once, first.
 //   LazyDecoders()      lazy decoders not due: one decode token each this step, without a pass

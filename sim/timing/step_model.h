@@ -89,6 +89,7 @@ class StepModel final : public StepTimer {
   // The step's duration in integer nanoseconds (>= 1). Not thread-safe (memoises).
   int64_t StepNs(const StepWork& work) const override;
   std::unique_ptr<DecodeRunTimer> DecodeRun(int64_t sequences) const override;
+  std::unique_ptr<DecodeRunTimer> VerifyRun(int64_t sequences, int64_t tokens) const override;
   StepBreakdown Breakdown(const StepWork& work) const;
   std::vector<OperatorCost> Operators(const StepWork& work) const;
 
@@ -118,7 +119,8 @@ class StepModel final : public StepTimer {
   // once, and the call inlines into the run's loop.
   class DecodeSteps final : public DecodeRunTimer {
    public:
-    DecodeSteps(const StepModel& model, int64_t sequences);
+    // `tokens` > 1: each request verifies tokens − 1 drafts (StepTimer::VerifyRun); Ns per step then.
+    DecodeSteps(const StepModel& model, int64_t sequences, int64_t tokens = 1);
     int64_t Ns(int64_t context_tokens) const override {
       if (fixed_ns_ > 0) return fixed_ns_;
       const double att = Attention(context_tokens);
@@ -151,7 +153,8 @@ class StepModel final : public StepTimer {
     double Attention(int64_t context_tokens) const {
       if (!has_attention_) return 0;
       const AttentionTerms& a = attention_;
-      const double attended = static_cast<double>(context_tokens + sequences_), context = static_cast<double>(context_tokens);
+      const double attended = static_cast<double>(tokens_ * context_tokens + attended_per_batch_),
+                   context = static_cast<double>(context_tokens);
       double seconds = 0, flops = 0, bytes = 0;
       if (a.full_layers > 0) seconds += a.LayerSeconds(attended, context, a.full_layers, &flops, &bytes);
       if (a.window_layers > 0)
@@ -162,6 +165,7 @@ class StepModel final : public StepTimer {
 
     const StepModel& m_;
     int64_t sequences_ = 0, fixed_ns_ = 0;
+    int64_t tokens_ = 1, attended_per_batch_ = 0;  // tokens each; Σ tokens·(tokens + 1)/2
     double linear_ = 0, other_ = 0, lm_head_ = 0, communication_ = 0;
     bool overhead_known_ = false;
     double overhead_ = 0;

@@ -7,18 +7,23 @@
 
 namespace kvsim {
 
-StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences)
-    : m_(m), sequences_(sequences), fixed_ns_(m.fixed_ns_) {
+StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences, int64_t tokens)
+    : m_(m), sequences_(sequences), fixed_ns_(m.fixed_ns_), tokens_(tokens),
+      attended_per_batch_(sequences * (tokens * (tokens + 1) / 2)) {
   if (fixed_ns_ > 0) return;
-  // Breakdown's table lookups and AddAttention's batch-only terms, computed as they compute them.
-  linear_ = m.Memo(m.linear_memo_, sequences, &StepModel::AddLinear);
-  other_ = m.Memo(m.other_memo_, sequences, &StepModel::AddOther);
-  lm_head_ = m.Memo(m.lm_head_memo_, sequences, &StepModel::AddLmHead);
-  communication_ = m.Memo(m.comm_memo_, sequences, &StepModel::AddCommunication);
-  overhead_known_ = !m.eager_ && sequences <= kMaxGraphSequences;  // a CUDA graph: no gpu-time term
+  // Breakdown's table lookups and AddAttention's batch-only terms, computed as they compute them
+  // (every token a GEMM row and a logits row: the drafts are verified).
+  const int64_t new_tokens = sequences * tokens;
+  linear_ = m.Memo(m.linear_memo_, new_tokens, &StepModel::AddLinear);
+  other_ = m.Memo(m.other_memo_, new_tokens, &StepModel::AddOther);
+  lm_head_ = m.Memo(m.lm_head_memo_, new_tokens, &StepModel::AddLmHead);
+  communication_ = m.Memo(m.comm_memo_, new_tokens, &StepModel::AddCommunication);
+  // A decode step's CUDA graph: no gpu-time term. (A verify step launches attention eagerly between
+  // graph pieces, which the GPU time may hide: Ns per step.)
+  overhead_known_ = !m.eager_ && sequences <= kMaxGraphSequences && tokens == 1;
   if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
-  if (has_attention_) attention_ = m.AttentionTermsFor(sequences, sequences);
+  if (has_attention_) attention_ = m.AttentionTermsFor(new_tokens, sequences);
   if (overhead_known_ && m.overlap_host_) {
     // Overlapped, the host costs nothing once the GPU's step outlasts it; the GPU's time only grows
     // with the context, so if it does at context 0 it does throughout the run.
@@ -169,10 +174,16 @@ int64_t StepModel::DecodeSteps::TimeSteps(int64_t context, int64_t stride, int64
 
 StepWork StepModel::DecodeSteps::Work(int64_t context_tokens) const {
   StepWork w;
-  w.sequences = w.new_tokens = sequences_;
+  w.sequences = sequences_;
+  w.new_tokens = sequences_ * tokens_;
   w.context_tokens = context_tokens;
-  w.attended = context_tokens + sequences_;
+  w.attended = tokens_ * context_tokens + attended_per_batch_;
+  w.draft_tokens = sequences_ * (tokens_ - 1);
   return w;
+}
+
+std::unique_ptr<DecodeRunTimer> StepModel::VerifyRun(int64_t sequences, int64_t tokens) const {
+  return std::make_unique<DecodeSteps>(*this, sequences, tokens);
 }
 
 }  // namespace kvsim

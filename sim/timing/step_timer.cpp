@@ -23,7 +23,40 @@ class FixedDecodeRun final : public DecodeRunTimer {
   int64_t step_ns_;
 };
 
+// StepNs of each verify step, asked of the timer.
+class VerifyStepsByStepNs final : public DecodeRunTimer {
+ public:
+  VerifyStepsByStepNs(const StepTimer& timer, int64_t sequences, int64_t tokens)
+      : timer_(timer), sequences_(sequences), tokens_(tokens) {}
+  int64_t Ns(int64_t context_tokens) const override {
+    StepWork w;
+    w.Add(tokens_, 0, sequences_);
+    w.context_tokens = context_tokens;
+    w.attended += tokens_ * context_tokens;
+    w.draft_tokens = sequences_ * (tokens_ - 1);
+    return timer_.StepNs(w);
+  }
+  bool Nondecreasing() const override { return false; }
+  int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
+                    int64_t* out) const override {
+    int64_t steps = 0;
+    do {
+      out[steps] = Ns(context_tokens + steps * stride);
+      *now_ns += out[steps++];
+    } while (*now_ns < horizon_ns && steps < limit);
+    return steps;
+  }
+
+ private:
+  const StepTimer& timer_;
+  int64_t sequences_, tokens_;
+};
+
 }  // namespace
+
+std::unique_ptr<DecodeRunTimer> StepTimer::VerifyRun(int64_t sequences, int64_t tokens) const {
+  return std::make_unique<VerifyStepsByStepNs>(*this, sequences, tokens);
+}
 
 std::unique_ptr<DecodeRunTimer> FixedStepTimer::DecodeRun(int64_t) const { return std::make_unique<FixedDecodeRun>(step_ns_); }
 

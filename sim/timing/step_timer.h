@@ -62,6 +62,11 @@ class StepTimer {
   virtual int64_t StepNs(const StepWork& work) const = 0;
   // The decode runs of `sequences` requests (>= 1).
   virtual std::unique_ptr<DecodeRunTimer> DecodeRun(int64_t sequences) const = 0;
+  // The verify steps of speculative decoding: `sequences` requests each computing `tokens` tokens
+  // (its last sampled token and tokens − 1 drafts, each draft a logits row) over their contexts; the
+  // returned timer's Ns(c) is StepNs of such a step reading c context tokens, bit for bit. The
+  // default asks StepNs every time.
+  virtual std::unique_ptr<DecodeRunTimer> VerifyRun(int64_t sequences, int64_t tokens) const;
   // What the summary's config names the model: "per-operator (...)", "fixed 20 ms".
   virtual std::string Describe() const = 0;
 };

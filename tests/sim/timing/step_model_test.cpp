@@ -295,6 +295,38 @@ TEST(StepModelTest, DecodeStepsEqualStepNsBitForBit) {
   }
 }
 
+// A verify run's Ns (speculative decoding: each request computes its last token and k drafts, every
+// one a logits row) is StepNs of the StepWork the engine's Adds make, bit for bit, eager and with
+// graphs, over window caps and long contexts.
+TEST(StepModelTest, VerifyRunNsEqualsStepNs) {
+  auto check = [](const StepModel& m, const std::string& what) {
+    for (int64_t n : {1, 3, 64, 200, 600}) {
+      for (int64_t tokens : {2, 4, 6}) {
+        const std::unique_ptr<DecodeRunTimer> verify = m.VerifyRun(n, tokens);
+        for (int64_t context : {int64_t{0}, n * 100 + 7, n * 511, n * 4099 + 3, int64_t{3'000'001}}) {
+          StepWork w;
+          for (int64_t i = 0; i < n; ++i) w.Add(tokens, context / n + (i < context % n ? 1 : 0));
+          w.draft_tokens = n * (tokens - 1);
+          ASSERT_EQ(w.context_tokens, context);
+          ASSERT_EQ(verify->Ns(context), m.StepNs(w)) << what << " n " << n << " tokens " << tokens << " context " << context;
+        }
+      }
+    }
+  };
+  for (const auto& [model, gpu, tp] : DecodeDeployments()) {
+    const Timed t = On(model, gpu, tp);
+    for (bool eager : {false, true}) {
+      StepModelOptions o;
+      o.enforce_eager = eager;
+      check(StepModel(t.d.model, t.cap, t.d.gpu, o), model + (eager ? " eager" : ""));
+    }
+  }
+  const Timed llama = On("meta-llama/Llama-3.1-8B-Instruct", "h100");
+  StepModelOptions overlapped;
+  overlapped.overlap_host = true;
+  check(StepModel(llama.d.model, llama.cap, llama.d.gpu, overlapped), "async scheduling");
+}
+
 // TimeSteps (fixed point, recomputed at the breakpoints) gives Ns of every step's context, bit for
 // bit: long runs from several starts, across window caps (Gemma-3n's 512-token window, gpt-oss's
 // 128) and the point where KV reads overtake compute (slowed attention compute), eager and with
