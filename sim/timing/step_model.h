@@ -157,11 +157,15 @@ class StepModel final : public StepTimer {
                    context = static_cast<double>(context_tokens);
       double seconds = 0, flops = 0, bytes = 0;
       if (a.full_layers > 0) seconds += a.LayerSeconds(attended, context, a.full_layers, &flops, &bytes);
+      if (tokens_ > 1 && m_.fa2_verify_) seconds += Fa2VerifyExcess(attended, context);
       if (a.window_layers > 0)
         seconds += a.LayerSeconds(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers,
                                   &flops, &bytes);
       return seconds;
     }
+
+    // AddAttention's FlashAttention-2 verify term for this batch (0 when it does not apply).
+    double Fa2VerifyExcess(double attended, double context) const;
 
     const StepModel& m_;
     int64_t sequences_ = 0, fixed_ns_ = 0;

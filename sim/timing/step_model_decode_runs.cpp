@@ -74,6 +74,16 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences, int64
   affine_ = slopes_fit && base * 1e9 >= 1 && base * 1e9 < 1e11;
 }
 
+double StepModel::DecodeSteps::Fa2VerifyExcess(double attended, double context) const {
+  const AttentionTerms& a = attention_;
+  if (a.full_layers <= 0 || a.t > static_cast<double>(Fa2MultiQueryAttention::kBlockM * sequences_)) return 0;
+  const double seqs = static_cast<double>(sequences_);
+  const Fa2LayerTime v = m_.fa2_verify_->Layer(sequences_, a.t / seqs, context / seqs);
+  double flops = 0, bytes = 0;
+  const double grouped = a.LayerSeconds(attended, context, 1.0, &flops, &bytes);
+  return v.seconds > grouped ? (v.seconds - grouped) * a.full_layers : 0.0;
+}
+
 namespace {
 
 constexpr int kFracBits = 48;  // the fixed point's unit: 2^-48 ns
