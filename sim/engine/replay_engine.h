@@ -20,8 +20,9 @@
 // Event skipping (lazy decode): a running request that only decodes and whose next tokens fit in
 // memory it already holds (KvAllocator::GrowRoom) is not touched until its next event: a block
 // boundary, or its last output token. Its tokens are accounted in aggregate meanwhile. Steps in
-// which the budget cannot serve everyone fall back to processing every request in order. The
-// results are identical to stepping every request every step (Stepping::kToken).
+// which the budget runs out before the pass in admission order reaches the newest lazy decoder
+// fall back to processing every request in order. The results are identical to stepping every
+// request every step (Stepping::kToken).
 //
 // Quiet runs: when only lazy requests run, nothing is due and nothing can be admitted, the steps up
 // to the next due event or arrival are taken in one call and reported as one StepRun: each step's
