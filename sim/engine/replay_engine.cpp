@@ -155,6 +155,7 @@ void ReplayEngine::Preempt(Slot slot) {
   }
   l.order = -1;
   waiting_.push_front(slot);
+  lora_set_aside_ = 0;
   waiting_tokens_ += l.req.prompt_tokens + l.generated;
   preempted_this_step_ = true;
 }
@@ -340,6 +341,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
     if (waiting_.empty()) PromoteFront();
     const Slot slot = waiting_.front();
     waiting_.pop_front();
+    lora_set_aside_ = 0;
     waiting_tokens_ -= slots_[slot].req.prompt_tokens + slots_[slot].generated;
     slots_[slot].in_use = false;
     free_slots_.push_back(slot);

@@ -259,6 +259,11 @@ class ReplayEngine final {
   bool AdapterSlotsFull(uint32_t a) const {
     return running_adapters_ >= o_.lora.max_loras && (a >= adapter_running_.size() || adapter_running_[a] == 0);
   }
+  // The leading waiting_ requests the last admission pass set aside for want of an adapter slot.
+  // They stay blocked until an adapter leaves the running set (a slot may free) or the front of the
+  // queue changes (a preemption, a rejection); admissions, which only fill slots, keep them blocked.
+  size_t lora_set_aside_ = 0;
+  bool LoraSetAsideStillBlocked() const;  // debug check
   void AdapterJoins(uint32_t a);
   void AdapterLeaves(uint32_t a);
   // `base_ns`: the step without LoRA (whose GPU time may hide LoRA's launches from the CPU).

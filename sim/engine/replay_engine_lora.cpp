@@ -16,7 +16,10 @@ void ReplayEngine::AdapterJoins(uint32_t a) {
 
 void ReplayEngine::AdapterLeaves(uint32_t a) {
   KVSIM_DCHECK(a < adapter_running_.size() && adapter_running_[a] > 0);
-  if (--adapter_running_[a] == 0) --running_adapters_;
+  if (--adapter_running_[a] == 0) {
+    --running_adapters_;
+    lora_set_aside_ = 0;  // a slot may be free: requests set aside may run
+  }
 }
 
 // The adapters of the step's batch are made resident before the forward (loads, synchronous), then

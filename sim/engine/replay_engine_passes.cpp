@@ -15,7 +15,9 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
   bool any = false;
   // Waiting requests set aside for want of an adapter slot stay in place, ahead of the rest (vLLM's
   // skipped_waiting_requests); `pos` is the first one not set aside. Without LoRA it stays 0.
-  size_t pos = 0;
+  // speed: the leading ones set aside at the last pass are still blocked (see lora_set_aside_).
+  KVSIM_DCHECK(LoraSetAsideStillBlocked());
+  size_t pos = lora_set_aside_;
   while (budget > 0 && static_cast<int64_t>(running_.size()) < o_.max_num_seqs) {
     if (pos == waiting_.size()) {
       // The slotted requests are behind us: the next is the backlog's first, if a pass has seen it.
@@ -63,10 +65,20 @@ bool ReplayEngine::AdmitWaiting(int64_t& budget, bool whole_prompt) {
     budget -= plan->new_tokens;
     scheduled_.push_back({slot, plan->new_tokens, plan->cached_tokens});
   }
+  lora_set_aside_ = pos;  // everything before `pos` was set aside, and admissions only fill slots
   // The head of the queue keeps a slot (only an admission empties waiting_). Not in the loop: a new
   // slot may move slots_, and `l` refers into it.
   if (any && waiting_.empty() && !backlog_.empty()) PromoteFront();
   return any;
+}
+
+bool ReplayEngine::LoraSetAsideStillBlocked() const {
+  if (lora_set_aside_ > waiting_.size()) return false;
+  for (size_t i = 0; i < lora_set_aside_; ++i) {
+    const Live& l = slots_[waiting_[i]];
+    if (l.req.adapter == 0 || !AdapterSlotsFull(l.req.adapter) || !l.lora_waited) return false;
+  }
+  return true;
 }
 
 // The prompt tokens found below the GPU (remote prefill or KV offload tiers), which set
