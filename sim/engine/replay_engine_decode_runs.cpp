@@ -62,8 +62,10 @@ bool ReplayEngine::OnlyLoraWaiters() const {
 }
 
 bool ReplayEngine::WalkLoraWaiters() const {
-  for (const Slot slot : waiting_) {
-    const Live& l = slots_[slot];
+  // The requests the last admission pass set aside are still blocked (lora_set_aside_).
+  KVSIM_DCHECK(LoraSetAsideStillBlocked());
+  for (size_t i = lora_set_aside_; i < waiting_.size(); ++i) {
+    const Live& l = slots_[waiting_[i]];
     if (l.record.eligible_ns < 0) return true;  // the pass stops here
     if (l.req.adapter == 0 || !AdapterSlotsFull(l.req.adapter) || !l.lora_waited) return false;
   }
