@@ -344,15 +344,6 @@ void PagedAllocator::SetTail(RequestState& r) {
   }
 }
 
-void PagedAllocator::FreePreempted(RequestId id) {
-  if (find_preempted_) {
-    // Its blocks join the back of the free queue behind every block queued or freed before.
-    const RequestState& r = requests_.at(id);
-    preempted_.Freed(id, pool_.num_queued() + freed_counted_, r.groups[0].counted, Index(r.computed));
-  }
-  Free(id);
-}
-
 void PagedAllocator::Free(RequestId id) {
   RequestState& r = requests_.at(id);
   if (counting_) {

@@ -60,6 +60,16 @@ void PagedAllocator::GrowFromHeld(RequestId id, int64_t tokens) {
   CommitGrowCounted(requests_.at(id), tokens, /*from_held=*/true);
 }
 
+// Counting mode keeps a preempted request's freed blocks findable (PreemptedPrefixes).
+void PagedAllocator::FreePreempted(RequestId id) {
+  if (find_preempted_) {
+    // Its blocks join the back of the free queue behind every block queued or freed before.
+    const RequestState& r = requests_.at(id);
+    preempted_.Freed(id, pool_.num_queued() + freed_counted_, r.groups[0].counted, Index(r.computed));
+  }
+  Free(id);
+}
+
 void PagedAllocator::FreeCounted(RequestState& r) {
   ClearTail(r);
   for (GroupBlocks& gb : r.groups) {

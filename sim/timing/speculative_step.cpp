@@ -32,15 +32,6 @@ class DraftingDecodeRun final : public DecodeRunTimer {
   }
   // The first pass's overlapped host term can shrink as its GPU time grows.
   bool Nondecreasing() const override { return false; }
-  int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
-                    int64_t* out) const override {
-    int64_t steps = 0;
-    do {
-      out[steps] = Ns(context_tokens + steps * stride);
-      *now_ns += out[steps++];
-    } while (*now_ns < horizon_ns && steps < limit);
-    return steps;
-  }
 
  private:
   const DraftingTimer& timer_;

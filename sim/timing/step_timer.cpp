@@ -37,15 +37,6 @@ class VerifyStepsByStepNs final : public DecodeRunTimer {
     return timer_.StepNs(w);
   }
   bool Nondecreasing() const override { return false; }
-  int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
-                    int64_t* out) const override {
-    int64_t steps = 0;
-    do {
-      out[steps] = Ns(context_tokens + steps * stride);
-      *now_ns += out[steps++];
-    } while (*now_ns < horizon_ns && steps < limit);
-    return steps;
-  }
 
  private:
   const StepTimer& timer_;

@@ -50,9 +50,16 @@ class DecodeRunTimer {
   virtual bool Nondecreasing() const = 0;
   // Times the steps of a run: step k reads context_tokens + k·stride and lasts Ns of that; out[k]
   // gets its duration. Steps are taken until the clock *now_ns reaches horizon_ns or `limit` steps
-  // (at least one); returns how many, *now_ns advanced past them.
+  // (at least one); returns how many, *now_ns advanced past them. The default asks Ns step by step.
   virtual int64_t TimeSteps(int64_t context_tokens, int64_t stride, int64_t limit, int64_t horizon_ns, int64_t* now_ns,
-                            int64_t* out) const = 0;
+                            int64_t* out) const {
+    int64_t steps = 0;
+    do {
+      out[steps] = Ns(context_tokens + steps * stride);
+      *now_ns += out[steps++];
+    } while (*now_ns < horizon_ns && steps < limit);
+    return steps;
+  }
 };
 
 class StepTimer {
