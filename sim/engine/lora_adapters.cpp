@@ -1,5 +1,7 @@
 #include "sim/engine/lora_adapters.h"
 
+#include <algorithm>
+
 #include "kvcache/base/check.h"
 
 namespace kvsim {
@@ -52,6 +54,38 @@ AdapterSlots::Loads AdapterSlots::Activate(const std::vector<uint32_t>& batch) {
   return loads;
 }
 
+void LazyAdapterSet::Join(uint32_t adapter, int64_t order) {
+  if (adapter >= entries_.size()) entries_.resize(static_cast<size_t>(adapter) + 1);
+  Entry& e = entries_[adapter];
+  ++rows_;
+  if (e.count++ == 0) {
+    adapters_.push_back(adapter);
+    e.earliest = order;
+    e.stale = false;
+  } else if (!e.stale && order < e.earliest) {
+    e.earliest = order;
+  }
+}
+
+void LazyAdapterSet::Leave(uint32_t adapter, int64_t order) {
+  KVSIM_DCHECK(adapter < entries_.size() && entries_[adapter].count > 0);
+  Entry& e = entries_[adapter];
+  --rows_;
+  if (--e.count == 0) {
+    adapters_.erase(std::find(adapters_.begin(), adapters_.end(), adapter));
+    e.stale = false;
+  } else if (order == e.earliest) {
+    e.stale = true;
+  }
+}
+
+void LazyAdapterSet::SetEarliest(uint32_t adapter, int64_t order) {
+  Entry& e = entries_[adapter];
+  KVSIM_DCHECK(e.count > 0);
+  e.earliest = order;
+  e.stale = false;
+}
+
 const LoraKernelMemo::Time& LoraKernelMemo::Of(const LoraKernelTimer& timer, const LoraStepWork& w) {
   uint64_t h = static_cast<uint64_t>(w.lora_tokens) * 0x9e3779b97f4a7c15ULL;
   h ^= static_cast<uint64_t>(w.lora_rows) + 0x7f4a7c159e3779b9ULL + (h << 6) + (h >> 2);
@@ -60,7 +94,8 @@ const LoraKernelMemo::Time& LoraKernelMemo::Of(const LoraKernelTimer& timer, con
   Entry& e = entries_[(h * 0x9e3779b97f4a7c15ULL) >> 56];
   if (!e.used || e.work.lora_tokens != w.lora_tokens || e.work.lora_rows != w.lora_rows ||
       e.work.batch_tokens != w.batch_tokens || e.work.adapters != w.adapters) {
-    e = {w, {timer.Ns(w), timer.Seconds(w)}, true};
+    const double seconds = timer.Seconds(w);
+    e = {w, {LoraKernelTimer::NsOf(seconds), seconds}, true};
   }
   return e.time;
 }

@@ -90,6 +90,33 @@ class AdapterSlots {
   bool last_loaded_nothing_ = false;
 };
 
+// The adapters of the lazy decoders (replay_engine.h): how many lazy requests run on each and the
+// earliest running order among them, kept as requests become lazy and explicit.
+// speed: a step's batch is then built from at most max_loras entries instead of a walk over the
+// running set (the batch touches the adapters in the order of each one's earliest request).
+class LazyAdapterSet {
+ public:
+  void Join(uint32_t adapter, int64_t order);
+  // When the earliest request on an adapter leaves, the adapter's earliest order is stale until
+  // SetEarliest gives it again (the engine finds it in its running set).
+  void Leave(uint32_t adapter, int64_t order);
+  void SetEarliest(uint32_t adapter, int64_t order);
+  bool Stale(uint32_t adapter) const { return entries_[adapter].stale; }
+  int64_t Earliest(uint32_t adapter) const { return entries_[adapter].earliest; }
+  const std::vector<uint32_t>& adapters() const { return adapters_; }  // those with lazy requests
+  int64_t rows() const { return rows_; }  // lazy requests on any adapter
+
+ private:
+  struct Entry {
+    int64_t count = 0;
+    int64_t earliest = 0;
+    bool stale = false;
+  };
+  std::vector<Entry> entries_;  // by adapter id
+  std::vector<uint32_t> adapters_;
+  int64_t rows_ = 0;
+};
+
 // speed: the punica kernels' time of a step depends only on its LoraStepWork, which repeats from
 // step to step (the same batch decoding); the timer's figures for the last few shapes are kept.
 class LoraKernelMemo {

@@ -83,6 +83,7 @@ void ReplayEngine::MakeLazy(Live& l) {
   l.lazy = true;
   l.sync_step = step_;
   ++lazy_count_;
+  if (adapter_slots_ && l.req.adapter != 0) lazy_adapters_.Join(l.req.adapter, l.order);
   lazy_sum_computed_ += l.computed;
   lazy_sum_sync_ += step_;
   const int64_t remaining = l.target - l.generated;
@@ -116,6 +117,7 @@ void ReplayEngine::MakeExplicit(Live& l) {
   // Bring the request up to the end of the previous step: the tokens it decoded lazily.
   const int64_t lag = (step_ - 1) - l.sync_step;
   lazy_count_ -= 1;
+  if (adapter_slots_ && l.req.adapter != 0) lazy_adapters_.Leave(l.req.adapter, l.order);
   lazy_sum_computed_ -= l.computed;
   lazy_sum_sync_ -= l.sync_step;
   l.computed += lag;

@@ -252,6 +252,8 @@ class ReplayEngine final {
   std::vector<int64_t> adapter_running_;
   int64_t running_adapters_ = 0;
   std::vector<uint32_t> step_adapters_;  // scratch
+  std::vector<std::pair<int64_t, uint32_t>> step_adapter_firsts_;  // scratch: (earliest order, adapter)
+  LazyAdapterSet lazy_adapters_;
   LoraKernelMemo lora_kernel_memo_;
   LoraStepWork lora_step_work_;             // the last step's, with its kernels' time
   LoraKernelMemo::Time lora_step_kernel_;
@@ -271,6 +273,9 @@ class ReplayEngine final {
   int64_t RepeatLoraStepNs(const StepWork& work, int64_t base_ns);  // the last step's batch again
   int64_t QuietLoraStepNs(int64_t base_ns);  // a quiet step's, after LoraQuietBatch()
   void LoraQuietBatch();
+  bool OrderStepAdapters(const std::vector<Scheduled>& scheduled, LoraStepWork& w);
+  void WalkStepAdapters(const std::vector<Scheduled>& scheduled, LoraStepWork& w, std::vector<uint32_t>& adapters) const;
+  bool LoraBatchMatchesWalk(const std::vector<Scheduled>& scheduled, const LoraStepWork& w) const;  // debug check
   // The running set LoraQuietBatch last read (running requests, admissions, preemptions: a request
   // joins only by admission), or -1 after another step's batch replaced it.
   std::array<int64_t, 3> lora_quiet_batch_of_{-1, -1, -1};

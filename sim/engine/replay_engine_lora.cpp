@@ -27,35 +27,89 @@ void ReplayEngine::AdapterLeaves(uint32_t a) {
 // graph, the kernels' launches from the CPU (lora_host.h).
 int64_t ReplayEngine::LoraStepNs(const std::vector<Scheduled>& scheduled, const StepWork& work, int64_t base_ns) {
   lora_quiet_batch_of_[0] = -1;
-  step_adapters_.clear();
   LoraStepWork w;
+  if (!OrderStepAdapters(scheduled, w)) WalkStepAdapters(scheduled, w, step_adapters_);
+  KVSIM_DCHECK(LoraBatchMatchesWalk(scheduled, w));
+  if (step_adapters_.empty()) return 0;
+  KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
+  lora_step_work_ = w;
+  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
+  return LoraBatchNs(work, base_ns);
+}
+
+// The batch as stepping every request schedules it: pass 1 in running order, admissions last, the
+// lazy decoders a token each; the adapters in the order the batch first touches them, which is the
+// order the caches are touched in.
+void ReplayEngine::WalkStepAdapters(const std::vector<Scheduled>& scheduled, LoraStepWork& w,
+                                    std::vector<uint32_t>& adapters) const {
+  adapters.clear();
+  w = LoraStepWork{};
   auto add = [&](Slot slot, int64_t tokens) {
     w.batch_tokens += tokens;
     const uint32_t a = slots_[slot].req.adapter;
     if (a == 0) return;
     w.lora_tokens += tokens;
     ++w.lora_rows;
-    if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
+    if (std::find(adapters.begin(), adapters.end(), a) == adapters.end()) adapters.push_back(a);
   };
-  if (lazy_count_ == 0) {
-    for (const Scheduled& s : scheduled) add(s.slot, s.tokens);
-  } else {
-    // The lazy decoders run a token each besides the scheduled requests. The batch in running order,
-    // as stepping every request schedules it (pass 1 in running order, admissions last): the
-    // adapters' order is the order the caches are touched in.
-    size_t i = 0;
+  size_t i = 0;
+  if (lazy_count_ != 0) {
     for (const auto [order, slot] : running_) {
       for (; i < scheduled.size() && slots_[scheduled[i].slot].order < order; ++i) add(scheduled[i].slot, scheduled[i].tokens);
       if (slots_[slot].lazy) add(slot, 1);
     }
-    for (; i < scheduled.size(); ++i) add(scheduled[i].slot, scheduled[i].tokens);
   }
-  if (step_adapters_.empty()) return 0;
+  for (; i < scheduled.size(); ++i) add(scheduled[i].slot, scheduled[i].tokens);
+  w.adapters = static_cast<int64_t>(adapters.size());
+}
+
+// The same batch from the lazy decoders' adapter set (lazy_adapters_) and the scheduled requests:
+// in running order an adapter is first touched by its earliest request. False when the scheduled
+// requests are not in running order (the walk then decides).
+bool ReplayEngine::OrderStepAdapters(const std::vector<Scheduled>& scheduled, LoraStepWork& w) {
+  std::vector<std::pair<int64_t, uint32_t>>& firsts = step_adapter_firsts_;
+  firsts.clear();
+  w = LoraStepWork{};
+  w.batch_tokens = lazy_count_;
+  w.lora_tokens = w.lora_rows = lazy_adapters_.rows();
+  for (const uint32_t a : lazy_adapters_.adapters()) {
+    if (lazy_adapters_.Stale(a)) {
+      for (const auto [order, slot] : running_) {
+        if (slots_[slot].lazy && slots_[slot].req.adapter == a) {
+          lazy_adapters_.SetEarliest(a, order);
+          break;
+        }
+      }
+    }
+    firsts.push_back({lazy_adapters_.Earliest(a), a});
+  }
+  int64_t previous = -1;
+  for (const Scheduled& s : scheduled) {
+    const Live& l = slots_[s.slot];
+    if (l.order <= previous) return false;
+    previous = l.order;
+    w.batch_tokens += s.tokens;
+    const uint32_t a = l.req.adapter;
+    if (a == 0) continue;
+    w.lora_tokens += s.tokens;
+    ++w.lora_rows;
+    auto it = std::find_if(firsts.begin(), firsts.end(), [a](const auto& f) { return f.second == a; });
+    if (it == firsts.end()) firsts.push_back({l.order, a});
+    else it->first = std::min(it->first, l.order);
+  }
+  std::sort(firsts.begin(), firsts.end());
+  step_adapters_.clear();
+  for (const auto& f : firsts) step_adapters_.push_back(f.second);
   w.adapters = static_cast<int64_t>(step_adapters_.size());
-  KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
-  lora_step_work_ = w;
-  lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};
-  return LoraBatchNs(work, base_ns);
+  return true;
+}
+
+bool ReplayEngine::LoraBatchMatchesWalk(const std::vector<Scheduled>& scheduled, const LoraStepWork& w) const {
+  LoraStepWork walked;
+  std::vector<uint32_t> adapters;
+  WalkStepAdapters(scheduled, walked, adapters);
+  return adapters == step_adapters_ && walked.batch_tokens == w.batch_tokens && walked.lora_tokens == w.lora_tokens &&
+         walked.lora_rows == w.lora_rows && walked.adapters == w.adapters;
 }
 
 // The batch of a quiet step: every running request decodes one token (all are lazy).
@@ -64,19 +118,13 @@ void ReplayEngine::LoraQuietBatch() {
   const std::array<int64_t, 3> of = {static_cast<int64_t>(running_.size()), next_order_, counters_.preemptions};
   if (of == lora_quiet_batch_of_) return;
   lora_quiet_batch_of_ = of;
-  step_adapters_.clear();
+  KVSIM_DCHECK(lazy_count_ == static_cast<int64_t>(running_.size()));
+  static const std::vector<Scheduled> kNone;
   LoraStepWork w;
-  for (const auto [order, slot] : running_) {
-    KVSIM_DCHECK(slots_[slot].lazy);
-    ++w.batch_tokens;
-    const uint32_t a = slots_[slot].req.adapter;
-    if (a == 0) continue;
-    ++w.lora_tokens;
-    ++w.lora_rows;
-    if (std::find(step_adapters_.begin(), step_adapters_.end(), a) == step_adapters_.end()) step_adapters_.push_back(a);
-  }
+  const bool ordered = OrderStepAdapters(kNone, w);
+  KVSIM_DCHECK(ordered && LoraBatchMatchesWalk(kNone, w));
+  (void)ordered;
   if (step_adapters_.empty()) return;
-  w.adapters = static_cast<int64_t>(step_adapters_.size());
   KVSIM_CHECK(w.adapters <= o_.lora.max_loras, "a step runs more adapters than there are LoRA slots");
   lora_step_work_ = w;
   lora_step_kernel_ = o_.lora.kernels ? lora_kernel_memo_.Of(*o_.lora.kernels, w) : LoraKernelMemo::Time{};

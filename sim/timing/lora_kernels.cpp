@@ -119,9 +119,6 @@ double LoraKernelTimer::Seconds(const LoraStepWork& w) const {
   return seconds;
 }
 
-int64_t LoraKernelTimer::Ns(const LoraStepWork& w) const {
-  const double s = Seconds(w);
-  return s > 0 ? std::max<int64_t>(1, std::llround(s * 1e9)) : 0;
-}
+int64_t LoraKernelTimer::NsOf(double s) { return s > 0 ? std::max<int64_t>(1, std::llround(s * 1e9)) : 0; }
 
 }  // namespace kvsim

@@ -79,7 +79,8 @@ class LoraKernelTimer {
   Grids LaunchGrids(const LoraKernelShape& k, const LoraStepWork& w) const;
   // Seconds; 0 when no token is on an adapter.
   double Seconds(const LoraStepWork& w) const;
-  int64_t Ns(const LoraStepWork& w) const;
+  int64_t Ns(const LoraStepWork& w) const { return NsOf(Seconds(w)); }
+  static int64_t NsOf(double seconds);  // Seconds' figure in whole ns (at least 1 when any)
   const std::vector<LoraKernelShape>& shapes() const { return shapes_; }
 
  private:
