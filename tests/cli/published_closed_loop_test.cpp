@@ -4,6 +4,7 @@
 // throughput only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -160,6 +161,108 @@ TEST(PublishedClosedLoopTest, DISABLED_Qwen3_8bOnH100ChatSweepTtft) {
     SCOPED_TRACE(point.clients);
     ExpectWithin25Percent(Qwen3_8bOnH100(point.clients), point.published, true);
   }
+}
+
+// The serving/raw-vllm baseline of a GKE platform's docs ("Benchmark results", https://ai.wmx.dev/
+// benchmarks; the code-search index gives its markdown as id 56188265738 and the benchmarks/ README that
+// states the matrix as id 56529534857): one NVIDIA L4 on a g2-standard-4 node (4 vCPUs), vLLM v0.23.0,
+// `vllm serve Qwen/Qwen2.5-0.5B-Instruct` (BF16) with --gpu-memory-utilization 0.6 --max-model-len 8192,
+// and `vllm bench serve` (its endpoint is not printed; the tool's default is /v1/completions): random
+// 256-token prompts, 128 output tokens with --ignore-eos, seed 42, --request-rate inf, --max-concurrency C
+// for C = 1 ... 32. The README says only that num_prompts "scales with concurrency (capped at 320)"; the
+// replay sends 10 C (at most 320): kvsim's ITL and throughput are the same to the printed digit for 5 C,
+// 20 C and 40 C, its TTFT within 2 ms. Published medians (the page prints ITL, not TPOT; with every output
+// 128 tokens long a request's TPOT is its mean ITL, and kvsim's ITL is compared with it):
+//          TTFT ms   ITL ms   output tok/s
+//   C=1      27.0      5.1       168
+//   C=2      37.8      5.2       367
+//   C=4      50.1      5.3       698
+//   C=8      60.9      5.5      1312
+//   C=16    103.8      6.0      2277
+//   C=32    135.3      7.1      3773
+// kvsim has no preset for this model; the replay reads data/validation/configs' copy of its config.
+struct ItlPoint {
+  int clients;
+  double ttft_ms, itl_ms, output_tokens_per_s;
+};
+constexpr ItlPoint kQwen25_05bOnL4[] = {{1, 27.0, 5.1, 168},   {2, 37.8, 5.2, 367},    {4, 50.1, 5.3, 698},
+                                        {8, 60.9, 5.5, 1312},  {16, 103.8, 6.0, 2277}, {32, 135.3, 7.1, 3773}};
+
+nlohmann::json Qwen25_05bOnL4(int clients) {
+  const std::string config =
+      std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/validation/configs/Qwen__Qwen2.5-0.5B-Instruct.json";
+  return testing::ReplayJson({"--gpu", "l4", "--model", config, "--gpu-memory-utilization", "0.6", "--max-model-len",
+                              "8192", "--vllm-version", "0.23.0", "--synthetic",
+                              std::to_string(std::min(clients * 10, 320)), "--dataset-name", "random",
+                              "--random-input-len", "256", "--random-output-len", "128", "--max-concurrency",
+                              std::to_string(clients)});
+}
+
+// kvsim: ITL 5.06 / 5.11 / 5.21 / 5.47 / 5.93 / 6.88 ms (0.97-0.99 of the published), 198 / 389 / 752 /
+// 1,410 / 2,491 / 4,082 output tok/s (1.06-1.18).
+TEST(PublishedClosedLoopTest, Qwen25_05bOnL4ConcurrencySweep) {
+  for (const ItlPoint& point : kQwen25_05bOnL4) {
+    SCOPED_TRACE(point.clients);
+    const nlohmann::json run = Qwen25_05bOnL4(point.clients);
+    ASSERT_FALSE(run.empty());
+    const double itl_ms = run.at("latency_s").at("itl").at("p50").get<double>() * 1e3;
+    const double tput = run.at("throughput").at("output_tokens_per_s").get<double>();
+    EXPECT_NEAR(itl_ms / point.itl_ms, 1.0, 0.25) << itl_ms;
+    EXPECT_NEAR(tput / point.output_tokens_per_s, 1.0, 0.25) << tput;
+    EXPECT_EQ(run.at("concurrency").at("peak_running").get<int64_t>(), point.clients);
+  }
+}
+
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 10.3 / 13.2 / 20.4 / 35.2 / 45.3 /
+// 65.4 ms, 0.38 / 0.35 / 0.41 / 0.58 / 0.44 / 0.48 of the published. At one client nothing queues: kvsim's
+// 10.3 ms is its 7.8 ms prefill step of 256 tokens (`kvsim step`) and 2.6 ms of request path (2 ms of
+// API server, 2.2 us a prompt token of tokenization), so the published 27.0 ms leaves some 17 ms a request
+// between its arrival and its first token that kvsim does not charge, as on GPUStack's H100 above (there
+// about 50 ms, on the chat endpoint; if this Job kept the tool's default completions endpoint, not
+// chat-template rendering alone).
+// The ITL agrees at every concurrency, so the engine's per-step host work keeps up; what is missing is
+// per-request work on the API-server side (HTTP, input processing, the first token's detokenization and
+// SSE chunk), which here shares the node's 4 vCPUs with the busy-polling engine core and, by the Job's pod
+// affinity, with the benchmark client. No figure for that cost can be read from vLLM's code, so none is
+// set here. Above one client the fixed lengths keep kvsim's clients in lockstep (all C prompts prefilled
+// in one step), which the real run's timing jitter breaks up.
+TEST(PublishedClosedLoopTest, DISABLED_Qwen25_05bOnL4ConcurrencySweepTtft) {
+  for (const ItlPoint& point : kQwen25_05bOnL4) {
+    SCOPED_TRACE(point.clients);
+    const nlohmann::json run = Qwen25_05bOnL4(point.clients);
+    ASSERT_FALSE(run.empty());
+    const double ttft_ms = run.at("latency_s").at("ttft").at("p50").get<double>() * 1e3;
+    EXPECT_NEAR(ttft_ms / point.ttft_ms, 1.0, 0.25) << ttft_ms;
+  }
+}
+
+// vLLM's recipe for NVIDIA Nemotron-3-Nano-30B-A3B (vllm-project/recipes, NVIDIA/Nemotron-3-Nano-30B-A3B.md
+// at 8959cf64189c, "Benchmarking Performance"): vLLM 0.12.0 (the release it pulls), `vllm serve
+// nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8 --trust-remote-code --async-scheduling --kv-cache-dtype fp8
+// --tensor-parallel-size 1`, and `vllm bench serve --dataset-name random --random-input-len 1024
+// --random-output-len 1024 --num-warmups 20 --ignore-eos --max-concurrency 1024 --num-prompts 2048`;
+// "Sample output ... with the FP8 model on H200": 2,048 requests, 2,097,152 output tokens, median TTFT
+// 1,534.84 ms, median TPOT 61.04 ms, 15,828.30 output tok/s. kvsim schedules asynchronously by default,
+// so --async-scheduling is left out (kvsim refuses it as an unknown flag).
+//
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 463 ms (0.30), its TPOT 18.6 ms
+// (0.30) and its throughput 51,992 tok/s (3.28). One part of it can be read in vLLM's code: each decode
+// step runs, in every Mamba-2 layer, vLLM's selective_state_update kernel
+// (vllm/model_executor/layers/mamba/ops/mamba_ssm.py, _selective_scan_update_kernel), which loads each
+// running sequence's SSM state and stores it back. The checkpoint's mamba_ssm_cache_dtype is float32, so
+// with 64 heads x 64 head dims x 128 state dims that is 2 MiB a sequence and layer: at 1,000 running
+// sequences and 23 Mamba layers, 23 x 1,000 x 2,097,152 B x 2 = 96.5 GB a step, 20.1 ms at the H200's
+// 4.8 TB/s. kvsim's step model costs a Mamba mixer as an attention layer's projections and moves no
+// state (`kvsim step ... --decode-seqs 1000 --decode-context 1536`: 15.5 ms, no state operator). Adding
+// the 20.1 ms would bring the step to about 35.6 ms, 0.58 of the published TPOT: the state traffic is
+// most of the miss, not all of it, and where the rest lies is not shown here.
+TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnH200At1024Clients) {
+  ExpectWithin25Percent(
+      testing::ReplayJson({"--gpu", "h200", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "--kv-cache-dtype",
+                           "fp8", "--tensor-parallel-size", "1", "--vllm-version", "0.12.0", "--synthetic", "2048",
+                           "--dataset-name", "random", "--random-input-len", "1024", "--random-output-len", "1024",
+                           "--max-concurrency", "1024"}),
+      {1534.84, 61.04, 15828.30}, true);
 }
 
 }  // namespace
