@@ -265,5 +265,70 @@ TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnH200At1024Clients) {
       {1534.84, 61.04, 15828.30}, true);
 }
 
+// Vultr's inference cookbook for an 8-GPU HGX B200 (docs.vultr.com/inference-cookbook/cuda/: benchmarks/
+// methodology and optimization/concurrency-tuning, "Throughput Results (NVIDIA HGX B200 Verified)";
+// model-guides/nemotron-nano and model-guides/minimax-m25 for the servers; updated 11 March 2026):
+// `vllm bench serve --dataset-name random --random-input-len 2048 --random-output-len 512`, 50 prompts at
+// C=1 and 400 above, servers at --max-model-len 32768 --gpu-memory-utilization 0.90; Nemotron-3-Nano-
+// 30B-A3B-FP8 at --tensor-parallel-size 2 on vLLM 0.16.0, MiniMax-M2.5 (FP8) at --tensor-parallel-size 4
+// on vLLM 0.12.0 (the methodology's version note). The tables print "TTFT (ms)" and "TPOT (ms)" without
+// saying mean or median; kvsim's medians are compared. The MiniMax table is read to C=16 (its C=32 row
+// is cut off in the copy read here). Published:
+//   Nemotron Nano, TP 2       C=1    8      16     32     64     128     256     512     1024
+//     TTFT ms                 362    152    160    206    324    520     1,254   2,610   2,563
+//     TPOT ms                 2.91   3.96   4.32   7.86   6.74   8.91    11.77   15.46   15.46
+//     output tok/s            277    1,881  3,455  3,798  8,120  11,556  15,552  18,746  18,829
+//   MiniMax-M2.5, TP 4        C=1    8      16
+//     TTFT ms                 84     217    77
+//     TPOT ms                 11.40  13.37  15.01
+//     output tok/s            87     581    1,057
+struct B200Point {
+  int clients;
+  Published published;
+};
+constexpr B200Point kNemotronNanoOnTwoB200[] = {
+    {1, {362, 2.91, 277}},      {8, {152, 3.96, 1881}},      {16, {160, 4.32, 3455}},
+    {32, {206, 7.86, 3798}},    {64, {324, 6.74, 8120}},     {128, {520, 8.91, 11556}},
+    {256, {1254, 11.77, 15552}}, {512, {2610, 15.46, 18746}}, {1024, {2563, 15.46, 18829}}};
+constexpr B200Point kMiniMaxM25OnFourB200[] = {{1, {84, 11.40, 87}}, {8, {217, 13.37, 581}}, {16, {77, 15.01, 1057}}};
+
+nlohmann::json VultrB200(const std::string& model, const std::string& tp, const std::string& version, int clients) {
+  return testing::ReplayJson({"--gpu", "b200", "--model", model, "--tensor-parallel-size", tp, "--max-model-len",
+                              "32768", "--gpu-memory-utilization", "0.90", "--vllm-version", version, "--synthetic",
+                              clients == 1 ? "50" : "400", "--dataset-name", "random", "--random-input-len", "2048",
+                              "--random-output-len", "512", "--max-concurrency", std::to_string(clients)});
+}
+
+// A known miss, kept to be fixed rather than fitted. kvsim, C=1 ... 1024: TPOT 2.57 / 3.27 / 3.89 / 4.66 /
+// 5.44 / 6.32 / 7.47 / 7.91 / 7.91 ms (0.88 / 0.83 / 0.90 / 0.59 / 0.81 / 0.71 / 0.63 / 0.51 / 0.51), 386 /
+// 2,400 / 4,047 / 6,573 / 10,758 / 17,186 / 26,749 / 37,066 / 37,066 output tok/s (1.40 / 1.28 / 1.17 /
+// 1.73 / 1.32 / 1.49 / 1.72 / 1.98 / 1.97), TTFT 16 / 40 / 45 / 50 / 55 / 55 / 367 / 1,235 / 1,235 ms (0.04
+// to 0.48). The miss grows with the batch as the H200 run above does, and for the same unmodelled traffic:
+// at TP 2 each rank keeps 32 of the 64 SSM heads, 1 MiB of float32 state a sequence and Mamba layer, so at
+// the 400 sequences of C=512 a decode step reads and writes 23 x 400 x 1,048,576 B x 2 = 19.3 GB, 2.5 ms
+// at the B200's 7.7 TB/s, which kvsim's step does not move. Neither that nor anything else here explains
+// the TTFT: the published TTFT at one client (362 ms) exceeds the one at eight (152 ms), a one-off cost
+// within the 50-prompt run if the table prints means; the rest is not shown here.
+TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnTwoB200Sweep) {
+  for (const B200Point& point : kNemotronNanoOnTwoB200) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(VultrB200("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "2", "0.16.0", point.clients),
+                          point.published, true);
+  }
+}
+
+// A known miss, not explained: kvsim's TPOT is 4.16 / 6.20 / 8.18 ms (0.36 / 0.46 / 0.55 of the
+// published), its throughput 239 / 1,264 / 1,921 tok/s (2.74 / 2.18 / 1.82), its TTFT 29 / 80 / 90 ms
+// (0.34 / 0.37 / 1.17). At one client the published 11.4 ms a token is 2.7 times kvsim's step (`kvsim
+// step --gpu b200 --model MiniMaxAI/MiniMax-M2.5 -tp 4 --decode-seqs 1 --decode-context 2300`: 4.5 ms,
+// of which 2.1 ms FP8 weight reads, 1.0 ms of 124 all-reduces); nothing read in vLLM 0.12.0's code for
+// this model accounts for the difference yet, so nothing is set from it.
+TEST(PublishedClosedLoopTest, DISABLED_MiniMaxM25Fp8OnFourB200Sweep) {
+  for (const B200Point& point : kMiniMaxM25OnFourB200) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(VultrB200("MiniMaxAI/MiniMax-M2.5", "4", "0.12.0", point.clients), point.published, true);
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
