@@ -4,6 +4,7 @@
 // throughput only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -159,6 +160,173 @@ TEST(PublishedClosedLoopTest, DISABLED_Qwen3_8bOnH100ChatSweepTtft) {
   for (const ConcurrencyPoint& point : kQwen3_8bOnH100) {
     SCOPED_TRACE(point.clients);
     ExpectWithin25Percent(Qwen3_8bOnH100(point.clients), point.published, true);
+  }
+}
+
+// The serving/raw-vllm baseline of a GKE platform's docs ("Benchmark results", https://ai.wmx.dev/
+// benchmarks; the code-search index gives its markdown as id 56188265738 and the benchmarks/ README that
+// states the matrix as id 56529534857): one NVIDIA L4 on a g2-standard-4 node (4 vCPUs), vLLM v0.23.0,
+// `vllm serve Qwen/Qwen2.5-0.5B-Instruct` (BF16) with --gpu-memory-utilization 0.6 --max-model-len 8192,
+// and `vllm bench serve` (its endpoint is not printed; the tool's default is /v1/completions): random
+// 256-token prompts, 128 output tokens with --ignore-eos, seed 42, --request-rate inf, --max-concurrency C
+// for C = 1 ... 32. The README says only that num_prompts "scales with concurrency (capped at 320)"; the
+// replay sends 10 C (at most 320): kvsim's ITL and throughput are the same to the printed digit for 5 C,
+// 20 C and 40 C, its TTFT within 2 ms. Published medians (the page prints ITL, not TPOT; with every output
+// 128 tokens long a request's TPOT is its mean ITL, and kvsim's ITL is compared with it):
+//          TTFT ms   ITL ms   output tok/s
+//   C=1      27.0      5.1       168
+//   C=2      37.8      5.2       367
+//   C=4      50.1      5.3       698
+//   C=8      60.9      5.5      1312
+//   C=16    103.8      6.0      2277
+//   C=32    135.3      7.1      3773
+// kvsim has no preset for this model; the replay reads data/validation/configs' copy of its config.
+struct ItlPoint {
+  int clients;
+  double ttft_ms, itl_ms, output_tokens_per_s;
+};
+constexpr ItlPoint kQwen25_05bOnL4[] = {{1, 27.0, 5.1, 168},   {2, 37.8, 5.2, 367},    {4, 50.1, 5.3, 698},
+                                        {8, 60.9, 5.5, 1312},  {16, 103.8, 6.0, 2277}, {32, 135.3, 7.1, 3773}};
+
+nlohmann::json Qwen25_05bOnL4(int clients) {
+  const std::string config =
+      std::string(KVSIM_DATA_DIR_FOR_TESTS) + "/validation/configs/Qwen__Qwen2.5-0.5B-Instruct.json";
+  return testing::ReplayJson({"--gpu", "l4", "--model", config, "--gpu-memory-utilization", "0.6", "--max-model-len",
+                              "8192", "--vllm-version", "0.23.0", "--synthetic",
+                              std::to_string(std::min(clients * 10, 320)), "--dataset-name", "random",
+                              "--random-input-len", "256", "--random-output-len", "128", "--max-concurrency",
+                              std::to_string(clients)});
+}
+
+// kvsim: ITL 5.06 / 5.11 / 5.21 / 5.47 / 5.93 / 6.88 ms (0.97-0.99 of the published), 198 / 389 / 752 /
+// 1,410 / 2,491 / 4,082 output tok/s (1.06-1.18).
+TEST(PublishedClosedLoopTest, Qwen25_05bOnL4ConcurrencySweep) {
+  for (const ItlPoint& point : kQwen25_05bOnL4) {
+    SCOPED_TRACE(point.clients);
+    const nlohmann::json run = Qwen25_05bOnL4(point.clients);
+    ASSERT_FALSE(run.empty());
+    const double itl_ms = run.at("latency_s").at("itl").at("p50").get<double>() * 1e3;
+    const double tput = run.at("throughput").at("output_tokens_per_s").get<double>();
+    EXPECT_NEAR(itl_ms / point.itl_ms, 1.0, 0.25) << itl_ms;
+    EXPECT_NEAR(tput / point.output_tokens_per_s, 1.0, 0.25) << tput;
+    EXPECT_EQ(run.at("concurrency").at("peak_running").get<int64_t>(), point.clients);
+  }
+}
+
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 10.3 / 13.2 / 20.4 / 35.2 / 45.3 /
+// 65.4 ms, 0.38 / 0.35 / 0.41 / 0.58 / 0.44 / 0.48 of the published. At one client nothing queues: kvsim's
+// 10.3 ms is its 7.8 ms prefill step of 256 tokens (`kvsim step`) and 2.6 ms of request path (2 ms of
+// API server, 2.2 us a prompt token of tokenization), so the published 27.0 ms leaves some 17 ms a request
+// between its arrival and its first token that kvsim does not charge, as on GPUStack's H100 above (there
+// about 50 ms, on the chat endpoint; if this Job kept the tool's default completions endpoint, not
+// chat-template rendering alone).
+// The ITL agrees at every concurrency, so the engine's per-step host work keeps up; what is missing is
+// per-request work on the API-server side (HTTP, input processing, the first token's detokenization and
+// SSE chunk), which here shares the node's 4 vCPUs with the busy-polling engine core and, by the Job's pod
+// affinity, with the benchmark client. No figure for that cost can be read from vLLM's code, so none is
+// set here. Above one client the fixed lengths keep kvsim's clients in lockstep (all C prompts prefilled
+// in one step), which the real run's timing jitter breaks up.
+TEST(PublishedClosedLoopTest, DISABLED_Qwen25_05bOnL4ConcurrencySweepTtft) {
+  for (const ItlPoint& point : kQwen25_05bOnL4) {
+    SCOPED_TRACE(point.clients);
+    const nlohmann::json run = Qwen25_05bOnL4(point.clients);
+    ASSERT_FALSE(run.empty());
+    const double ttft_ms = run.at("latency_s").at("ttft").at("p50").get<double>() * 1e3;
+    EXPECT_NEAR(ttft_ms / point.ttft_ms, 1.0, 0.25) << ttft_ms;
+  }
+}
+
+// vLLM's recipe for NVIDIA Nemotron-3-Nano-30B-A3B (vllm-project/recipes, NVIDIA/Nemotron-3-Nano-30B-A3B.md
+// at 8959cf64189c, "Benchmarking Performance"): vLLM 0.12.0 (the release it pulls), `vllm serve
+// nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8 --trust-remote-code --async-scheduling --kv-cache-dtype fp8
+// --tensor-parallel-size 1`, and `vllm bench serve --dataset-name random --random-input-len 1024
+// --random-output-len 1024 --num-warmups 20 --ignore-eos --max-concurrency 1024 --num-prompts 2048`;
+// "Sample output ... with the FP8 model on H200": 2,048 requests, 2,097,152 output tokens, median TTFT
+// 1,534.84 ms, median TPOT 61.04 ms, 15,828.30 output tok/s. kvsim schedules asynchronously by default,
+// so --async-scheduling is left out (kvsim refuses it as an unknown flag).
+//
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 463 ms (0.30), its TPOT 18.6 ms
+// (0.30) and its throughput 51,992 tok/s (3.28). One part of it can be read in vLLM's code: each decode
+// step runs, in every Mamba-2 layer, vLLM's selective_state_update kernel
+// (vllm/model_executor/layers/mamba/ops/mamba_ssm.py, _selective_scan_update_kernel), which loads each
+// running sequence's SSM state and stores it back. The checkpoint's mamba_ssm_cache_dtype is float32, so
+// with 64 heads x 64 head dims x 128 state dims that is 2 MiB a sequence and layer: at 1,000 running
+// sequences and 23 Mamba layers, 23 x 1,000 x 2,097,152 B x 2 = 96.5 GB a step, 20.1 ms at the H200's
+// 4.8 TB/s. kvsim's step model costs a Mamba mixer as an attention layer's projections and moves no
+// state (`kvsim step ... --decode-seqs 1000 --decode-context 1536`: 15.5 ms, no state operator). Adding
+// the 20.1 ms would bring the step to about 35.6 ms, 0.58 of the published TPOT: the state traffic is
+// most of the miss, not all of it, and where the rest lies is not shown here.
+TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnH200At1024Clients) {
+  ExpectWithin25Percent(
+      testing::ReplayJson({"--gpu", "h200", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "--kv-cache-dtype",
+                           "fp8", "--tensor-parallel-size", "1", "--vllm-version", "0.12.0", "--synthetic", "2048",
+                           "--dataset-name", "random", "--random-input-len", "1024", "--random-output-len", "1024",
+                           "--max-concurrency", "1024"}),
+      {1534.84, 61.04, 15828.30}, true);
+}
+
+// Vultr's inference cookbook for an 8-GPU HGX B200 (docs.vultr.com/inference-cookbook/cuda/: benchmarks/
+// methodology and optimization/concurrency-tuning, "Throughput Results (NVIDIA HGX B200 Verified)";
+// model-guides/nemotron-nano and model-guides/minimax-m25 for the servers; updated 11 March 2026):
+// `vllm bench serve --dataset-name random --random-input-len 2048 --random-output-len 512`, 50 prompts at
+// C=1 and 400 above, servers at --max-model-len 32768 --gpu-memory-utilization 0.90; Nemotron-3-Nano-
+// 30B-A3B-FP8 at --tensor-parallel-size 2 on vLLM 0.16.0, MiniMax-M2.5 (FP8) at --tensor-parallel-size 4
+// on vLLM 0.12.0 (the methodology's version note). The tables print "TTFT (ms)" and "TPOT (ms)" without
+// saying mean or median; kvsim's medians are compared. The MiniMax table is read to C=16 (its C=32 row
+// is cut off in the copy read here). Published:
+//   Nemotron Nano, TP 2       C=1    8      16     32     64     128     256     512     1024
+//     TTFT ms                 362    152    160    206    324    520     1,254   2,610   2,563
+//     TPOT ms                 2.91   3.96   4.32   7.86   6.74   8.91    11.77   15.46   15.46
+//     output tok/s            277    1,881  3,455  3,798  8,120  11,556  15,552  18,746  18,829
+//   MiniMax-M2.5, TP 4        C=1    8      16
+//     TTFT ms                 84     217    77
+//     TPOT ms                 11.40  13.37  15.01
+//     output tok/s            87     581    1,057
+struct B200Point {
+  int clients;
+  Published published;
+};
+constexpr B200Point kNemotronNanoOnTwoB200[] = {
+    {1, {362, 2.91, 277}},      {8, {152, 3.96, 1881}},      {16, {160, 4.32, 3455}},
+    {32, {206, 7.86, 3798}},    {64, {324, 6.74, 8120}},     {128, {520, 8.91, 11556}},
+    {256, {1254, 11.77, 15552}}, {512, {2610, 15.46, 18746}}, {1024, {2563, 15.46, 18829}}};
+constexpr B200Point kMiniMaxM25OnFourB200[] = {{1, {84, 11.40, 87}}, {8, {217, 13.37, 581}}, {16, {77, 15.01, 1057}}};
+
+nlohmann::json VultrB200(const std::string& model, const std::string& tp, const std::string& version, int clients) {
+  return testing::ReplayJson({"--gpu", "b200", "--model", model, "--tensor-parallel-size", tp, "--max-model-len",
+                              "32768", "--gpu-memory-utilization", "0.90", "--vllm-version", version, "--synthetic",
+                              clients == 1 ? "50" : "400", "--dataset-name", "random", "--random-input-len", "2048",
+                              "--random-output-len", "512", "--max-concurrency", std::to_string(clients)});
+}
+
+// A known miss, kept to be fixed rather than fitted. kvsim, C=1 ... 1024: TPOT 2.57 / 3.27 / 3.89 / 4.66 /
+// 5.44 / 6.32 / 7.47 / 7.91 / 7.91 ms (0.88 / 0.83 / 0.90 / 0.59 / 0.81 / 0.71 / 0.63 / 0.51 / 0.51), 386 /
+// 2,400 / 4,047 / 6,573 / 10,758 / 17,186 / 26,749 / 37,066 / 37,066 output tok/s (1.40 / 1.28 / 1.17 /
+// 1.73 / 1.32 / 1.49 / 1.72 / 1.98 / 1.97), TTFT 16 / 40 / 45 / 50 / 55 / 55 / 367 / 1,235 / 1,235 ms (0.04
+// to 0.48). The miss grows with the batch as the H200 run above does, and for the same unmodelled traffic:
+// at TP 2 each rank keeps 32 of the 64 SSM heads, 1 MiB of float32 state a sequence and Mamba layer, so at
+// the 400 sequences of C=512 a decode step reads and writes 23 x 400 x 1,048,576 B x 2 = 19.3 GB, 2.5 ms
+// at the B200's 7.7 TB/s, which kvsim's step does not move. Neither that nor anything else here explains
+// the TTFT: the published TTFT at one client (362 ms) exceeds the one at eight (152 ms), a one-off cost
+// within the 50-prompt run if the table prints means; the rest is not shown here.
+TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnTwoB200Sweep) {
+  for (const B200Point& point : kNemotronNanoOnTwoB200) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(VultrB200("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "2", "0.16.0", point.clients),
+                          point.published, true);
+  }
+}
+
+// A known miss, not explained: kvsim's TPOT is 4.16 / 6.20 / 8.18 ms (0.36 / 0.46 / 0.55 of the
+// published), its throughput 239 / 1,264 / 1,921 tok/s (2.74 / 2.18 / 1.82), its TTFT 29 / 80 / 90 ms
+// (0.34 / 0.37 / 1.17). At one client the published 11.4 ms a token is 2.7 times kvsim's step (`kvsim
+// step --gpu b200 --model MiniMaxAI/MiniMax-M2.5 -tp 4 --decode-seqs 1 --decode-context 2300`: 4.5 ms,
+// of which 2.1 ms FP8 weight reads, 1.0 ms of 124 all-reduces); nothing read in vLLM 0.12.0's code for
+// this model accounts for the difference yet, so nothing is set from it.
+TEST(PublishedClosedLoopTest, DISABLED_MiniMaxM25Fp8OnFourB200Sweep) {
+  for (const B200Point& point : kMiniMaxM25OnFourB200) {
+    SCOPED_TRACE(point.clients);
+    ExpectWithin25Percent(VultrB200("MiniMaxAI/MiniMax-M2.5", "4", "0.12.0", point.clients), point.published, true);
   }
 }
 
