@@ -19,6 +19,7 @@
 #include "sim/timing/kernel_efficiency.h"
 #include "sim/timing/link_rates.h"
 #include "sim/timing/lowbit_gemm.h"
+#include "sim/timing/moe_layer.h"
 
 namespace kvsim {
 namespace {
@@ -49,6 +50,32 @@ double Predict(const std::vector<std::string>& header, const std::vector<std::st
     return w16 / w4;
   }
   ExpertParallelLinks links = LinksOf(gpu, LinkBytesPerSecond(gpu.interconnect));
+  if (kind == "fused_moe_seconds") {
+    // One MoE layer's routed experts on one GPU (no TP, no EP): what vLLM's benchmark_moe.py times
+    // is the fused_moe call, whose grouped GEMMs are MoeLayerTimer's experts terms; its routing,
+    // align, activation and moe_sum passes are not counted here (a few microseconds each at small
+    // batches, under a tenth of the call at 4096 tokens).
+    const KernelEfficiency eff;
+    const GemmDevice dense{DensePeakFlops(gpu, NumericFormat::kFloat16), gpu.mem_bandwidth_bytes_per_s, gpu.sm_count,
+                           eff.gemm_compute, eff.gemm_memory, eff.gemm_floor_us * 1e-6};
+    const bool fp8 = col("dtype") == "fp8";
+    const LowBitGemm lowbit = fp8 ? ChooseLowBitGemm(QuantMethod::kFp8, gpu) : LowBitGemm{};
+    const double weight_bytes = fp8 ? 1.0 : 2.0;
+    MoeLayerShape shape;
+    shape.layers = 1;
+    shape.num_experts = Number(col("experts"));
+    shape.top_k = Number(col("top_k"));
+    shape.hidden = static_cast<int64_t>(Number(col("hidden")));
+    shape.up_n = 2 * static_cast<int64_t>(Number(col("n")));  // gate and up, fused (w1 is E x 2N x K)
+    shape.down_k = static_cast<int64_t>(Number(col("n")));
+    shape.up_weight_bytes = static_cast<double>(shape.up_n * shape.hidden) * weight_bytes;
+    shape.down_weight_bytes = static_cast<double>(shape.down_k * shape.hidden) * weight_bytes;
+    shape.quantized = fp8;
+    const MoeLayerTimer timer(shape, lowbit, dense, ChooseMoeKernel(lowbit, gpu), links);
+    double seconds = 0;
+    timer.AddExperts(static_cast<int64_t>(Number(col("tokens"))), nullptr, &seconds);
+    return seconds;
+  }
   if (!col("domain_gpus").empty()) links.domain_gpus = static_cast<int>(Number(col("domain_gpus")));
   if (!col("nic_Gb_per_s").empty()) links.nic_bytes_per_s = Number(col("nic_Gb_per_s")) * 1e9 / 8;
   const double copies = Number(col("tokens")) * Number(col("top_k"));
