@@ -52,6 +52,31 @@ TEST(LoraGridTest, ResidentSlotsFollowWarpsPerCta) {
   EXPECT_EQ(CtaSlotsPerSm(1), 32);
 }
 
+// Three kinds of CTA in one launch, 1 SM of 8 slots (8 warps a CTA): 2 working CTAs run 2 L2
+// lookups, 1 DRAM step and 1 atomic add (3 x 0.142 + 0.348 = 0.774 us); 3 idle split-K CTAs the
+// same without the DRAM step (0.426 us); 4 empty ones one lookup (0.142 us).
+//   busy = 2 x 0.774 + 3 x 0.426 + 4 x 0.142 = 3.394 CTA-us over 8 slots = 0.42425 us < one
+//   chain: 0.774 us. With 1,000 times the CTAs: 3,394 CTA-us / 8 = 424.25 us.
+TEST(LoraGridTest, IdleSplitKCtasRunTheirLookupsAndWriteBack) {
+  LoraLaunchGrid g;
+  g.ctas = 9;
+  g.working_ctas = 2;
+  g.idle_ctas = 3;
+  g.warps = 8;
+  g.l2_steps = 2;
+  g.dram_steps = 1;
+  g.writeback_l2_steps = 1;
+  EXPECT_NEAR(GridSeconds(g, 1, MemoryLatency{}), 0.774e-6, 1e-15);
+  g.ctas *= 1000;
+  g.working_ctas *= 1000;
+  g.idle_ctas *= 1000;
+  EXPECT_NEAR(GridSeconds(g, 1, MemoryLatency{}), 424.25e-6, 1e-12);
+  // Without the write-back the idle CTAs cost what their lookups do: 2 x 0.632 + 3 x 0.284 +
+  // 4 x 0.142 = 2.684 CTA-us, x 1,000 over 8 slots = 335.5 us.
+  g.writeback_l2_steps = 0;
+  EXPECT_NEAR(GridSeconds(g, 1, MemoryLatency{}), 335.5e-6, 1e-12);
+}
+
 // The V0 engine's bgmv kernels (v0.6-0.7) on a decode batch of 256 tokens, rank 8, K = N = 4096,
 // one slice, 108 SMs (A100); num_warps 8, so 8 CTAs per SM: 864 slots.
 //   shrink: SPLIT_K 64 x 256 tokens = 16,384 CTAs; BLOCK_K 256 covers K = 4096 in 16 of the 64
