@@ -20,8 +20,9 @@
 // lookups, a K loop whose loads are all masked off (no bytes) and the write-back of its zero partial
 // sum. A split-K shrink writes back with tl.atomic_add, which Triton issues with acq_rel semantics
 // unless told otherwise (bgmv_shrink.py v0.6-0.7 and kernel_utils.py do_shrink_kernel of the
-// v0.8+ kernels pass no `sem`; recent releases pass sem="relaxed"): the CTA waits for the L2
-// round trip before it retires, one more L2 step at the end of every split-K CTA's chain.
+// v0.8+ kernels pass no `sem`): the CTA waits for the L2 round trip before it retires, one more L2
+// step at the end of every split-K CTA's chain. Recent releases pass sem="relaxed", which need not
+// hold the CTA; the step is kept for them too, at most one L2 latency too many.
 // A chain step is a memory latency: an L2 hit for the small index tensors and the atomic, a DRAM
 // access for the tiles (the tiles of a token read once; an adapter's tile shared by many tokens may
 // hit L2, which the DRAM figure then overstates by about half a step).
