@@ -13,11 +13,19 @@
 // 64 resident warps and 32 resident blocks per SM are the hardware limits of compute capability
 // 8.0 and 9.0 (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"); a
 // kernel whose registers or shared memory allow fewer is slower still, so this is a lower bound.
-// CTAs the grid launches but whose rows or K range hold nothing (a token without an adapter, a
-// 32-token tile past the adapter's tokens, a split-K slice past K) exit after their first lookup.
-// A chain step is a memory latency: an L2 hit for the small index tensors, a DRAM access for the
-// tiles (the tiles of a token read once; an adapter's tile shared by many tokens may hit L2, which
-// the DRAM figure then overstates by about half a step).
+// CTAs the grid launches for rows that hold nothing (a token without an adapter, a 32-token tile
+// past the adapter's tokens) exit after their first lookup. A split-K CTA whose K range lies past K
+// does not: the kernels return early only for those rows (bgmv_shrink.py `if lora_index == -1:
+// return`; lora_shrink_op.py the adapter id and `cta_m_offset >= lora_m_size`), so it runs its
+// lookups, a K loop whose loads are all masked off (no bytes) and the write-back of its zero partial
+// sum. A split-K shrink writes back with tl.atomic_add, which Triton issues with acq_rel semantics
+// unless told otherwise (bgmv_shrink.py v0.6-0.7 and kernel_utils.py do_shrink_kernel of the
+// v0.8+ kernels pass no `sem`): the CTA waits for the L2 round trip before it retires, one more L2
+// step at the end of every split-K CTA's chain. Recent releases pass sem="relaxed", which need not
+// hold the CTA; the step is kept for them too, at most one L2 latency too many.
+// A chain step is a memory latency: an L2 hit for the small index tensors and the atomic, a DRAM
+// access for the tiles (the tiles of a token read once; an adapter's tile shared by many tokens may
+// hit L2, which the DRAM figure then overstates by about half a step).
 #ifndef KVSIM_SIM_TIMING_LORA_GRID_H_
 #define KVSIM_SIM_TIMING_LORA_GRID_H_
 
@@ -34,13 +42,16 @@ struct MemoryLatency {
 };
 
 // One launch: `ctas` in all, of which `working_ctas` run the whole chain (`l2_steps` index
-// lookups, then `dram_steps` tile loads); the rest exit after one L2 lookup.
+// lookups, `dram_steps` tile loads, then `writeback_l2_steps` atomic adds) and `idle_ctas` (split-K
+// CTAs past K) the chain without its tile loads; the rest exit after one L2 lookup.
 struct LoraLaunchGrid {
   double ctas = 0;
   double working_ctas = 0;
   int warps = 4;          // num_warps of the launch's config
   double l2_steps = 1;
   double dram_steps = 1;
+  double idle_ctas = 0;
+  double writeback_l2_steps = 0;  // 1 where a split-K partial sum is added atomically
 };
 
 // Resident CTA slots per SM for `warps` warps per CTA (the hardware limits above).

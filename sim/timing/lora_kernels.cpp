@@ -53,10 +53,13 @@ LoraKernelTimer::Grids LoraKernelTimer::LaunchGrids(const LoraKernelShape& k, co
     // activations: their bytes set their time. The bgmv kernels of decode steps (bgmv_shrink.py,
     // bgmv_expand_slice.py, v0.6-0.7; BLOCK_K/BLOCK_N 256, num_warps 8) run per slice launch
     // SPLIT_K x batch and SPLIT_N x batch CTAs; a CTA loads its token's adapter index, then its
-    // tiles (its K range in steps of BLOCK_K x SPLIT_K, its N range in steps of BLOCK_N).
+    // tiles (its K range in steps of BLOCK_K x SPLIT_K, its N range in steps of BLOCK_N). Every
+    // split-K CTA of a token on an adapter ends with the atomic add of its partial sum, those past
+    // K too (lora_grid.h).
     if (!k.per_sequence && w.lora_tokens > w.lora_rows) return g;
     constexpr double kSplitK = 64, kBlock = 256;
-    g.shrink = {kSplitK * m, t * std::min(kSplitK, CeilDiv(in, kBlock)), 8, 1, CeilDiv(in, kBlock * kSplitK)};
+    const double v0_working = t * std::min(kSplitK, CeilDiv(in, kBlock));
+    g.shrink = {kSplitK * m, v0_working, 8, 1, CeilDiv(in, kBlock * kSplitK), kSplitK * t - v0_working, 1};
     const double split_n = SplitN(slice_out);
     g.expand = {split_n * m, split_n * t, 8, 1, CeilDiv(static_cast<double>(slice_out) / split_n, kBlock)};
     return g;
@@ -64,13 +67,17 @@ LoraKernelTimer::Grids LoraKernelTimer::LaunchGrids(const LoraKernelShape& k, co
   // lora_shrink_op.py / lora_expand_op.py with utils.py get_lora_op_configs' defaults (v0.11 line;
   // num_warps 4). Shrink: block_m 32, block_n 16, and below 128 tokens block_k 256 and split_k 64,
   // from there block_k 32 and split_k 8; grid split_k x cdiv(M, 32) x cdiv(rank, 16), slices,
-  // active adapters. A CTA reads the adapter id, its tile's token indices, then its K range.
+  // active adapters. A CTA reads the adapter id, its tile's token indices, then its K range, and
+  // adds its partial sum atomically; below 128 tokens 48 of the 64 split-K CTAs of a tile lie past
+  // K = 4096 and run all but the loads (lora_grid.h).
   const bool small = m < 128;
   const double split_k = small ? 64 : 8, block_k = small ? 256 : 32;
   const double n_tiles = CeilDiv(rank, 16);
   const double m32 = std::max(adapters, CeilDiv(t, 32));
-  g.shrink = {split_k * CeilDiv(m, 32) * n_tiles * slices * adapters,
-              std::min(split_k, CeilDiv(in, block_k)) * m32 * n_tiles * slices, 4, 2, CeilDiv(in, block_k * split_k)};
+  const double tiles = m32 * n_tiles * slices;
+  const double working = std::min(split_k, CeilDiv(in, block_k)) * tiles;
+  g.shrink = {split_k * CeilDiv(m, 32) * n_tiles * slices * adapters, working, 4, 2, CeilDiv(in, block_k * split_k),
+              split_k * tiles - working, 1};
   // Expand: block_m 64, block_n 64 over several slices and 128 over one, block_k 32; grid
   // cdiv(M, 64) x cdiv(N, block_n), slices, active adapters; a CTA loads its input rows and B tile,
   // then the output tile it adds to. N is the widest slice's (taken here as their mean).
