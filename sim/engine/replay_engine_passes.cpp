@@ -164,6 +164,7 @@ void ReplayEngine::ReleaseLoaded() {
     bool done = l.ready_ns <= now_ns_;
     if (l.tier_load) {
       if (l.seen_ns < 0 && done) l.seen_ns = now_ns_;
+      KVSIM_DCHECK(l.seen_ns < 0 || l.seen_ns >= l.ready_ns);  // no step reports a copy before it ends
       done = l.seen_ns >= 0 && l.seen_ns <= PassCutoffNs();
     }
     if (done) l.loading = false;
