@@ -14,7 +14,9 @@
 // - Load (get_num_new_matched_tokens): a request's chunks are touched, then the run of chunks after
 //   its GPU prefix hits found in any tier (fastest first) is loaded, at chunk granularity; less than
 //   one chunk is not worth a load. The request waits for the load (WAITING_FOR_REMOTE_KVS) with
-//   its GPU blocks allocated; loads of one replica queue on its host link (one copy stream), each
+//   its GPU blocks allocated, until a step's get_finished reports it done and a later scheduler
+//   pass sees that (the engine's part, ReplayEngine::ReleaseLoaded); loads of one replica queue on
+//   its host link (one copy stream), each
 //   taking Σ over tiers of latency + bytes / read bandwidth. Each GPU moves its own shard of the
 //   KV (bytes_per_token is per GPU) over its own link, in parallel.
 // - The last prompt token is always computed (its logits are needed), as with GPU prefix hits.

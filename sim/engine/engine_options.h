@@ -31,6 +31,11 @@ struct EngineOptions {
   // SGLang's --scheduler-recv-interval (recv_polling.h): arrivals reach the scheduler only at the
   // iterations its SchedulerRecvSkipper lets receive. 1: every step, as vLLM.
   int64_t scheduler_recv_interval = 1;
+  // An engine step that runs no forward (the host's scheduling, a connector-only execute_model and
+  // the output handling): what an idle engine spins on while a KV tier load is in flight. vLLM's
+  // worker reports a finished load only from a step's get_finished, so the load is seen at the end
+  // of the step during which it ended (offload_tiers.h). 0: the load is seen the moment it ends.
+  int64_t idle_step_ns = 0;
   // LoRA adapters (lora_adapters.h): at most max_loras distinct adapters run in a step, a miss loads
   // the adapter before the step's forward, and the LoRA kernels lengthen steps that run adapters.
   // The kernels' time depends on which requests run, which changes only at an arrival, a finish or

@@ -100,8 +100,9 @@ class ReplayEngine final {
   int64_t waiting_tokens() const { return waiting_tokens_; }  // prompts (and recomputed outputs) still to admit
   const KvAllocator& allocator() const { return alloc_; }
   // KV tiers below the GPU (kvcache/offload/offload_tiers.h): looked up after the GPU prefix cache
-  // at admission, a hit's load on the request's path (it holds its blocks and is skipped until the
-  // load ends, as vLLM's WAITING_FOR_REMOTE_KVS); every step's completed prompt chunks stored.
+  // at admission, a hit's load on the request's path (it holds its blocks and is skipped, as vLLM's
+  // WAITING_FOR_REMOTE_KVS, until a scheduler pass has seen a step report the load finished:
+  // ReleaseLoaded); every step's completed prompt chunks stored.
   // Null (the default): no tier, and no cost. REQUIRES: a paged allocator, scheduler vllm.
   void SetOffloadTiers(OffloadTiers* tiers) { tiers_ = tiers; }
   // A decode instance of a disaggregated deployment: every request's prompt but its last token
@@ -129,9 +130,11 @@ class ReplayEngine final {
     bool lazy = false;
     bool prefilling = false;
     bool loading = false;         // its prompt's KV is being loaded until ready_ns (not scheduled)
+    bool tier_load = false;       // the load is from the offload tiers: seen at a step's end (seen_ns)
     bool lora_waited = false;     // set aside at least once for want of an adapter slot
     TraceRequest req;
     int64_t ready_ns = 0;
+    int64_t seen_ns = -1;         // a tier load: the end of the step whose get_finished reported it
     int64_t store_from = 0;       // offload: prompt tokens before this are stored or were loaded
     std::vector<BlockKey> keys;
     RequestRecord record;

@@ -106,6 +106,7 @@ bool ReplayEngine::LoraSetAsideStillBlocked() const {
   if (remote_ && l.generated == 0 && match.tokens > 0) {
     l.ready_ns = remote_->StartTransfer(l.req.id, plan.loaded_tokens, now_ns_);
     l.loading = true;
+    l.tier_load = false;
     loading_.push_back(slot);
     return true;
   }
@@ -114,6 +115,8 @@ bool ReplayEngine::LoraSetAsideStillBlocked() const {
     l.store_from = plan.loaded_tokens > 0 ? l.computed : 0;  // vLLM stores from the first chunk unless it loaded
     if (plan.loaded_tokens > 0) {
       l.loading = true;
+      l.tier_load = true;
+      l.seen_ns = -1;
       loading_.push_back(slot);
       return true;
     }
@@ -145,24 +148,58 @@ bool ReplayEngine::ScheduleExplicit(Slot slot, int64_t& budget, std::vector<Sche
   return true;
 }
 
+// A tier load is not schedulable when its copy ends: vLLM's OffloadingConnector worker polls its
+// copy events in get_finished once per step, after the forward (vllm/v1/kv_offload/worker/
+// cpu_gpu.py, SingleDirectionOffloadingHandler.get_finished), update_from_output records the request
+// in finished_recving_kv_req_ids, and only a later schedule() moves it from WAITING_FOR_REMOTE_KVS
+// back to WAITING (vllm/v1/core/sched/scheduler.py, _update_waiting_for_remote_kv). So the load is
+// seen at the end of the step during which it ended (the step that just ended, at now_ns_), and a
+// pass may schedule the request once it runs after that: the next step's pass, or with async
+// scheduling the one after (PassCutoffNs: that pass ran while the reporting step executed). A remote
+// prefill's transfer keeps its own timing (ready_ns).
 void ReplayEngine::ReleaseLoaded() {
   size_t kept = 0;
   for (Slot slot : loading_) {
     Live& l = slots_[slot];
-    if (l.ready_ns <= now_ns_) l.loading = false;
+    bool done = l.ready_ns <= now_ns_;
+    if (l.tier_load) {
+      if (l.seen_ns < 0 && done) l.seen_ns = now_ns_;
+      KVSIM_DCHECK(l.seen_ns < 0 || l.seen_ns >= l.ready_ns);  // no step reports a copy before it ends
+      done = l.seen_ns >= 0 && l.seen_ns <= PassCutoffNs();
+    }
+    if (done) l.loading = false;
     else loading_[kept++] = slot;
   }
   loading_.resize(kept);
 }
 
 // Nothing can run but requests wait for loads: the clock moves to the first load's end, or to the
-// next arrival when that comes first.
+// next arrival when that comes first. While a tier load is in flight an idle vLLM engine keeps
+// taking steps with no forward (o_.idle_step_ns of host work each; get_finished polls at the end of
+// each), so the load is seen at the end of the first such step that ends at or after the copy. Async
+// scheduling adds no step here: a step with nothing scheduled is waited for at once instead of being
+// queued behind the next schedule() (vllm/v1/engine/core.py, step_with_batch_queue).
 void ReplayEngine::WaitForLoads(int64_t horizon_ns) {
+  const int64_t start = now_ns_, h = o_.idle_step_ns;
+  auto seen_at = [&](const Live& l) {
+    if (l.seen_ns >= 0) return l.seen_ns;
+    if (h <= 0) return std::max(l.ready_ns, start);
+    const int64_t steps = std::max<int64_t>(1, (l.ready_ns - start + h - 1) / h);
+    return start + steps * h;
+  };
   int64_t first = INT64_MAX;
-  for (Slot slot : loading_) first = std::min(first, slots_[slot].ready_ns);
+  for (Slot slot : loading_) {
+    const Live& l = slots_[slot];
+    first = std::min(first, l.tier_load ? seen_at(l) : l.ready_ns);
+  }
   now_ns_ = std::max(now_ns_, std::min(first, horizon_ns));
+  for (Slot slot : loading_) {
+    Live& l = slots_[slot];
+    if (l.tier_load && l.seen_ns < 0 && seen_at(l) <= now_ns_) l.seen_ns = seen_at(l);
+  }
   // No step ran while the engine waited: vLLM's engine loop keeps calling the scheduler, so the next
-  // pass sees every request that arrived during the wait (no async step is in flight to hide them).
+  // pass sees every request that arrived during the wait (no async step is in flight to hide them),
+  // and every load seen so far.
   last_step_start_ns_ = now_ns_;
 }
 

@@ -100,6 +100,8 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
   }
   eo.async_scheduling = r.async_scheduling && r.scheduler == SchedulerKind::kVllmV1;
   eo.scheduler_recv_interval = r.scheduler_recv_interval;
+  // A step with nothing to compute costs the host's per-step work only (no kernel is launched).
+  eo.idle_step_ns = static_cast<int64_t>(std::llround(r.timer.efficiency.step_overhead_ms * 1e6));
   return eo;
 }
 

@@ -68,11 +68,12 @@ std::vector<std::string> Combined(const testing::TempDir& dir, const std::string
 // stay in the host tier.
 // Request 4 (2 s: request 1's 4,096 tokens and 512 more, trace ids 1..9, 5 output tokens):
 //   prefill pool  host tier hit of chunks 0..255 = 4,096 tokens: 620,756,992 B / 64 GB/s = 9,699,328
-//                 (the adapter is still in its slot: no load), then one 512-token step 10,000,000
-//                 -> ends 2,019,699,328
+//                 (the adapter is still in its slot: no load); the idle engine's steps without a
+//                 forward (0.3 ms of host work each, from 2 s) report it at the end of the 33rd,
+//                 2,009,900,000; then one 512-token step 10,000,000 -> ends 2,019,900,000
 //   transfer      4,607 tokens x 151,552 B = 698,200,064 B / 10 GB/s = 69,820,006 + 5,000
-//                 -> 2,089,524,334
-//   decode pool   one step -> first token at 2,099,524,334: TTFT 99,524,334
+//                 -> 2,089,725,006
+//   decode pool   one step -> first token at 2,099,725,006: TTFT 99,725,006
 // The decode instance's tier holds what arrived (256 + 200 + 200 + 32 new chunks of 16 tokens) but loads
 // nothing: the prompt of a request prefilled elsewhere comes over the link (NIXL comes first).
 TEST(PdFeaturesCliTest, TiersOnBothPoolsMtpAndLoraTermByTerm) {
@@ -98,9 +99,9 @@ TEST(PdFeaturesCliTest, TiersOnBothPoolsMtpAndLoraTermByTerm) {
   // MTP on the decode pool: requests 1 and 4 each verify two drafts, all accepted.
   EXPECT_EQ(j.at("speculation").at("accepted_tokens").get<int64_t>(), 4);
   // The per-request CSV (times from the start of the trace, s): request 1's decode admission, first
-  // token and end; request 4's first token (its arrival at 2 s plus a TTFT of 99.524334 ms).
+  // token and end; request 4's first token (its arrival at 2 s plus a TTFT of 99.725006 ms).
   const std::string csv = testing::ReadFile(dir.File("r.csv"));
-  for (const char* figure : {"0.016209", "0.094484", "0.114484", "2.099524"})
+  for (const char* figure : {"0.016209", "0.094484", "0.114484", "2.099725"})
     EXPECT_NE(csv.find(figure), std::string::npos) << figure << "\n" << csv;
 }
 

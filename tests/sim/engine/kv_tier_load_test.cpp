@@ -195,5 +195,73 @@ TEST(KvTierLoadTest, TtftIsTheQueuedLoadThenOneStepOfTheSuffix) {
   EXPECT_EQ(tiers.stats().tiers[0].hit_tokens, 2 * 4096);
 }
 
+// The engine of TtftIsTheQueuedLoadThenOneStepOfTheSuffix, told how long a step with no forward
+// takes (`idle_step_ns`) and whether the scheduler runs a step ahead (async scheduling).
+struct TierReplay {
+  RecordingTimer timer;
+  PagedAllocator allocator;
+  Recorder rec;
+  OffloadTiers tiers{HostOnly(8.0 * (1 << 30)), kBlock, kQwen06BytesPerToken};
+  std::unique_ptr<ReplayEngine> engine;
+  static PagedAllocatorOptions Pool() {
+    PagedAllocatorOptions po;
+    po.num_blocks = 1001;
+    po.block_size = kBlock;
+    po.enable_prefix_caching = true;
+    return po;
+  }
+  TierReplay(int64_t idle_step_ns, bool async) : allocator(Pool()) {
+    EngineOptions eo;
+    eo.max_num_batched_tokens = 8192;
+    eo.max_model_len = 8192;
+    eo.block_size = kBlock;
+    eo.prefix_caching = true;
+    eo.idle_step_ns = idle_step_ns;
+    eo.async_scheduling = async;
+    engine = std::make_unique<ReplayEngine>(eo, allocator, timer, std::vector<ReplayObserver*>{&rec});
+    engine->SetOffloadTiers(&tiers);
+  }
+  void Run(std::vector<TraceRequest> requests) {
+    testing::VectorSource source(std::move(requests));
+    std::unique_ptr<Router> router = MakeRouter(RouterKind::kRoundRobin, 1);
+    RunEventLoop({LoopReplica{engine.get(), 1000, kBlock}}, *router, source, {});
+  }
+};
+
+// vLLM's worker reports a finished load from get_finished after a step; an idle engine keeps taking
+// steps with no forward (here 0.3 ms of host work each, from 0). The first load ends at 7,340,032 ns,
+// inside the 25th such step (7.2-7.5 ms): seen at 7,500,000, and its 1 ms step ends at 8,500,000.
+// The second ends at 14,680,064; the idle steps restart after that step, at 8,500,000: the 21st ends
+// at 8,500,000 + 21 x 300,000 = 14,800,000, its step at 15,800,000. Async scheduling changes nothing
+// here: vLLM waits for a step that computes nothing at once, before the next schedule().
+TEST(KvTierLoadTest, AnIdleEngineSeesALoadAtTheEndOfTheStepItEndsIn) {
+  for (const bool async : {false, true}) {
+    TierReplay r(300'000, async);
+    r.tiers.StorePrompt(Keys(Ids(1, 9), 4196), 0, 4096);
+    r.tiers.StorePrompt(Keys(Ids(101, 9), 4196), 0, 4096);
+    r.Run({Request(1, 0, Ids(1, 9)), Request(2, 0, Ids(101, 9))});
+    ASSERT_EQ(r.rec.done.size(), 2u);
+    EXPECT_EQ(r.rec.done[1].first_token_ns, 8'500'000) << "async " << async;
+    EXPECT_EQ(r.rec.done[2].first_token_ns, 15'800'000) << "async " << async;
+  }
+}
+
+// A busy engine: request 1 (not in the tier) prefills in the first 1 ms step and then decodes, one
+// 1 ms step each; request 2's load (7,340,032 ns) ends inside step 8 (7-8 ms), whose get_finished
+// reports it. Synchronous scheduling runs it in the next step (8-9 ms); async scheduling had already
+// planned that step while step 8 ran, so it runs in 9-10 ms. No idle step is taken.
+TEST(KvTierLoadTest, ABusyEngineRunsALoadedRequestAfterTheStepThatReportedIt) {
+  for (const bool async : {false, true}) {
+    TierReplay r(300'000, async);
+    r.tiers.StorePrompt(Keys(Ids(101, 9), 4196), 0, 4096);
+    TraceRequest decoder = Request(1, 0, Ids(1, 9));
+    decoder.output_tokens = 20;
+    r.Run({decoder, Request(2, 0, Ids(101, 9))});
+    ASSERT_EQ(r.rec.done.size(), 2u);
+    EXPECT_EQ(r.rec.done[1].first_token_ns, 1'000'000) << "async " << async;
+    EXPECT_EQ(r.rec.done[2].first_token_ns, async ? 10'000'000 : 9'000'000) << "async " << async;
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
