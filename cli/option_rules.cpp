@@ -31,6 +31,7 @@ constexpr const char* kFixedStep = "a fixed step time replaces the per-operator 
 constexpr ExclusiveOptions kExclusive[] = {
     {"enable-prefix-caching", "no-enable-prefix-caching", kOnAndOff},
     {"enable-chunked-prefill", "no-enable-chunked-prefill", kOnAndOff},
+    {"async-scheduling", "no-async-scheduling", kOnAndOff},
     {"synthetic", "trace", "give one workload (a generated one, or the trace file)"},
     {"synthetic", "trace-format", kTraceReading},
     {"synthetic", "delimiter", kTraceReading},
@@ -52,6 +53,7 @@ constexpr DependentOption kDependent[] = {
     {"reservation", "allocator", "contiguous", "it sizes a contiguous allocation; paged blocks are allocated as tokens arrive"},
     {"placement", "allocator", "contiguous", "it places a contiguous allocation; paged blocks need no placement"},
     {"no-async-scheduling", "scheduler", "vllm", "the V0 scheduler has no asynchronous scheduling to turn off"},
+    {"async-scheduling", "scheduler", "vllm", "the V0 scheduler has no asynchronous scheduling"},
     {"scheduler-recv-interval", "engine", "sglang", "it is SGLang's; vLLM's scheduler takes in new requests every step"},
     {"sample-interval", "timeseries", nullptr, "it spaces the rows of the --timeseries file"},
     {"adapters", "enable-lora", nullptr, "without --enable-lora vLLM serves only the base model"},

@@ -171,7 +171,9 @@ void AddEngineOptions(po::options_description& desc, ReplayFlags& f) {
   desc.add_options()
       ("scheduler", po::value(&r.scheduler)->default_value(r.scheduler, NameOf(r.scheduler)),
        (Choices<SchedulerKind>() + " (vllm: the v1 scheduler)").c_str())
-      ("no-async-scheduling", po::bool_switch()->notifier([&r](bool off) { r.async_scheduling = !off; }),
+      ("async-scheduling", po::bool_switch()->notifier([&r](bool on) { if (on) r.async_scheduling = true; }),
+       "vllm scheduler: the pass for step k+1 runs during step k (vLLM's --async-scheduling; kvsim's default)")
+      ("no-async-scheduling", po::bool_switch()->notifier([&r](bool off) { if (off) r.async_scheduling = false; }),
        "vllm scheduler: schedule each step after the previous one ends (vLLM's --no-async-scheduling; by default "
        "the pass for step k+1 runs during step k, so a request arriving in step k starts in step k+2)")
       ("scheduler-recv-interval", po::value(&r.scheduler_recv_interval)->default_value(r.scheduler_recv_interval),

@@ -631,6 +631,7 @@ def replay(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    async_scheduling: bool = False,
     scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -781,6 +782,8 @@ def replay(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        async_scheduling: vllm scheduler: the pass for step k+1 runs during step k (vLLM's --async-
+            scheduling; kvsim's default)
         scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
             during decode the scheduler takes in new requests once every N steps, and at the step
             after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
@@ -973,6 +976,7 @@ def compare(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    async_scheduling: bool = False,
     scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -1126,6 +1130,8 @@ def compare(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        async_scheduling: vllm scheduler: the pass for step k+1 runs during step k (vLLM's --async-
+            scheduling; kvsim's default)
         scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
             during decode the scheduler takes in new requests once every N steps, and at the step
             after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
@@ -1320,6 +1326,7 @@ def sweep(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    async_scheduling: bool = False,
     scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -1484,6 +1491,8 @@ def sweep(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        async_scheduling: vllm scheduler: the pass for step k+1 runs during step k (vLLM's --async-
+            scheduling; kvsim's default)
         scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
             during decode the scheduler takes in new requests once every N steps, and at the step
             after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's
@@ -1686,6 +1695,7 @@ def plan(
     question_len: _Value | None = None,
     shared_prefix_output_len: _Value | None = None,
     scheduler: str = 'vllm',
+    async_scheduling: bool = False,
     scheduler_recv_interval: int = 1,
     allocator: str = 'paged',
     reservation: str = 'max',
@@ -1857,6 +1867,8 @@ def plan(
         question_len: shared_prefix: question tokens
         shared_prefix_output_len: shared_prefix: output tokens (inference-perf output_len)
         scheduler: vllm | vllm-v0 (vllm: the v1 scheduler)
+        async_scheduling: vllm scheduler: the pass for step k+1 runs during step k (vLLM's --async-
+            scheduling; kvsim's default)
         scheduler_recv_interval: --engine sglang, as SGLang's flag (scheduler_recv_skipper.py):
             during decode the scheduler takes in new requests once every N steps, and at the step
             after a prefill (0 or 1: every step; at most 1000, the prefill's weight in SGLang's

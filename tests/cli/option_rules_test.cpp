@@ -20,6 +20,9 @@ TEST(OptionRulesTest, OnAndOffOfOneSettingAreRefused) {
   ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--enable-chunked-prefill",
                              "--no-enable-chunked-prefill", "--quiet"}),
                      "--enable-chunked-prefill and --no-enable-chunked-prefill cannot be given together");
+  ExpectOneLineError(RunCli({"replay", "--synthetic", "10", "--rate", "5", "--async-scheduling", "--no-async-scheduling",
+                             "--quiet"}),
+                     "--async-scheduling and --no-async-scheduling cannot be given together");
 }
 
 TEST(OptionRulesTest, TraceReadingOptionsWithASyntheticWorkloadAreRefused) {
