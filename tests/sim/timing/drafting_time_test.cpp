@@ -123,6 +123,14 @@ TEST(DraftingTimeTest, Eagle3StepDraftingTermByTerm) {
   EXPECT_EQ(t.first_work.new_tokens, 3);
   EXPECT_EQ(t.later_passes, 1);
   EXPECT_NEAR(t.total(), t.first_pass.total() + t.later_pass.total() + 265e-6, 1e-12);
+  // The later pass's logits GEMM streams the 32,000-row lm_head (32,000 x 4,096 x 2 bytes) with the
+  // hidden state in and one row of logits out, at 80% of 3.35 TB/s, plus the 5 us GEMM floor: 97.8 us
+  // + 5 us, whatever the context (its GPU time is what the pass's host work hides behind).
+  double lm_head = -1;
+  for (const OperatorCost& op : timer->pass().Operators(t.later_work))
+    if (op.name == "lm_head") lm_head = op.seconds;
+  const double bytes = 32000.0 * 4096 * 2 + 4096 * 2 + 32000 * 2;
+  EXPECT_NEAR(lm_head, bytes / (0.80 * kH100Bandwidth) + 5e-6, 1e-9);
 }
 
 // The engine asks for one pass at a time and multiplies by the passes: k × StepNs is the step's
