@@ -66,13 +66,13 @@ std::string SpeculativeText(const SpeculativeStepReport& r, const StepBatch& b) 
   if (s.proposer_passes > 0) {
     const DraftingTime& t = s.drafting;
     out += Format("\nProposer: %s, %lld pass%s = %s ms: the first over %lld sequences x %lld tokens (the last sampled "
-                  "token + the drafts) at context %lld, %s ms; %lld more of 1 token, %s ms each; one pass's host "
-                  "preparation with the GPU idle, %s ms\n",
+                  "token + the drafts) at context %lld, %s ms; %lld more of 1 token, %s ms each; host work with the GPU "
+                  "idle, %s ms (the drafter's inputs built after the read-back, %s ms; one pass's preparation)\n",
                   r.proposer.c_str(), static_cast<long long>(s.proposer_passes), s.proposer_passes == 1 ? "" : "es",
                   Ms(s.draft_seconds()).c_str(), static_cast<long long>(t.first_work.sequences),
                   static_cast<long long>(s.tokens + 1), static_cast<long long>(b.decode_context),
                   Ms(t.first_pass.total()).c_str(), static_cast<long long>(t.later_passes),
-                  Ms(s.draft_pass.total()).c_str(), Ms(t.exposed_host_s).c_str());
+                  Ms(s.draft_pass.total()).c_str(), Ms(t.exposed_host_s).c_str(), Ms(t.prologue_s).c_str());
     out += "One pass of 1 token per sequence:\n";
     out += ComponentsText(s.draft_pass);
     out += OperatorsText("Proposer operators, one pass (summed over its layers; one TP rank):", s.draft_operators);
@@ -129,6 +129,7 @@ nlohmann::json SpeculativeJson(const SpeculativeStepReport& r) {
                  {"operators", OperatorsJson(s.draft_operators)}};
     p["later_passes"] = s.drafting.later_passes;
     p["exposed_host_seconds"] = Nanos(s.drafting.exposed_host_s);
+    p["prologue_seconds"] = Nanos(s.drafting.prologue_s);  // part of exposed_host_seconds
   }
   j["proposer"] = std::move(p);
   j["step_seconds"] = Nanos(s.step_seconds());

@@ -31,6 +31,7 @@ struct SpeculativeSettings {
   int64_t num_speculative_tokens = 0;
   int draft_tensor_parallel_size = 0;  // 1 or the target's TP; 0: the target's (vLLM's default)
   std::string quantization;      // the drafter's weights, as --quantization spells it; empty: its checkpoint's
+  bool enforce_eager = false;    // "enforce_eager": the drafter's passes without CUDA graphs
   std::shared_ptr<const ModelSpec> draft;  // resolved draft config, when there is one
 };
 

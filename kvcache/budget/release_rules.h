@@ -29,6 +29,7 @@ enum class ReleaseRule {
   kV2RunnerProfilesGraphs,   // the V2 runner measures its CUDA graphs during the profile
   kModelRunnerV2AllModels,   // every model family profiles with the V2 runner
   kCheckpointKvCacheDtype,   // --kv-cache-dtype auto takes a ModelOpt checkpoint's kv_cache_quant_algo
+  kDrafterCudaGraphs,        // EAGLE / EAGLE-3 drafter passes under torch.compile and CUDA graphs
 };
 
 template <>
@@ -48,7 +49,8 @@ struct EnumNames<ReleaseRule> {
       {ReleaseRule::kModelRunnerV2Dense, "model-runner-v2-dense"},
       {ReleaseRule::kV2RunnerProfilesGraphs, "v2-runner-profiles-graphs"},
       {ReleaseRule::kModelRunnerV2AllModels, "model-runner-v2-all-models"},
-      {ReleaseRule::kCheckpointKvCacheDtype, "checkpoint-kv-cache-dtype"}};
+      {ReleaseRule::kCheckpointKvCacheDtype, "checkpoint-kv-cache-dtype"},
+      {ReleaseRule::kDrafterCudaGraphs, "drafter-cuda-graphs"}};
 };
 
 struct ReleaseRuleEntry {

@@ -40,7 +40,7 @@ constexpr UnmodelledMethod kUnmodelledMethods[] = {
 // and suffix matchers' windows (their acceptance is --spec-acceptance), the draft's own length cap,
 // sampling on the default path, and sparse-index reuse across MTP iterations.
 constexpr const char* kKeysWithoutEffect[] = {
-    "revision", "code_revision", "enforce_eager", "attention_backend", "moe_backend", "disable_padded_drafter_batch",
+    "revision", "code_revision", "attention_backend", "moe_backend", "disable_padded_drafter_batch",
     "disable_eagle_block_drop", "use_local_argmax_reduction", "draft_load_config", "prompt_lookup_max",
     "prompt_lookup_min", "suffix_decoding_max_tree_depth", "suffix_decoding_max_cached_requests",
     "suffix_decoding_max_spec_factor", "suffix_decoding_min_token_prob", "max_model_len",
@@ -69,7 +69,7 @@ bool In(const std::string& s, const char* const* begin, const char* const* end) 
 
 std::vector<std::string> AllKeys() {
   std::vector<std::string> keys = {"method", "model", "num_speculative_tokens", "draft_tensor_parallel_size",
-                                   "quantization"};
+                                   "quantization", "enforce_eager"};
   keys.insert(keys.end(), std::begin(kKeysWithoutEffect), std::end(kKeysWithoutEffect));
   for (const RefusedKey& r : kRefusedKeys) keys.push_back(r.key);
   return keys;
@@ -104,7 +104,7 @@ void CheckKeyWithoutEffect(const std::string& key, const nlohmann::json& v, cons
   if (key == "prompt_lookup_max" || key == "prompt_lookup_min" || key == "max_model_len" ||
       key == "suffix_decoding_max_tree_depth")
     PositiveInt(v, key, int64_t{1} << 40);
-  if (key == "enforce_eager" || key == "disable_padded_drafter_batch" || key == "disable_eagle_block_drop" ||
+  if (key == "disable_padded_drafter_batch" || key == "disable_eagle_block_drop" ||
       key == "use_local_argmax_reduction" || key == "parallel_drafting" || key == "use_heterogeneous_vocab" ||
       key == "enable_adaptive_verification" || key == "index_share_for_mtp_iteration")
     if (!v.is_null()) RequireBool(v, key);
@@ -113,11 +113,8 @@ void CheckKeyWithoutEffect(const std::string& key, const nlohmann::json& v, cons
   if (key == "parallel_drafting" && v == true)
     throw Error(f + "\"parallel_drafting\": true drafts all tokens in one pass over K - 1 extra KV slots per "
                     "request (max_num_new_slots_for_drafting), which kvsim does not model");
-  // Both change the drafter's time, which kvsim times with its CUDA graphs and a first pass of 1 + k
-  // tokens per request (vllm/v1/spec_decode/eagle.py propose(), padded batch).
-  if (key == "enforce_eager" && v == true && method != "ngram" && method != "suffix")
-    throw Error(f + "\"enforce_eager\": true runs the drafter without CUDA graphs, a drafting time kvsim does not "
-                    "model; leave it false");
+  // It changes the drafter's time, which kvsim times with a first pass of 1 + k tokens per request
+  // (vllm/v1/spec_decode/eagle.py propose(), padded batch).
   if (key == "disable_padded_drafter_batch" && v == true && method != "ngram" && method != "suffix")
     throw Error(f + "\"disable_padded_drafter_batch\": true makes the drafter's first pass cover 1 + accepted "
                     "tokens per request instead of 1 + k, which kvsim does not model; leave it false");
@@ -193,6 +190,12 @@ SpeculativeSettings SpeculativeFromJson(const nlohmann::json& j) {
     s.quantization = RequireString(j["quantization"], "quantization");
     if (no_weights)
       throw Error(f + "\"quantization\" sets the drafter's weights, and method \"" + s.method + "\" has none");
+  }
+  // The drafter's passes without CUDA graphs (EagleProposer.use_cuda_graph is off): timed with every
+  // kernel launched from Python. n-gram and suffix matching have no GPU drafter for it to change.
+  if (j.contains("enforce_eager") && !j["enforce_eager"].is_null()) {
+    RequireBool(j["enforce_eager"], "enforce_eager");
+    s.enforce_eager = j["enforce_eager"].get<bool>();
   }
 
   const std::vector<std::string> all = AllKeys();

@@ -1,12 +1,16 @@
 #include "sim/run/speculation_setup.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/quantity_parse.h"
+#include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "sim/engine/speculation.h"
+#include "sim/timing/drafting_prologue.h"
+#include "sim/timing/lora_host.h"
 
 namespace kvsim {
 
@@ -84,12 +88,18 @@ std::unique_ptr<DraftingTimer> MakeProposerTimer(const Deployment& d, const Capa
   const int64_t passes = ProposerPasses(d.config.speculative);
   if (!model || target.fixed_step_ms > 0 || passes == 0) return nullptr;
   StepModelOptions options = target;
+  // The drafter runs without CUDA graphs under --enforce-eager, with its own "enforce_eager", and on
+  // V1 releases before its passes were put under torch.compile and graphs (ReleaseRule::
+  // kDrafterCudaGraphs): every kernel of a pass is then launched from Python.
+  const VllmVersion version = ParseVllmVersion(d.config.vllm_version);
+  options.enforce_eager = target.enforce_eager || d.config.speculative.enforce_eager ||
+                          (version.era() != VllmEra::kV0 && !HasRule(version, ReleaseRule::kDrafterCudaGraphs));
   // A pass's host work is its launches alone (the step's scheduling and input handling are the
   // target's, counted once): with graphs, the kernels outside the captured pieces and the pieces
   // beyond the one the step model replays; eagerly, the input updates besides the forward's own.
   const DrafterPassLaunches l = DrafterPassLaunchesFor(d.config.speculative, model->num_layers);
   const KernelEfficiency& e = target.efficiency;
-  const double host_us = target.enforce_eager ? static_cast<double>(l.input_updates) * e.launch_us
+  const double host_us = options.enforce_eager ? static_cast<double>(l.input_updates) * e.launch_us
                                               : static_cast<double>(l.host_kernels) * e.launch_us +
                                                     static_cast<double>(l.graph_pieces - 1) * e.graph_launch_us;
   options.efficiency.step_overhead_ms = host_us * 1e-3;
@@ -98,12 +108,17 @@ std::unique_ptr<DraftingTimer> MakeProposerTimer(const Deployment& d, const Capa
   // propose() issues every pass without waiting for the GPU (the drafts stay on the device until
   // the step ends), so a pass's launches overlap the previous one's kernels.
   options.overlap_host = true;
+  auto pass = std::make_unique<StepModel>(*model, DrafterCapacity(d.config.speculative, cap), d.gpu, options);
   // One pass's preparation per step runs with the GPU idle (DraftingTimer): all of its host work,
-  // the launches above and, with graphs, the replay the pass model's overhead adds for the first piece.
-  const double prepare_us = host_us + (target.enforce_eager ? 0.0 : e.graph_launch_us);
-  return std::make_unique<DraftingTimer>(
-      std::make_unique<StepModel>(*model, DrafterCapacity(d.config.speculative, cap), d.gpu, options),
-      d.config.speculative.num_speculative_tokens, passes, prepare_us * 1e-6);
+  // the launches above and, with graphs, the replay the pass model's overhead adds for the first
+  // piece; eagerly, the forward's own kernels too, each launched from Python.
+  const double prepare_us = host_us + (options.enforce_eager ? pass->EagerLaunchSeconds() * 1e6 : e.graph_launch_us);
+  // Before that, the step's drafting prologue: the drafter's inputs built after the accepted tokens
+  // are read back, and propose()'s two scalar reads (drafting_prologue.h).
+  const bool eagle3 = ClassifyProposer(d.config.speculative) == ProposerKind::kEagle3;
+  const double prologue_s = EagleDraftingPrologue(eagle3).Seconds(e, LoraHostCosts{}.triton_launch_s);
+  return std::make_unique<DraftingTimer>(std::move(pass), d.config.speculative.num_speculative_tokens, passes,
+                                         prepare_us * 1e-6, prologue_s);
 }
 
 std::string UntimedProposerNote(const SpeculativeSettings& sp) {

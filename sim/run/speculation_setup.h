@@ -60,7 +60,8 @@ std::vector<ExtraGemm> DrafterExtraGemms(const ModelSpec& target, const ModelSpe
 // and options, with no scheduling or input-preparation overhead of its own (it runs inside the
 // target's step, where those are counted once); a pass's host time is its launches
 // (DrafterPassLaunches at launch_us and graph_launch_us), overlapping its GPU work, and its input
-// updates add a kernel floor each. Null when there is no GPU drafter (n-gram), it is not timed
+// updates add a kernel floor each; the step's drafting prologue (EagleDraftingPrologue) is host time
+// with the GPU idle. Null when there is no GPU drafter (n-gram), it is not timed
 // (medusa), or the target's step time is fixed.
 std::unique_ptr<DraftingTimer> MakeProposerTimer(const Deployment& deployment, const CapacityResult& capacity,
                                              const StepModelOptions& target_options);

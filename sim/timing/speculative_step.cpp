@@ -40,10 +40,12 @@ class DraftingDecodeRun final : public DecodeRunTimer {
 
 }  // namespace
 
-DraftingTimer::DraftingTimer(std::unique_ptr<StepModel> pass, int64_t drafts, int64_t passes, double host_prepare_s)
-    : pass_(std::move(pass)), drafts_(drafts), passes_(passes), host_prepare_s_(host_prepare_s) {
-  KVSIM_CHECK(pass_ != nullptr && drafts_ >= 1 && passes_ >= 1 && host_prepare_s_ >= 0,
-              "a drafting timer needs a pass model, drafts, passes and a host time");
+DraftingTimer::DraftingTimer(std::unique_ptr<StepModel> pass, int64_t drafts, int64_t passes, double host_prepare_s,
+                             double prologue_s)
+    : pass_(std::move(pass)), drafts_(drafts), passes_(passes), host_prepare_s_(host_prepare_s),
+      prologue_s_(prologue_s) {
+  KVSIM_CHECK(pass_ != nullptr && drafts_ >= 1 && passes_ >= 1 && host_prepare_s_ >= 0 && prologue_s_ >= 0,
+              "a drafting timer needs a pass model, drafts, passes and host times");
 }
 
 DraftingTime DraftingTimer::Time(const StepWork& d) const {
@@ -67,7 +69,8 @@ DraftingTime DraftingTimer::Time(const StepWork& d) const {
   t.later_passes = passes_ - 1;
   t.later_work = d;
   if (t.later_passes > 0) t.later_pass = pass_->Breakdown(d);
-  t.exposed_host_s = host_prepare_s_;
+  t.prologue_s = prologue_s_;
+  t.exposed_host_s = host_prepare_s_ + prologue_s_;
   return t;
 }
 

@@ -28,7 +28,8 @@ struct DraftingTime {
   StepWork later_work;        // each later pass: one token per decoding request
   StepBreakdown later_pass;
   int64_t later_passes = 0;   // k - 1
-  double exposed_host_s = 0;  // one pass's host preparation, with the GPU idle
+  double exposed_host_s = 0;  // GPU idle on the host: one pass's preparation and the prologue
+  double prologue_s = 0;      // the part of exposed_host_s before the first pass (drafting_prologue.h)
   double total() const {
     return first_pass.total() + static_cast<double>(later_passes) * later_pass.total() + exposed_host_s;
   }
@@ -50,13 +51,17 @@ struct DraftingTime {
 //    `num_rejected_tokens_gpu.to("cpu")` in propose() waits for the first pass before the second is
 //    prepared. vllm#49488 profiles the same serialisation (the GPU idle on the host's per-pass
 //    metadata rebuild between graphed drafter forwards).
+//  - before the first pass, the host builds the drafter's inputs with the GPU idle (the accepted
+//    tokens read back, then two scalar reads in propose(): DraftingPrologue, drafting_prologue.h).
 // The engine asks for one pass at a time (SpeculationOptions: passes x StepNs of the one-token
 // work), so StepNs is the step's drafting divided by its passes.
 class DraftingTimer final : public StepTimer {
  public:
   // `pass` times one drafter pass; `drafts` = k >= 1 and `passes` >= 1 the forwards per step;
-  // `host_prepare_s` >= 0 the host work of preparing one pass (its launches and graph replays).
-  DraftingTimer(std::unique_ptr<StepModel> pass, int64_t drafts, int64_t passes, double host_prepare_s);
+  // `host_prepare_s` >= 0 the host work of preparing one pass (its launches and graph replays);
+  // `prologue_s` >= 0 the step's host work before the first pass (DraftingPrologue::Seconds).
+  DraftingTimer(std::unique_ptr<StepModel> pass, int64_t drafts, int64_t passes, double host_prepare_s,
+                double prologue_s);
 
   // The step's drafting for the decoding requests `decoding` describes one token each at its
   // context (StepWork::Add(1, context) per request, as the engine and `kvsim step` build it).
@@ -72,7 +77,7 @@ class DraftingTimer final : public StepTimer {
  private:
   std::unique_ptr<StepModel> pass_;
   int64_t drafts_ = 0, passes_ = 0;
-  double host_prepare_s_ = 0;
+  double host_prepare_s_ = 0, prologue_s_ = 0;
 };
 
 struct SpeculativeStep {

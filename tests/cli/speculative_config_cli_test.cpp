@@ -54,8 +54,13 @@ TEST(SpeculativeConfigCliTest, KeysBeyondMethodModelAndTokensAreModelledOrRefuse
           "vLLM takes it with EAGLE and draft-model methods only");
   Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "parallel_drafting": true})",
           "\"parallel_drafting\": true drafts all tokens in one pass", {"--model", "Qwen/Qwen3-8B"});
-  Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "enforce_eager": true})",
-          "\"enforce_eager\": true runs the drafter without CUDA graphs", {"--model", "Qwen/Qwen3-8B"});
+  // "enforce_eager" is modelled (the drafter's kernels launched from Python): a bool, nothing else.
+  Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "enforce_eager": 1})",
+          "\"enforce_eager\" is 1; it takes true or false", {"--model", "Qwen/Qwen3-8B"});
+  EXPECT_EQ(RunCli({"capacity", "--model", "Qwen/Qwen3-8B", "--speculative-config",
+                    R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "enforce_eager": true})"})
+                .exit_code,
+            0);
   Refused(R"({"model": "Qwen/Qwen3-0.6B", "num_speculative_tokens": 4, "disable_padded_drafter_batch": true})",
           "1 + accepted tokens per request instead of 1 + k", {"--model", "Qwen/Qwen3-8B"});
   Refused(R"({"method": "ngram", "num_speculative_tokens": 3, "draft_sample_method": "probabilistic"})",
