@@ -239,17 +239,18 @@ void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
   for (size_t i = 0; i < tiers_->tiers(); ++i) s.offload_used_fraction[i] = tiers_->UsedFraction(i);
 }
 
+// speed: every field initialized in place, the accounting built in the sample itself: zeroing the
+// sample first and copying the accounting into it stalled on the copy's loads (store forwarding).
 void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
-  StepSample sample;
-  sample.start_ns = start_ns;
-  sample.duration_ns = duration_ns;
-  sample.later_tokens = later_tokens;
-  sample.running = static_cast<int64_t>(running_.size());
-  sample.waiting = waiting();
-  sample.kv = AccountingWithLazyTokens(step_);
-  sample.used_blocks = alloc_.UsedBlocks();
-  sample.preemptions_total = counters_.preemptions;
-  sample.lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0;
+  StepSample sample{.start_ns = start_ns,
+                    .duration_ns = duration_ns,
+                    .later_tokens = later_tokens,
+                    .running = static_cast<int64_t>(running_.size()),
+                    .waiting = waiting(),
+                    .used_blocks = alloc_.UsedBlocks(),
+                    .kv = AccountingWithLazyTokens(step_),
+                    .preemptions_total = counters_.preemptions,
+                    .lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0};
   if (tiers_) SampleOffloadTiers(sample);
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);
