@@ -102,6 +102,20 @@ TEST(RecurrentStateTest, PrefillChunksMoveTheStateOncePerRequest) {
   EXPECT_DOUBLE_EQ(testing::ByName(m.Operators(w)).at("ssm_state").bytes, 12 * kNemotronMambaLayers * 2 * StatePageByHand(1, 4));
 }
 
+// Qwen3-Next's gated DeltaNet layers (data/models/Qwen/Qwen3-Next-80B-A3B-Thinking.json: 48 layers, full
+// attention every 4th, so 36 linear-attention layers; 16 key and 32 value heads of 128, conv kernel 4,
+// bfloat16): conv 3 x (2 x 16 x 128 + 32 x 128) x 2 B = 49,152 B and the recurrent state 32 x 128 x 128
+// x 2 B = 1,048,576 B per request and layer, at TP 4 a quarter of each.
+TEST(RecurrentStateTest, GatedDeltaNetLayersMoveTheirRecurrentState) {
+  const StatePlan p = PlanState("Qwen/Qwen3-Next-80B-A3B-Thinking", "h200", 4);
+  const double per_layer = (3.0 * (2 * 16 * 128 + 32 * 128) * 2 + 32.0 * 128 * 128 * 2) / 4;
+  EXPECT_DOUBLE_EQ(per_layer, 274432.0);
+  const StepModel m(p.d.model, p.cap, p.d.gpu, {});
+  const OperatorCost op = testing::ByName(m.Operators(StateDecode(256, 4000))).at("ssm_state");
+  EXPECT_DOUBLE_EQ(op.bytes, 256 * 36 * 2 * per_layer);
+  EXPECT_EQ(op.kernels, 2 * 36);
+}
+
 TEST(RecurrentStateTest, ModelsWithoutStateLayersHaveNoTerm) {
   const StatePlan p = PlanState("meta-llama/Llama-3.1-8B-Instruct", "h200", 1);
   EXPECT_EQ(RecurrentStateOf(p.d.model, p.cap).layers, 0);
