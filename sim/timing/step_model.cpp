@@ -85,6 +85,7 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
       spec.num_attention_heads / tp_ > 0 && spec.head_dim > 0)
     fa2_verify_.emplace(spec.num_attention_heads / tp_, spec.head_dim, gpu.sm_count, peak16_ * eff_.attention_compute,
                         hbm_ * eff_.attention_memory, kv_bytes_per_token_ / own_kv_layers_, eff_.kernel_floor_us * 1e-6);
+  recurrent_state_ = RecurrentStateOf(spec, cap);
   vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;
   lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
 }
@@ -179,6 +180,16 @@ void StepModel::AddAttention(const StepWork& w, std::vector<OperatorCost>* out, 
   layer(std::min(attended, a.window_attended), std::min(context, a.window_context), a.window_layers, "attention_window");
 }
 
+// Memory-bound like the elementwise kernels: one pass over each request's state, loaded and stored in
+// tiles (no reuse), whatever the tokens the request computes (recurrent_state.h).
+void StepModel::AddRecurrentState(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const {
+  if (sequences <= 0 || recurrent_state_.layers <= 0) return;
+  const double bytes = static_cast<double>(sequences) * recurrent_state_.BytesPerSequence();
+  const double s = bytes / (hbm_ * eff_.elementwise_memory) + eff_.kernel_floor_us * 1e-6 * recurrent_state_.Kernels();
+  *seconds += s;
+  if (out) out->push_back({"ssm_state", "attention", static_cast<int64_t>(recurrent_state_.Kernels()), 0.0, bytes, s});
+}
+
 void StepModel::AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
   if (tokens <= 0) return;
   const double t = static_cast<double>(tokens), floor = eff_.kernel_floor_us * 1e-6, bw = hbm_ * eff_.elementwise_memory;
@@ -232,6 +243,7 @@ int64_t StepModel::KernelsPerStep() const {
   double kernels = 2 * layers_ + 1 + 2 * kv_layers_ + layers_ + 1 + 5;  // norms, rope, attention, activation, embedding, lm_head + sampler
   for (const Gemm& g : gemms_) kernels += g.layers;
   if (moe_) kernels += static_cast<double>(moe_->KernelsPerStep());
+  kernels += recurrent_state_.Kernels();
   if (tp_ > 1) kernels += 2 * layers_;
   return static_cast<int64_t>(kernels);
 }
@@ -261,6 +273,7 @@ StepBreakdown StepModel::Breakdown(const StepWork& w) const {
   }
   b.linear = Memo(linear_memo_, w.new_tokens, &StepModel::AddLinear);
   AddAttention(w, nullptr, &b.attention);
+  AddRecurrentState(w.sequences, nullptr, &b.attention);
   b.other = Memo(other_memo_, w.new_tokens, &StepModel::AddOther);
   b.lm_head = Memo(lm_head_memo_, w.logits_rows(), &StepModel::AddLmHead);
   b.communication = Memo(comm_memo_, w.new_tokens, &StepModel::AddCommunication);
@@ -279,6 +292,7 @@ std::vector<OperatorCost> StepModel::Operators(const StepWork& w) const {
   double ignored = 0;
   AddLinear(w.new_tokens, &out, &ignored);
   AddAttention(w, &out, &ignored);
+  AddRecurrentState(w.sequences, &out, &ignored);
   AddOther(w.new_tokens, &out, &ignored);
   AddLmHead(w.logits_rows(), &out, &ignored);
   AddCommunication(w.new_tokens, &out, &ignored);

@@ -11,6 +11,9 @@
 //                  (query, key) pair against the 16-bit peak, and the KV cache read (context tokens ×
 //                  KV bytes per token per layer; sliding-window layers read at most a window per
 //                  sequence), whichever is slower, plus a kernel floor
+//   ssm_state      (an attention-group operator) hybrid models' state-only layers: each scheduled
+//                  request's conv and SSM / linear-attention state read and written once per layer
+//                  (recurrent_state.h) at the elementwise bandwidth, a kernel floor per update kernel
 //   other          embedding, fused residual-add + RMSNorm twice per layer, RoPE, the gated activation
 //                  and the final norm: bytes moved at the elementwise bandwidth, a kernel floor each
 //   lm_head        the vocabulary GEMM for one row per sequence and per verified draft token, then
@@ -44,6 +47,7 @@
 #include "sim/timing/lowbit_gemm.h"
 #include "sim/timing/moe_layer.h"
 #include "sim/timing/operator_cost.h"
+#include "sim/timing/recurrent_state.h"
 #include "sim/timing/step_timer.h"
 
 namespace kvsim {
@@ -123,7 +127,7 @@ class StepModel final : public StepTimer {
     DecodeSteps(const StepModel& model, int64_t sequences, int64_t tokens = 1);
     int64_t Ns(int64_t context_tokens) const override {
       if (fixed_ns_ > 0) return fixed_ns_;
-      const double att = Attention(context_tokens);
+      const double att = Attention(context_tokens) + state_seconds_;
       const double gpu = linear_ + att + other_ + lm_head_ + communication_;
       const double overhead = overhead_known_ ? overhead_ : m_.Overhead(Work(context_tokens), gpu);
       return RoundNs((gpu + overhead) * 1e9);
@@ -171,6 +175,7 @@ class StepModel final : public StepTimer {
     int64_t sequences_ = 0, fixed_ns_ = 0;
     int64_t tokens_ = 1, attended_per_batch_ = 0;  // tokens each; Σ tokens·(tokens + 1)/2
     double linear_ = 0, other_ = 0, lm_head_ = 0, communication_ = 0;
+    double state_seconds_ = 0;  // StepModel::AddRecurrentState for this batch
     bool overhead_known_ = false;
     double overhead_ = 0;
     bool has_attention_ = false;
@@ -225,6 +230,7 @@ class StepModel final : public StepTimer {
   GemmShape Shape(const Gemm& g, int64_t m) const;
   void AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   void AddAttention(const StepWork& w, std::vector<OperatorCost>* out, double* seconds) const;
+  void AddRecurrentState(int64_t sequences, std::vector<OperatorCost>* out, double* seconds) const;
   void AddOther(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
   void AddLmHead(int64_t rows, std::vector<OperatorCost>* out, double* seconds) const;
   void AddCommunication(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const;
@@ -263,6 +269,7 @@ class StepModel final : public StepTimer {
   double kv_bytes_per_token_ = 0;   // all layers of this GPU's stages, per token
   double window_layers_ = 0, window_tokens_ = 0;  // sliding-window share
   double vocab_per_gpu_ = 0, lm_head_bytes_ = 0;
+  RecurrentStateTraffic recurrent_state_;  // hybrid models' per-request recurrent state (none: no term)
   double link_ = 0, allreduce_latency_s_ = 0;
   std::vector<Gemm> gemms_;
   std::optional<MoeLayerTimer> moe_;  // the routed experts, if the model has MoE layers

@@ -22,12 +22,13 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences, int64
   // graph pieces, which the GPU time may hide: Ns per step.)
   overhead_known_ = !m.eager_ && sequences <= kMaxGraphSequences && tokens == 1;
   if (overhead_known_) overhead_ = m.Overhead(Work(0), 0.0);
+  m.AddRecurrentState(sequences, nullptr, &state_seconds_);
   has_attention_ = sequences > 0 && m.kv_layers_ > 0;
   if (has_attention_) attention_ = m.AttentionTermsFor(new_tokens, sequences);
   if (overhead_known_ && m.overlap_host_) {
     // Overlapped, the host costs nothing once the GPU's step outlasts it; the GPU's time only grows
     // with the context, so if it does at context 0 it does throughout the run.
-    const double gpu0 = linear_ + Attention(0) + other_ + lm_head_ + communication_;
+    const double gpu0 = linear_ + (Attention(0) + state_seconds_) + other_ + lm_head_ + communication_;
     overhead_ = 0;
     overhead_known_ = m.Overhead(Work(0), gpu0) == 0;
   }
@@ -46,7 +47,7 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences, int64
     }
     return static_cast<int64_t>(units);
   };
-  double base = linear_ + other_ + lm_head_ + communication_ + overhead_;
+  double base = linear_ + state_seconds_ + other_ + lm_head_ + communication_ + overhead_;
   const AttentionTerms& a = attention_;
   auto add_pair = [&](double count, double cap_attended, double cap_context) {
     if (count <= 0) return;

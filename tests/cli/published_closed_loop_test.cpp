@@ -245,17 +245,17 @@ TEST(PublishedClosedLoopTest, DISABLED_Qwen25_05bOnL4ConcurrencySweepTtft) {
 // 1,534.84 ms, median TPOT 61.04 ms, 15,828.30 output tok/s. kvsim schedules asynchronously by default,
 // so --async-scheduling is left out (kvsim refuses it as an unknown flag).
 //
-// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 463 ms (0.30), its TPOT 18.6 ms
-// (0.30) and its throughput 51,992 tok/s (3.28). One part of it can be read in vLLM's code: each decode
-// step runs, in every Mamba-2 layer, vLLM's selective_state_update kernel
-// (vllm/model_executor/layers/mamba/ops/mamba_ssm.py, _selective_scan_update_kernel), which loads each
-// running sequence's SSM state and stores it back. The checkpoint's mamba_ssm_cache_dtype is float32, so
-// with 64 heads x 64 head dims x 128 state dims that is 2 MiB a sequence and layer: at 1,000 running
-// sequences and 23 Mamba layers, 23 x 1,000 x 2,097,152 B x 2 = 96.5 GB a step, 20.1 ms at the H200's
-// 4.8 TB/s. kvsim's step model costs a Mamba mixer as an attention layer's projections and moves no
-// state (`kvsim step ... --decode-seqs 1000 --decode-context 1536`: 15.5 ms, no state operator). Adding
-// the 20.1 ms would bring the step to about 35.6 ms, 0.58 of the published TPOT: the state traffic is
-// most of the miss, not all of it, and where the rest lies is not shown here.
+// A known miss, kept to be fixed rather than fitted: kvsim's TTFT is 754 ms (0.49), its TPOT 52.5 ms
+// (0.86) and its throughput 18,703 tok/s (1.18); the TTFT keeps it disabled. The step now moves the
+// recurrent state vLLM's Mamba-2 kernels read and write (sim/timing/recurrent_state.h: each running
+// sequence's state, loaded and stored once per layer by _selective_scan_update_kernel in
+// vllm/model_executor/layers/mamba/ops/mamba_ssm.py). The checkpoint's mamba_ssm_cache_dtype is
+// float32, so with 64 heads x 64 head dims x 128 state dims, plus the bf16 conv state of 3 x 6,144,
+// that is 2,134,016 B a sequence and layer: at 1,000 running sequences and 23 Mamba layers,
+// 23 x 1,000 x 2,134,016 B x 2 = 98.2 GB a step (`kvsim step ... --decode-seqs 1000 --decode-context
+// 1536`: ssm_state 34.2 ms at the elementwise share of the H200's 4.8 TB/s, the step 15.5 -> 49.7 ms).
+// Before it the ratios were 0.30 / 0.30 / 3.28. Nothing read yet explains the TTFT (prefill chunks
+// move each prefilling sequence's state once, a small share of a 1,024-token chunk's step).
 TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnH200At1024Clients) {
   ExpectWithin25Percent(
       testing::ReplayJson({"--gpu", "h200", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8", "--kv-cache-dtype",
@@ -299,16 +299,17 @@ nlohmann::json VultrB200(const std::string& model, const std::string& tp, const 
                               "--random-output-len", "512", "--max-concurrency", std::to_string(clients)});
 }
 
-// A known miss, kept to be fixed rather than fitted. kvsim, C=1 ... 1024: TPOT 2.57 / 3.27 / 3.89 / 4.66 /
-// 5.44 / 6.32 / 7.47 / 7.91 / 7.91 ms (0.88 / 0.83 / 0.90 / 0.59 / 0.81 / 0.71 / 0.63 / 0.51 / 0.51), 386 /
-// 2,400 / 4,047 / 6,573 / 10,758 / 17,186 / 26,749 / 37,066 / 37,066 output tok/s (1.40 / 1.28 / 1.17 /
-// 1.73 / 1.32 / 1.49 / 1.72 / 1.98 / 1.97), TTFT 16 / 40 / 45 / 50 / 55 / 55 / 367 / 1,235 / 1,235 ms (0.04
-// to 0.48). The miss grows with the batch as the H200 run above does, and for the same unmodelled traffic:
-// at TP 2 each rank keeps 32 of the 64 SSM heads, 1 MiB of float32 state a sequence and Mamba layer, so at
-// the 400 sequences of C=512 a decode step reads and writes 23 x 400 x 1,048,576 B x 2 = 19.3 GB, 2.5 ms
-// at the B200's 7.7 TB/s, which kvsim's step does not move. Neither that nor anything else here explains
-// the TTFT: the published TTFT at one client (362 ms) exceeds the one at eight (152 ms), a one-off cost
-// within the 50-prompt run if the table prints means; the rest is not shown here.
+// A known miss, kept to be fixed rather than fitted. kvsim, C=1 ... 1024: TPOT 2.72 / 3.50 / 4.19 / 5.14 /
+// 6.26 / 7.81 / 10.31 / 12.09 / 12.09 ms (0.94 / 0.88 / 0.97 / 0.65 / 0.93 / 0.88 / 0.88 / 0.78 / 0.78),
+// 365 / 2,249 / 3,754 / 5,979 / 9,433 / 14,245 / 20,522 / 26,301 / 26,301 output tok/s (1.32 / 1.20 / 1.09
+// / 1.57 / 1.16 / 1.23 / 1.32 / 1.40 / 1.40), TTFT 16 / 40 / 45 / 51 / 56 / 58 / 375 / 1,298 / 1,298 ms
+// (0.04 to 0.51). The TPOT no longer widens with the batch: the step moves the float32 SSM state the
+// H200 case above describes; at TP 2 each rank keeps 32 of the 64 SSM heads and half the conv channels,
+// 1,067,008 B a sequence and Mamba layer, so at the 400 sequences of C=512 a decode step reads and
+// writes 23 x 400 x 1,067,008 B x 2 = 19.6 GB, 4.2 ms at the elementwise share of the B200's 7.7 TB/s
+// (before it the TPOT ratios fell from 0.88 to 0.51). The TTFT is not explained: the published TTFT at
+// one client (362 ms) exceeds the one at eight (152 ms), a one-off cost within the 50-prompt run if the
+// table prints means; the rest is not shown here.
 TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnTwoB200Sweep) {
   for (const B200Point& point : kNemotronNanoOnTwoB200) {
     SCOPED_TRACE(point.clients);
