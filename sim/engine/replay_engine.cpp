@@ -378,6 +378,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   const int64_t lazy_tokens = lazy_count_;  // every lazy request samples its next token
+  if (advanced_later_tokens) [[unlikely]] FinishAdvanced();  // a decode run's step: AfterStep's work was done
   const int64_t later_tokens = lazy_tokens + (advanced_later_tokens ? *advanced_later_tokens : AfterStep(scheduled));
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);

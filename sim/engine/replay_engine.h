@@ -204,7 +204,8 @@ class ReplayEngine final {
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
   bool GrowOrPreempt(Slot slot, int64_t kept);  // grow_or_preempt.h
   void SyncDeferredGrows();
-  void CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat);
+  void CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat, bool finishes);
+  void FinishAdvanced();
   // A running request of the current run, in order; `room`: tokens it may still add without a Grow
   // (GrowRoom when last synced, less `unsynced`).
   struct ExplicitDecoder { Slot slot; int64_t room; };

@@ -17,17 +17,20 @@
 namespace kvsim {
 
 // Whether step_ may start a run: vLLM v1's pass 1 would visit decoders only and give each its
-// 1 + k tokens (1 without speculation; the budget holds them all), none of them can finish in it,
-// and pass 2 would admit nothing: the queue is empty, the batch is full, its head has not been seen
-// by a pass yet (as in QuietDecodeStep), or, with LoRA, every request a pass could reach waits for
-// an adapter slot and has been counted as waiting already (the pass would only skip them again).
+// 1 + k tokens (1 without speculation; the budget holds them all), and pass 2 would admit nothing:
+// the queue is empty, the batch is full, its head has not been seen by a pass yet (as in
+// QuietDecodeStep), or, with LoRA, every request a pass could reach waits for an adapter slot and
+// has been counted as waiting already (the pass would only skip them again). With KV tiers none of
+// them may finish in it either (AfterStep makes their stores, so the run leaves such steps to the
+// scheduler).
 bool ReplayEngine::ExplicitDecodeStep() const {
   if (o_.stepping != Stepping::kEvent || o_.scheduler != SchedulerKind::kVllmV1) return false;
   if (running_.empty() || !prefilling_.empty() || !loading_.empty()) return false;
   const int64_t tokens = 1 + o_.speculation.tokens;
   if (static_cast<int64_t>(running_.size()) * tokens > o_.max_num_batched_tokens) return false;
-  for (const auto [order, slot] : running_)
-    if (slots_[slot].target - slots_[slot].generated <= tokens) return false;
+  if (tiers_ != nullptr)
+    for (const auto [order, slot] : running_)
+      if (slots_[slot].target - slots_[slot].generated <= tokens) return false;
   if (waiting_.empty() || static_cast<int64_t>(running_.size()) >= o_.max_num_seqs) return true;
   if (!adapter_slots_) return slots_[waiting_.front()].record.eligible_ns < 0;
   return OnlyLoraWaiters();
@@ -72,10 +75,10 @@ bool ReplayEngine::WalkLoraWaiters() const {
   return backlog_.empty() || backlog_.Front().eligible_ns < 0;  // the pass would take the backlog's front next
 }
 
-// Steps from step_ on while every running request decodes and none can finish within the step
-// (a step gains it at most 1 + k tokens), until a request is preempted, an arrival may become
-// eligible, or the next step would start at or after `horizon_ns`. Returns StepOnce's result: true
-// when a step was taken. REQUIRES: ExplicitDecodeStep().
+// Steps from step_ on while every running request decodes, until a request is preempted or
+// finishes, an arrival may become eligible, or the next step would start at or after `horizon_ns`.
+// Requests that reach their output length finish at the end of their step, as AfterStep finishes
+// them. Returns StepOnce's result: true when a step was taken. REQUIRES: ExplicitDecodeStep().
 bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
   const int64_t tokens = 1 + o_.speculation.tokens;
   decode_run_.clear();
@@ -89,7 +92,8 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
   // read depends on it. Not with KV tiers, whose stores AfterStep makes.
   const bool advance_here = tiers_ == nullptr;
   bool taken = false;
-  bool finishing = false;  // a request may finish in the next step
+  bool finishing = false;  // a request may finish in the next step (without advance_here)
+  bool finished = false;   // requests finished in the last step (with advance_here)
   for (bool first = true;; first = false) {
     if (!first) {
       // The next step is quiet too only if nothing that ended the last one changed.
@@ -97,6 +101,9 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
       if (!advance_here)
         for (const ExplicitDecoder& d : decode_run_) finishing |= slots_[d.slot].target - slots_[d.slot].generated <= tokens;
       if (finishing) break;
+      // A finish ends the run: the room it freed may admit a waiting request, and a closed-loop
+      // client sends its next request when its last one ends (the caller delivers it).
+      if (finished) break;
       ++step_;
       scheduled_.clear();
     }
@@ -138,11 +145,11 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
       budget -= tokens;
       ++events;
       if (advance_here) {
-        KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept < l.target);
+        KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept <= l.target);
         l.generated += kept;
         l.accepted = 0;
         later_tokens += kept;
-        finishing |= l.target - l.generated <= tokens;
+        finished |= l.generated >= l.target;
       }
     }
     deferred_tokens_ += deferred;
@@ -151,7 +158,7 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
     counters_.events += events;
     if (advance_here && !preempted_this_step_ && scheduled_.size() == decode_run_.size()) {
       // Every decoder of the run scheduled, `tokens` each: the step's work from its sums.
-      CompleteRunStep(context, later_tokens, !first);
+      CompleteRunStep(context, later_tokens, !first, finished);
     } else {
       // (A step without work, its first request unable to grow even alone, ends the run: true if
       // steps were taken before it.)
@@ -166,9 +173,10 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
 // CompleteStep for a step of an explicit decode run in which each of the run's B decoders was
 // scheduled `tokens` = 1 + k tokens and nothing was preempted, given Σ of their contexts before the
 // step: the StepWork its Adds would sum (attended: Σ tokens·c_i + tokens·(tokens + 1)/2), the
-// drafter's passes over the same contexts, and, after the run's first step (`repeat`), LoRA's batch
-// as the step before ran it. The same time, counters and sample as CompleteStep's.
-void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat) {
+// drafter's passes over the same contexts, and, with `repeat`, LoRA's batch as the step before ran
+// it. The requests that reached their length (`finishes`) finish at the step's end, in scheduled
+// order, as AfterStep finishes them. The same time, counters and sample as CompleteStep's.
+void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
   KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty());
   const int64_t tokens = 1 + o_.speculation.tokens;
   const int64_t batch = static_cast<int64_t>(scheduled_.size());
@@ -199,8 +207,27 @@ void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool r
   const int64_t start = now_ns_;
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
+  if (finishes) FinishAdvanced();
   ++counters_.steps;
   RecordStep(start, dt, later_tokens);
+}
+
+// The step's scheduled requests that a run advanced to their output length finish, in scheduled
+// order, as AfterStep finishes them.
+void ReplayEngine::FinishAdvanced() {
+  for (const Scheduled& s : scheduled_) {
+    Live& l = slots_[s.slot];
+    if (!l.in_use || l.order < 0 || l.generated < l.target) continue;
+    if (l.unsynced > 0) {
+      // Its deferred tokens fill slots it holds: the allocator has them before it frees them.
+      const bool grown = alloc_.Grow(l.req.id, l.unsynced);
+      KVSIM_DCHECK(grown);
+      (void)grown;
+      deferred_tokens_ -= l.unsynced;
+      l.unsynced = 0;
+    }
+    Finish(s.slot);
+  }
 }
 
 const DecodeRunTimer& ReplayEngine::VerifyRunFor(int64_t batch) {
