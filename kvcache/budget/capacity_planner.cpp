@@ -122,6 +122,15 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   // DeepSeek-V3.2's sparse attention runs on 64-token blocks only (the indexer backend's and
   // FlashMLA-sparse's get_supported_kernel_block_sizes), so vLLM picks 64 unless told otherwise.
   if (c.engine == Engine::kVllm && !c.block_size && spec.has_mla && spec.mla.indexer_heads > 0) s.block_size = 64;
+  // Without the hybrid manager vLLM V1 must give every layer one kind of KV page; sliding windows
+  // convert to full attention, Mamba / linear-attention state cannot, and the engine stops at start-up
+  // (vllm/v1/core/kv_cache_utils.py unify_hybrid_kv_cache_specs: "Hybrid KV cache manager is disabled
+  // but failed to convert the KV cache specs to one unified type").
+  if (c.engine == Engine::kVllm && f.version.era() != VllmEra::kV0 && s.kv_grouping == KvGrouping::kSingleGroup &&
+      std::any_of(spec.layers.begin(), spec.layers.end(), [](const LayerAttention& l) { return l.kind == AttentionKind::kStateOnly; }))
+    throw Error("--disable-hybrid-kv-cache-manager: the model's Mamba / linear-attention state layers cannot share one "
+                "KV page type with its attention layers; vLLM refuses to start (\"failed to convert the KV cache specs to "
+                "one unified type\"): keep the hybrid KV cache manager");
   // With linear-attention / SSM layers vLLM V1 raises the block size until one attention
   // page holds a layer's state (kv_cache_layout.h HybridStateBlockSize), a --block-size too included.
   if (c.engine == Engine::kVllm && f.version.era() != VllmEra::kV0 && s.kv_grouping == KvGrouping::kHybrid)

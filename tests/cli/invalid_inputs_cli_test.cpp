@@ -40,6 +40,18 @@ TEST(InvalidInputsCliTest, AnOffloadTierBeyondAnyMachineIsRefused) {
   EXPECT_EQ(RunCli({"capacity", "--gpu", "h100", "--kv-offload", "cpu=64GiB", "--json", "-"}).exit_code, 0);
 }
 
+// vLLM V1 without its hybrid KV cache manager needs one page type for every layer: a sliding window
+// becomes full attention, a Mamba layer's state cannot, and the engine stops at start-up
+// (unify_hybrid_kv_cache_specs). Nemotron-3-Nano mixes Mamba-2 and attention layers; gpt-oss mixes
+// sliding and full attention and still starts.
+TEST(InvalidInputsCliTest, AStateModelWithoutTheHybridManagerIsRefused) {
+  ExpectOneLineError(RunCli({"capacity", "--gpu", "h200", "--model", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-FP8",
+                             "--disable-hybrid-kv-cache-manager", "--json", "-"}),
+                     "--disable-hybrid-kv-cache-manager: the model's Mamba / linear-attention state layers cannot share");
+  EXPECT_EQ(RunCli({"capacity", "--gpu", "h100", "--model", "openai/gpt-oss-20b", "--disable-hybrid-kv-cache-manager",
+                    "--json", "-"}).exit_code, 0);
+}
+
 // Stores into the tiers take no time in the replay, so a disk's write bandwidth moves nothing:
 // said in the JSON and the text rather than taken silently.
 TEST(InvalidInputsCliTest, AnUntimedDiskWriteBandwidthIsSaid) {
