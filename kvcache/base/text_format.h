@@ -20,6 +20,9 @@ std::string Join(const std::vector<std::string>& parts, const std::string& separ
 // True when `s` begins with `prefix` (model_type families: "qwen3_vl" matches "qwen3_vl_moe").
 inline bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+// Levenshtein distance: the fewest single-character insertions, deletions and substitutions.
+size_t EditDistance(const std::string& a, const std::string& b);
+
 // Up to `limit` candidates ranked by similarity to `query` (case-insensitive edit distance, with
 // substring matches first), for "did you mean" messages.
 std::vector<std::string> ClosestMatches(const std::string& query, const std::vector<std::string>& candidates,

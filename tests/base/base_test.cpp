@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <random>
 
 #include "kvcache/base/atomic_file.h"
 #include "kvcache/base/check.h"
@@ -104,6 +106,36 @@ TEST(TextFormatTest, ThousandsJoinAndClosestMatches) {
   EXPECT_EQ(ClosestMatches("h100" + std::string(100000, 'x'), {"l4", "a100", "h100"}),
             (std::vector<std::string>{"h100", "a100", "l4"}));
   EXPECT_EQ(Format("%05.1f|%s", 3.14159, "x"), "003.1|x");
+}
+
+// Worked examples, then a property: the bit-vector path (either string up to 64 characters) agrees
+// with the textbook recurrence on random strings over a small alphabet, across the 64-character edge.
+TEST(TextFormatTest, EditDistanceMatchesTheRecurrence) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+  EXPECT_EQ(EditDistance("flaw", "lawn"), 2u);
+  EXPECT_EQ(EditDistance("", "abc"), 3u);
+  EXPECT_EQ(EditDistance("abc", ""), 3u);
+  EXPECT_EQ(EditDistance(std::string(64, 'a'), std::string(70, 'a')), 6u);
+  EXPECT_EQ(EditDistance(std::string(64, 'a'), std::string(64, 'b')), 64u);
+  const auto recurrence = [](const std::string& a, const std::string& b) {
+    std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+    for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (size_t i = 1; i <= a.size(); ++i)
+      for (size_t j = 1; j <= b.size(); ++j)
+        d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+    return d[a.size()][b.size()];
+  };
+  std::mt19937 rng(7);
+  const auto random_string = [&rng](size_t max_length) {
+    std::string s(std::uniform_int_distribution<size_t>(0, max_length)(rng), 'a');
+    for (char& c : s) c = static_cast<char>('a' + std::uniform_int_distribution<int>(0, 3)(rng));
+    return s;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::string a = random_string(trial % 2 ? 70 : 20), b = random_string(90);
+    ASSERT_EQ(EditDistance(a, b), recurrence(a, b)) << a << " / " << b;
+  }
 }
 
 TEST(CheckTest, FailedChecksAreInternalErrorsNamingTheSite) {
