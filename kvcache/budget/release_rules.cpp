@@ -24,6 +24,10 @@ constexpr ReleaseRuleEntry kRules[] = {
      "PR #30785 (vllm/engine/arg_utils.py resolves the cache dtype when CacheConfig is built; merged 2025-12-16, "
      "after 0.13.0's release branch)",
      "KV bytes: --kv-cache-dtype auto stores a ModelOpt checkpoint's KV in its kv_cache_quant_algo (FP8)"},
+    {ReleaseRule::kJointQkNormAllReduce, 14, 0,
+     "PR #31493 (MiniMaxText01RMSNormTP.forward_qk all-reduces q's and k's variances as one tensor; opened "
+     "2025-12-29, after 0.13.0's release branch)",
+     "step time (not memory): MiniMax-M2 under TP, one small all-reduce per layer for its QK norms instead of two"},
     {ReleaseRule::kSortFreeSampler, 17, 0, "V1 sampler, greedy profile pass without top-k/top-p sort (v0.17.0)",
      "activation peak: sampler 15 B per logit instead of 38"},
     {ReleaseRule::kCudaGraphEstimateOptIn, 18, 0, "PR #30515 (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",

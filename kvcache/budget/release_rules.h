@@ -30,6 +30,7 @@ enum class ReleaseRule {
   kModelRunnerV2AllModels,   // every model family profiles with the V2 runner
   kCheckpointKvCacheDtype,   // --kv-cache-dtype auto takes a ModelOpt checkpoint's kv_cache_quant_algo
   kDrafterCudaGraphs,        // EAGLE / EAGLE-3 drafter passes under torch.compile and CUDA graphs
+  kJointQkNormAllReduce,     // MiniMax-M2's q and k norms share one all-reduce per layer under TP
 };
 
 template <>
@@ -50,7 +51,8 @@ struct EnumNames<ReleaseRule> {
       {ReleaseRule::kV2RunnerProfilesGraphs, "v2-runner-profiles-graphs"},
       {ReleaseRule::kModelRunnerV2AllModels, "model-runner-v2-all-models"},
       {ReleaseRule::kCheckpointKvCacheDtype, "checkpoint-kv-cache-dtype"},
-      {ReleaseRule::kDrafterCudaGraphs, "drafter-cuda-graphs"}};
+      {ReleaseRule::kDrafterCudaGraphs, "drafter-cuda-graphs"},
+      {ReleaseRule::kJointQkNormAllReduce, "joint-qk-norm-all-reduce"}};
 };
 
 struct ReleaseRuleEntry {

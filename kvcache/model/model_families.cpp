@@ -90,6 +90,9 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
   if (r.Bool("attention_bias", false)) spec.qkv_bias = spec.o_proj_bias = true;
   if (StartsWith(type, "glm")) spec.o_proj_bias = false;  // GLM-4: attention_bias is q/k/v only
   if (StartsWith(type, "qwen3") || StartsWith(type, "gemma3") || r.Bool("use_qk_norm", false)) spec.qk_norm = true;
+  // vLLM's minimax_m2.py normalizes q and k with MiniMaxText01RMSNormTP over all heads whatever
+  // qk_norm_type says.
+  if (type == "minimax_m2") spec.qk_norm_spans_heads = true;
   spec.mlp_bias = r.Bool("mlp_bias", false);
   if (StartsWith(type, "gemma2") || StartsWith(type, "gemma3")) spec.norms_per_layer = 4;
   if (StartsWith(type, "cohere")) spec.norms_per_layer = 1;  // one bias-free LayerNorm feeds both branches

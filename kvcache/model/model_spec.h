@@ -112,6 +112,9 @@ struct ModelSpec {
   bool mlp_bias = false;
   bool lm_head_bias = false;
   bool qk_norm = false;                    // per-head q_norm/k_norm weights (Qwen3, OLMo2)
+  // q_norm/k_norm over every head's width at once (MiniMax-M2: MiniMaxText01RMSNormTP in vLLM's
+  // minimax_m2.py): under tensor parallelism each rank's sum of squares is all-reduced per layer.
+  bool qk_norm_spans_heads = false;
   int64_t attention_sinks = 0;             // learned per-head sink logits per layer (gpt-oss)
   int64_t learned_position_embeddings = 0; // rows of a learned position table (OPT: max_pos + 2)
   NormKind norm_kind = NormKind::kRmsNorm;

@@ -7,6 +7,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
+#include "kvcache/budget/release_rules.h"
 #include "kvcache/model/quantization.h"
 #include "sim/timing/link_rates.h"
 
@@ -42,6 +43,12 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   act_bytes_ = BytesPerElement(cap.compute_dtype);
   link_ = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
   allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
+  if (spec.qk_norm_spans_heads && tp_ > 1) {
+    // SGLang joined them from its first MiniMax-M2 release (PR #14416); vLLM from PR #31493.
+    const bool joint = cap.settings.engine != Engine::kVllm ||
+                       HasRule(ParseVllmVersion(cap.settings.vllm_version), ReleaseRule::kJointQkNormAllReduce);
+    qk_norm_all_reduces_ = joint ? 1 : 2;
+  }
   BuildAttentionGemms(spec, cap);
   BuildMlpGemms(spec, cap);
   for (const ExtraGemm& g : o.extra_gemms) AddGemm(g.name.c_str(), g.n, g.k, false, 1.0, cap);
@@ -231,6 +238,16 @@ void StepModel::AddCommunication(int64_t tokens, std::vector<OperatorCost>* out,
     *seconds += s;
     if (out) out->push_back({"tp_all_reduce", "communication", static_cast<int64_t>(calls), 0.0, message * calls, s});
   }
+  if (qk_norm_all_reduces_ > 0) {
+    // Each rank holds its heads' share of q and k: the norm over all heads needs every rank's sum of
+    // squares, an fp32 per token for q and one for k, in one all-reduce or one each. At these sizes
+    // the call's latency is all of it.
+    const double calls = qk_norm_all_reduces_ * kv_layers_;
+    const double bytes = static_cast<double>(tokens) * 4 * 2 / qk_norm_all_reduces_;
+    const double s = calls * (allreduce_latency_s_ + 2.0 * (tp_ - 1) / tp_ * bytes / link_);
+    *seconds += s;
+    if (out) out->push_back({"qk_norm_all_reduce", "communication", static_cast<int64_t>(calls), 0.0, bytes * calls, s});
+  }
   if (pp_ > 1) {
     const double s = (pp_ - 1) * (allreduce_latency_s_ + message / link_);
     *seconds += s;
@@ -244,7 +261,7 @@ int64_t StepModel::KernelsPerStep() const {
   for (const Gemm& g : gemms_) kernels += g.layers;
   if (moe_) kernels += static_cast<double>(moe_->KernelsPerStep());
   kernels += recurrent_state_.Kernels();
-  if (tp_ > 1) kernels += 2 * layers_;
+  if (tp_ > 1) kernels += 2 * layers_ + qk_norm_all_reduces_ * kv_layers_;
   return static_cast<int64_t>(kernels);
 }
 

@@ -318,12 +318,13 @@ TEST(PublishedClosedLoopTest, DISABLED_Nemotron3NanoFp8OnTwoB200Sweep) {
   }
 }
 
-// A known miss, not explained: kvsim's TPOT is 4.16 / 6.20 / 8.18 ms (0.36 / 0.46 / 0.55 of the
-// published), its throughput 239 / 1,264 / 1,921 tok/s (2.74 / 2.18 / 1.82), its TTFT 29 / 80 / 90 ms
-// (0.34 / 0.37 / 1.17). At one client the published 11.4 ms a token is 2.7 times kvsim's step (`kvsim
-// step --gpu b200 --model MiniMaxAI/MiniMax-M2.5 -tp 4 --decode-seqs 1 --decode-context 2300`: 4.5 ms,
-// of which 2.1 ms FP8 weight reads, 1.0 ms of 124 all-reduces); nothing read in vLLM 0.12.0's code for
-// this model accounts for the difference yet, so nothing is set from it.
+// A known miss, not explained: kvsim's TPOT is 5.15 / 7.19 / 9.17 ms (0.45 / 0.54 / 0.61 of the
+// published), its throughput 193 / 1,093 / 1,716 tok/s (2.22 / 1.88 / 1.62), its TTFT 30 / 82 ms at one
+// and eight clients (0.36 / 0.38; within 25% at sixteen). At one client the published 11.4 ms a token is
+// 2.1 times kvsim's step (`kvsim step --gpu b200 --model MiniMaxAI/MiniMax-M2.5 -tp 4 --vllm-version 0.12.0
+// --decode-seqs 1 --decode-context 2300`: 5.5 ms, of which 2.1 ms FP8 weight reads, 1.0 ms of the layers'
+// 124 all-reduces and 1.0 ms of the QK norms' 124, q's and k's apart in 0.12); nothing else read in vLLM
+// 0.12.0's code for this model accounts for the difference yet, so nothing is set from it.
 TEST(PublishedClosedLoopTest, DISABLED_MiniMaxM25Fp8OnFourB200Sweep) {
   for (const B200Point& point : kMiniMaxM25OnFourB200) {
     SCOPED_TRACE(point.clients);
