@@ -263,6 +263,8 @@ const ServeFlag kVllmFlags[] = {
     {"--enable-tokenizer-info-endpoint", "", S, N}, {"--enable-log-outputs", "", S, N},
     {"--h11-max-incomplete-event-size", "", V, N}, {"--h11-max-header-count", "", V, N},
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
+    // FrontendArgs added after v0.11: --fingerprint-mode sets the system_fingerprint of the responses.
+    {"--fingerprint-mode", "", V, N, "", "", AddedBetween(19, 30)},
     // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10), none in
     // v0.11's parser: the release that dropped each is not dated.
     {"--use-v2-block-manager", "", S, N, "", "", kGoneBeforeV011},

@@ -44,6 +44,7 @@ class Translator {
   Translator(bool sglang, const VllmVersion& modelled) : sglang_(sglang), modelled_(modelled) { result_.sglang = sglang; }
 
   ServeCommandLine Run(const std::vector<std::string>& given) {
+    if (!sglang_) RefuseVllmOmni(given);
     std::vector<std::string> args, origins;
     ExpandConfigFile(given, args, origins);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -320,6 +321,16 @@ class Translator {
     // A flag of a vLLM newer than kvsim's table is not a typo: say which release the table is.
     return message + "; kvsim's table of its flags is vLLM " + NewestServeFlagTableRelease() +
            "'s, the newest release it models, so a flag added later is not known to it";
+  }
+
+  // `vllm serve MODEL --omni` is vLLM-Omni's entry point (its CLI adds --omni, --deploy-config and
+  // --stage-configs-path to vllm serve; docs.vllm.ai/projects/vllm-omni/en/stable/cli/): the model runs as
+  // a pipeline of stages, each its own engine with its own memory share (thinker, talker, vocoder).
+  static void RefuseVllmOmni(const std::vector<std::string>& args) {
+    for (const std::string& a : args)
+      if (a == "--omni")
+        throw Error("--omni: the model would run as vLLM-Omni's pipeline of stages (each stage its own engine, "
+                    "sized by the stage deploy config), which kvsim does not model");
   }
 
   bool sglang_;
