@@ -265,6 +265,21 @@ const ServeFlag kVllmFlags[] = {
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
     // FrontendArgs added after v0.11: --fingerprint-mode sets the system_fingerprint of the responses.
     {"--fingerprint-mode", "", V, N, "", "", AddedBetween(19, 30)},
+    // vLLM 0.31 (2026-10-05): flags its release notes name, each with its PR in tests/data/vllm_serve_flags.tsv.
+    // The table was not read from 0.31's parser, so it stays 0.30's and the translator refuses these, naming
+    // the table's release (a line written for 0.31 may rely on other changes the table does not know of).
+    {"--max-num-active-seqs", "", V, X, "", "", Added(31)},
+    {"--long-prefill-token-threshold-adaptive", "", S, X, "", "", Added(31)},
+    {"--enable-mamba-shared-prefix-checkpoint", "", S, X, "", "", Added(31)},
+    {"--swa-bounded-replay", "", S, X, "", "", Added(31)},
+    {"--device-memory-utilization", "", V, M, "--gpu-memory-utilization", "", Added(31)},
+    {"--trust-request-mm-kwargs", "", S, N, "", "", Added(31)},
+    {"--sleep-preserve-parameter-names", "", L, N, "", "", Added(31)},
+    {"--tool-strict-level", "", V, N, "", "", Added(31)},
+    {"--max-lora-cls-labels", "", V, N, "", "", Added(31)},
+    {"--aux-output-config", "", V, N, "", "", Added(31)},
+    {"--log-level", "", V, N, "", "", Added(31)},
+    {"--logging-config", "", V, N, "", "", Added(31)},
     // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10), none in
     // v0.11's parser: the release that dropped each is not dated.
     {"--use-v2-block-manager", "", S, N, "", "", kGoneBeforeV011},
@@ -330,6 +345,19 @@ const ServeFlag kSglangFlags[] = {
     {"--scheduler-recv-interval", "", V, M, "--scheduler-recv-interval"},
 };
 
+// Values vLLM's notes date after the table's release, of flags the table has: refused like its newer flags.
+struct NewerValue {
+  const char* flag;
+  const char* value;
+  int minor;
+};
+const NewerValue kVllmNewerValues[] = {
+    // 0.31: online FP8 weight quantization is named fp8_per_tensor, "fp8" its shorthand (PR #53585); MoonEP's
+    // balanced expert-parallel all-to-all (PR #52101). Both in vLLM v0.31.0's release notes.
+    {"--quantization", "fp8_per_tensor", 31},
+    {"--all2all-backend", "moonep", 31},
+};
+
 template <size_t K>
 const ServeFlag* FindFlag(const ServeFlag (&table)[K], const std::string& name) {
   for (const ServeFlag& f : table)
@@ -366,6 +394,14 @@ std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string&
 }
 
 const char* NewestServeFlagTableRelease() { return kNewestModelledVllm; }
+
+bool IsNewerThanServeFlagTable(const ServeFlag& flag) { return flag.releases.first_min > kNewestModelledVllmMinor; }
+
+int ReleaseOfValueNewerThanServeFlagTable(const ServeFlag& flag, const std::string& value) {
+  for (const NewerValue& v : kVllmNewerValues)
+    if (flag.name == std::string(v.flag) && value == v.value && v.minor > kNewestModelledVllmMinor) return v.minor;
+  return 0;
+}
 
 bool IsJsonFlag(const std::string& name) {
   return name == "--speculative-config" || name == "--limit-mm-per-prompt" || name == "--mm-processor-kwargs" ||

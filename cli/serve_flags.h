@@ -54,6 +54,11 @@ std::vector<std::string> ServeFlagNames(bool sglang);
 std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string& modelled);
 // The release whose parser the table's newest flags were read from (named in "not a flag" errors).
 const char* NewestServeFlagTableRelease();
+// A flag of a release after the table's, known from that release's notes but not from its parser: the
+// translator refuses it, naming both releases.
+bool IsNewerThanServeFlagTable(const ServeFlag& flag);
+// The release (0.<minor>) after the table's that gave vLLM's `flag` the value `value`; 0 when none did.
+int ReleaseOfValueNewerThanServeFlagTable(const ServeFlag& flag, const std::string& value);
 // JSON-valued flags vLLM also takes key by key: --speculative-config.num_speculative_tokens 5.
 bool IsJsonFlag(const std::string& name);
 

@@ -129,6 +129,7 @@ class Translator {
     bool negated = false;
     const std::optional<ServeFlag> flag = Lookup(name, negated);
     if (!flag) throw Error(UnknownFlagMessage(tok));
+    if (!sglang_ && IsNewerThanServeFlagTable(*flag)) throw Error(NewerReleaseFlagMessage(*flag));
     const std::string canonical = flag->name;
     if (!sglang_) {
       const std::string note = FlagReleaseNote(*flag, modelled_.minor, modelled_.text);
@@ -147,6 +148,11 @@ class Translator {
     } else if (flag->takes == Takes::kOptionalValue || (flag->takes == Takes::kSwitch && i + 1 < args.size() && IsBoolWord(args[i + 1]))) {
       if (next_is_value(i + 1)) values.push_back(args[++i]);
     }
+    if (!sglang_ && values.size() == 1)
+      if (const int minor = ReleaseOfValueNewerThanServeFlagTable(*flag, values[0]))
+        throw Error(canonical + " " + values[0] + ": a value of vLLM 0." + std::to_string(minor) +
+                    "'s vllm serve, newer than kvsim's table of its flags (vLLM " + NewestServeFlagTableRelease() +
+                    "'s, the newest release kvsim models), which kvsim does not model: plan the line without it");
     Record(*flag, canonical, negated, json_key, values, tok);
     return i;
   }
@@ -321,6 +327,15 @@ class Translator {
     // A flag of a vLLM newer than kvsim's table is not a typo: say which release the table is.
     return message + "; kvsim's table of its flags is vLLM " + NewestServeFlagTableRelease() +
            "'s, the newest release it models, so a flag added later is not known to it";
+  }
+
+  // A flag vLLM's notes date after the table's release: vLLM of that release takes it, so it is no typo,
+  // but what else the release changed in the parser is not known here.
+  static std::string NewerReleaseFlagMessage(const ServeFlag& flag) {
+    const std::string table = NewestServeFlagTableRelease();
+    return std::string(flag.name) + " is a flag of vLLM 0." + std::to_string(flag.releases.first_min) +
+           "'s vllm serve, newer than kvsim's table of its flags (vLLM " + table +
+           "'s, the newest release kvsim models), which kvsim does not model: plan the line without it";
   }
 
   // `vllm serve MODEL --omni` is vLLM-Omni's entry point (its CLI adds --omni, --deploy-config and

@@ -73,6 +73,15 @@ TEST(VllmCommandLineTest, EveryFlagOfTheParserHasAnEntryAndItsReleases) {
     const auto [first_lo, first_hi] = ReleaseRange(f[3]);
     const auto [last_lo, last_hi] = ReleaseRange(f[4]);
     const bool gone = last_hi > 0;
+    // A flag of a release after the table's (0.30) is refused at every release, naming both.
+    if (first_lo > 30) {
+      const std::string refusal = flag + " is a flag of vLLM " + f[3] + "'s vllm serve, newer than kvsim's table of its "
+                                  "flags (vLLM 0.30's, the newest release kvsim models), which kvsim does not model";
+      EXPECT_NE(newest.find(refusal), std::string::npos) << flag << ": " << newest;
+      EXPECT_NE(paste(flag, "0.20").second.find(refusal), std::string::npos) << flag << " at 0.20";
+      ++flags, ++dated;
+      continue;
+    }
     // The newest release (the default) has every flag but those gone.
     EXPECT_EQ(refused_by(newest, flag, "0.30"), gone) << flag << ": " << newest;
     if (first_lo > 0) {
@@ -122,6 +131,40 @@ TEST(VllmCommandLineTest, AFlagNewerThanTheModelledReleaseSaysSo) {
   const auto newest = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--moe-backend", "triton"});
   ASSERT_EQ(newest.exit_code, 0) << newest.err;
   EXPECT_EQ(newest.out.find("--moe-backend was added"), std::string::npos) << newest.out;
+}
+
+// A flag vLLM 0.31 added (its release notes; tests/data/vllm_serve_flags.tsv cites each PR) is newer than the
+// table, which is 0.30's: refused with exit code 2, naming both releases, never taken for a typo nor dropped.
+// --device-memory-utilization (PR #56547) is 0.31's second spelling of --gpu-memory-utilization; 0.30 had only
+// the first.
+TEST(VllmCommandLineTest, AFlagOfAReleaseAfterTheTableIsRefusedNamingBoth) {
+  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{
+           {"--max-num-active-seqs", "64"}, {"--device-memory-utilization", "0.9"}, {"--trust-request-mm-kwargs"},
+           {"--long-prefill-token-threshold-adaptive"}, {"--log-level", "INFO"}}) {
+    std::vector<std::string> args = {"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"};
+    args.insert(args.end(), flag.begin(), flag.end());
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << flag[0] << ": " << r.out;
+    EXPECT_NE(r.err.find(flag[0] + " is a flag of vLLM 0.31's vllm serve, newer than kvsim's table of its flags "
+                         "(vLLM 0.30's, the newest release kvsim models), which kvsim does not model"),
+              std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << r.err;
+  }
+  // So are the values 0.31 gave flags the table has: fp8_per_tensor (PR #53585) and MoonEP (PR #52101).
+  for (const std::vector<std::string>& value : std::vector<std::vector<std::string>>{
+           {"--quantization", "fp8_per_tensor"}, {"-q", "fp8_per_tensor"}, {"--all2all-backend=moonep", ""}}) {
+    std::vector<std::string> args = {"capacity", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-tp", "2", "-ep", value[0]};
+    if (!value[1].empty()) args.push_back(value[1]);
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << value[0];
+    EXPECT_NE(r.err.find(": a value of vLLM 0.31's vllm serve, newer than kvsim's table of its flags (vLLM 0.30's"),
+              std::string::npos) << r.err;
+  }
+  // argparse's abbreviation of it is the same flag.
+  const auto abbreviated = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                                   "--max-num-active", "64"});
+  EXPECT_EQ(abbreviated.exit_code, 2);
+  EXPECT_NE(abbreviated.err.find("--max-num-active-seqs is a flag of vLLM 0.31's"), std::string::npos) << abbreviated.err;
 }
 
 // A flag removed before the release modelled: accepted (with what it did), with a note that vLLM of
