@@ -15,6 +15,7 @@
 #include "cli/serve_flags.h"
 #include "cli/serve_json_flags.h"
 #include "cli/server_environment.h"
+#include "cli/vllm_command_line_launch.h"
 #include "cli/yaml_config.h"
 
 namespace kvsim {
@@ -356,23 +357,6 @@ class Translator {
 };
 
 
-// VAR=value environment assignments come before the command.
-size_t ServerArgsStart(const std::vector<std::string>& t, bool& sglang) {
-  size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;
-  sglang = false;
-  const bool vllm_binary = t.size() > i && (t[i] == "vllm" || (t[i].size() > 5 && t[i].compare(t[i].size() - 5, 5, "/vllm") == 0));
-  if (i + 1 < t.size() && vllm_binary && t[i + 1] == "serve")
-    return i + 2;
-  if (i + 2 < t.size() && StartsWith(t[i], "python") && t[i + 1] == "-m") {
-    if (t[i + 2] == "vllm.entrypoints.openai.api_server") return i + 3;
-    if (t[i + 2] == "sglang.launch_server") return sglang = true, i + 3;
-  }
-  if (i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") return sglang = true, i + 2;
-  throw Error("the server command line must start with `vllm serve`, `python -m vllm.entrypoints.openai.api_server` or "
-              "`python -m sglang.launch_server` (got '" + Join(std::vector<std::string>(t.begin(), t.begin() + std::min<size_t>(3, t.size())), " ") + "')");
-}
-
 // vLLM's argparse keeps the last of a repeated flag, and of --X and --no-X the one given last: so does
 // the translation, naming each flag it dropped.
 void KeepLastOfEachSetting(ServeCommandLine& cmd) {
@@ -406,13 +390,20 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
   std::vector<std::string> clean;
   for (const auto& t : tokens)
     if (t != "\\" && t != "\\\n" && !t.empty()) clean.push_back(t);
-  bool sglang = false;
-  const size_t start = ServerArgsStart(clean, sglang);
-  ServeCommandLine cmd =
-      Translator(sglang, modelled).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
-  // The VAR=value assignments before the command: what they do to the server, or that kvsim does not model them.
-  for (size_t i = 0; i < clean.size() && clean[i].find('=') != std::string::npos && clean[i][0] != '-'; ++i)
-    ReadServerEnvironment(clean[i], cmd);
+  const ServerLaunch launch = FindServerLaunch(clean);
+  ServeCommandLine cmd = Translator(launch.sglang, modelled)
+                             .Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(launch.args_start), clean.end()));
+  // The server's environment (VAR=value before the command, a container's -e): what it does, or that kvsim
+  // does not model it.
+  for (const std::string& assignment : launch.environment) ReadServerEnvironment(assignment, cmd);
+  // The image's tag names the release it runs; the plan models --vllm-version's (default the newest).
+  if (launch.image_minor > 0 && launch.image_minor != modelled.minor) {
+    const std::string runs = "image " + launch.image + " runs vLLM 0." + std::to_string(launch.image_minor);
+    cmd.notes.push_back(launch.image_minor > kNewestModelledVllmMinor
+                            ? runs + ", newer than the newest release kvsim models; this plan models " + modelled.text
+                            : runs + "; this plan models " + modelled.text + " (--vllm-version 0." +
+                                  std::to_string(launch.image_minor) + " plans the image's release)");
+  }
   KeepLastOfEachSetting(cmd);
   return cmd;
 }
