@@ -345,17 +345,18 @@ const ServeFlag kSglangFlags[] = {
     {"--scheduler-recv-interval", "", V, M, "--scheduler-recv-interval"},
 };
 
-// Values vLLM's notes date after the table's release, of flags the table has: refused like its newer flags.
-struct NewerValue {
-  const char* flag;
-  const char* value;
-  int minor;
-};
-const NewerValue kVllmNewerValues[] = {
-    // 0.31: online FP8 weight quantization is named fp8_per_tensor, "fp8" its shorthand (PR #53585); MoonEP's
-    // balanced expert-parallel all-to-all (PR #52101). Both in vLLM v0.31.0's release notes.
-    {"--quantization", "fp8_per_tensor", 31},
-    {"--all2all-backend", "moonep", 31},
+// Values of vLLM's flags that kvsim's own flag of the same name does not take, each with what kvsim plans it as
+// (tests/data/vllm_serve_flags.tsv cites each).
+const ServeFlagValue kVllmFlagValues[] = {
+    // The online quantization shorthands of PR #38138 ("new online quantization frontend"): fp8_per_tensor is
+    // what kvsim's on-the-fly fp8 is (per-tensor scales); fp8_per_block keeps one scale per 128x128 block.
+    {"--quantization", "fp8_per_tensor", AddedBetween(16, 30), "fp8", ""},
+    {"--quantization", "fp8_per_block", AddedBetween(16, 30), "fp8",
+     "--quantization fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"},
+    {"--quantization", "int8_per_channel_weight_only", AddedBetween(16, 30), "", ""},
+    {"--quantization", "mxfp8", AddedBetween(16, 30), "", ""},
+    // MoonEP's balanced expert-parallel all-to-all, in vLLM v0.31.0's release notes (PR #52101).
+    {"--all2all-backend", "moonep", Added(31), "", ""},
 };
 
 template <size_t K>
@@ -397,10 +398,10 @@ const char* NewestServeFlagTableRelease() { return kNewestModelledVllm; }
 
 bool IsNewerThanServeFlagTable(const ServeFlag& flag) { return flag.releases.first_min > kNewestModelledVllmMinor; }
 
-int ReleaseOfValueNewerThanServeFlagTable(const ServeFlag& flag, const std::string& value) {
-  for (const NewerValue& v : kVllmNewerValues)
-    if (flag.name == std::string(v.flag) && value == v.value && v.minor > kNewestModelledVllmMinor) return v.minor;
-  return 0;
+const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
+  for (const ServeFlagValue& v : kVllmFlagValues)
+    if (flag.name == std::string(v.flag) && value == v.value) return &v;
+  return nullptr;
 }
 
 bool IsJsonFlag(const std::string& name) {

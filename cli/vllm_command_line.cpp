@@ -150,10 +150,7 @@ class Translator {
       if (next_is_value(i + 1)) values.push_back(args[++i]);
     }
     if (!sglang_ && values.size() == 1)
-      if (const int minor = ReleaseOfValueNewerThanServeFlagTable(*flag, values[0]))
-        throw Error(canonical + " " + values[0] + ": a value of vLLM 0." + std::to_string(minor) +
-                    "'s vllm serve, newer than kvsim's table of its flags (vLLM " + NewestServeFlagTableRelease() +
-                    "'s, the newest release kvsim models), which kvsim does not model: plan the line without it");
+      if (const ServeFlagValue* v = FindServeFlagValue(*flag, values[0])) values[0] = PlannedValue(canonical, *v);
     Record(*flag, canonical, negated, json_key, values, tok);
     return i;
   }
@@ -337,6 +334,22 @@ class Translator {
     return std::string(flag.name) + " is a flag of vLLM 0." + std::to_string(flag.releases.first_min) +
            "'s vllm serve, newer than kvsim's table of its flags (vLLM " + table +
            "'s, the newest release kvsim models), which kvsim does not model: plan the line without it";
+  }
+
+  // What kvsim plans a vLLM value of `canonical` as (ServeFlagValue), with the same release notes as a flag's.
+  std::string PlannedValue(const std::string& canonical, const ServeFlagValue& v) {
+    const std::string given = canonical + " " + v.value;
+    if (v.releases.first_min > kNewestModelledVllmMinor)
+      throw Error(given + ": a value of vLLM 0." + std::to_string(v.releases.first_min) +
+                  "'s vllm serve, newer than kvsim's table of its flags (vLLM " + NewestServeFlagTableRelease() +
+                  "'s, the newest release kvsim models), which kvsim does not model: plan the line without it");
+    ServeFlag as_flag{given.c_str(), "", Takes::kValue, Effect::kModelled};
+    as_flag.releases = v.releases;
+    if (const std::string note = FlagReleaseNote(as_flag, modelled_.minor, modelled_.text); !note.empty())
+      Note(result_.notes, note);
+    if (!*v.kvsim_value) throw Error(given + ": a value vLLM takes, which kvsim does not model");
+    if (*v.caveat) Note(result_.not_modelled, v.caveat);
+    return v.kvsim_value;
   }
 
   // `vllm serve MODEL --omni` is vLLM-Omni's entry point (its CLI adds --omni, --deploy-config and

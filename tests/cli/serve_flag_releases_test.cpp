@@ -150,21 +150,46 @@ TEST(VllmCommandLineTest, AFlagOfAReleaseAfterTheTableIsRefusedNamingBoth) {
               std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << r.err;
   }
-  // So are the values 0.31 gave flags the table has: fp8_per_tensor (PR #53585) and MoonEP (PR #52101).
-  for (const std::vector<std::string>& value : std::vector<std::vector<std::string>>{
-           {"--quantization", "fp8_per_tensor"}, {"-q", "fp8_per_tensor"}, {"--all2all-backend=moonep", ""}}) {
-    std::vector<std::string> args = {"capacity", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-tp", "2", "-ep", value[0]};
-    if (!value[1].empty()) args.push_back(value[1]);
-    const auto r = RunCli(args);
-    EXPECT_EQ(r.exit_code, 2) << value[0];
-    EXPECT_NE(r.err.find(": a value of vLLM 0.31's vllm serve, newer than kvsim's table of its flags (vLLM 0.30's"),
-              std::string::npos) << r.err;
-  }
+  // So is the value 0.31 gave a flag the table has: MoonEP's all-to-all (PR #52101).
+  const auto moonep = RunCli({"capacity", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-tp", "2", "-ep",
+                              "--all2all-backend=moonep"});
+  EXPECT_EQ(moonep.exit_code, 2);
+  EXPECT_NE(moonep.err.find("--all2all-backend moonep: a value of vLLM 0.31's vllm serve, newer than kvsim's table of its "
+                            "flags (vLLM 0.30's"),
+            std::string::npos) << moonep.err;
   // argparse's abbreviation of it is the same flag.
   const auto abbreviated = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
                                    "--max-num-active", "64"});
   EXPECT_EQ(abbreviated.exit_code, 2);
   EXPECT_NE(abbreviated.err.find("--max-num-active-seqs is a flag of vLLM 0.31's"), std::string::npos) << abbreviated.err;
+}
+
+// vLLM's online quantization shorthands (PR #38138): fp8_per_tensor is kvsim's on-the-fly fp8 (one scale per
+// tensor), so the plan is the same; fp8_per_block is planned as fp8 and says its block scales are not counted;
+// mxfp8 is refused. Before 0.16 (the PR came after 0.15.0) the value gets the note a flag of a later release gets.
+TEST(VllmCommandLineTest, OnlineQuantizationShorthandsArePlannedAsWhatTheyAre) {
+  auto settings = [](const std::string& quantization, const std::string& version) {
+    std::vector<std::string> args = {"capacity", "--gpu", "h200", "--json", "-"};
+    if (!version.empty()) args.insert(args.end(), {"--vllm-version", version});
+    args.insert(args.end(), {"--", "vllm", "serve", "Qwen/Qwen3-8B", "--quantization", quantization});
+    return RunCli(args);
+  };
+  const auto shorthand = settings("fp8_per_tensor", ""), fp8 = settings("fp8", "");
+  ASSERT_EQ(shorthand.exit_code, 0) << shorthand.err;
+  ASSERT_EQ(fp8.exit_code, 0) << fp8.err;
+  EXPECT_EQ(nlohmann::json::parse(shorthand.out).at("settings"), nlohmann::json::parse(fp8.out).at("settings"));
+  const auto block = settings("fp8_per_block", "");
+  ASSERT_EQ(block.exit_code, 0) << block.err;
+  EXPECT_NE(block.out.find("fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"),
+            std::string::npos) << block.out;
+  const auto mx = settings("mxfp8", "");
+  EXPECT_EQ(mx.exit_code, 2);
+  EXPECT_NE(mx.err.find("--quantization mxfp8: a value vLLM takes, which kvsim does not model"), std::string::npos) << mx.err;
+  const auto early = settings("fp8_per_tensor", "0.14");
+  ASSERT_EQ(early.exit_code, 0) << early.err;
+  EXPECT_NE(early.out.find("--quantization fp8_per_tensor was added in a vLLM release of 0.16-0.30 (which one is not "
+                           "established); this plan models 0.14 (--vllm-version), whose vllm serve would refuse it"),
+            std::string::npos) << early.out;
 }
 
 // A flag removed before the release modelled: accepted (with what it did), with a note that vLLM of
