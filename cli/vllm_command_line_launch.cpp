@@ -108,12 +108,33 @@ ServerLaunch ContainerRun(const std::vector<std::string>& t, size_t i, std::vect
               "know what its entrypoint runs; paste the vllm serve line the container runs");
 }
 
-}  // namespace
+// A shell redirection (2>&1, > log, >>log, &> log) or a control operator (|, &&, ;, &) ends what the server
+// is given; the redirections taking the next word as their file.
+bool IsShellOperator(const std::string& t) {
+  return t == "|" || t == "||" || t == "&&" || t == ";" || t == "&" || t == "|&";
+}
+bool IsRedirection(const std::string& t) {
+  size_t i = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i < t.size() && t[i] == '&') ++i;  // &> and &>>
+  return i < t.size() && (t[i] == '>' || t[i] == '<');
+}
 
-ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
+void EndAtShellPlumbing(const std::vector<std::string>& t, ServerLaunch& launch) {
+  launch.args_end = t.size();
+  for (size_t i = launch.args_start; i < t.size(); ++i)
+    if (IsShellOperator(t[i]) || IsRedirection(t[i])) {
+      launch.args_end = i;
+      launch.shell_tail = Join(std::vector<std::string>(t.begin() + static_cast<std::ptrdiff_t>(i), t.end()), " ");
+      return;
+    }
+}
+
+ServerLaunch FindServerLaunchCommand(const std::vector<std::string>& t) {
   size_t i = 0;
   std::vector<std::string> environment;
   while (i < t.size() && IsAssignment(t[i])) environment.push_back(t[i++]);
+  while (i < t.size() && (t[i] == "nohup" || t[i] == "exec")) ++i;
   if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run")
     return ContainerRun(t, i, std::move(environment));
   ServerLaunch launch;
@@ -122,6 +143,14 @@ ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
   throw Error("the server command line must start with `vllm serve`, `python -m vllm.entrypoints.openai.api_server`, "
               "`python -m sglang.launch_server` or `docker run ... vllm/vllm-openai:TAG` (got '" +
               Join(std::vector<std::string>(t.begin(), t.begin() + std::min<size_t>(3, t.size())), " ") + "')");
+}
+
+}  // namespace
+
+ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
+  ServerLaunch launch = FindServerLaunchCommand(t);
+  EndAtShellPlumbing(t, launch);
+  return launch;
 }
 
 }  // namespace kvsim

@@ -343,6 +343,26 @@ TEST(VllmCommandLineTest, ADockerRunOfVllmsImageIsItsServeLine) {
   EXPECT_NE(other.err.find("image myorg/server:1 is not vLLM's"), std::string::npos) << other.err;
 }
 
+// Lines pasted from issues carry the shell around the command: `nohup`, a redirection to a log and a pipe
+// (vllm-project/vllm#26897: `vllm serve ... 2>&1 | tee -a server.log && tail -f server.log`). The server
+// never sees them: the plan is the command's, and what the shell does after it is said, not read as arguments.
+TEST(VllmCommandLineTest, TheShellAroundAPastedCommandIsNotTheServers) {
+  const auto plain = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", "vllm serve Qwen/Qwen3-8B -tp 1"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const std::string& line :
+       {std::string("nohup vllm serve Qwen/Qwen3-8B -tp 1 > vllm.log 2>&1 &"),
+        std::string("CUDA_VISIBLE_DEVICES=0 nohup vllm serve Qwen/Qwen3-8B -tp 1 >>vllm.log"),
+        std::string("vllm serve Qwen/Qwen3-8B -tp 1 2>&1 | tee -a /vllm-workspace/server.log && tail -f /vllm-workspace/server.log")}) {
+    const auto r = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", line});
+    ASSERT_EQ(r.exit_code, 0) << line << ": " << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("settings"), nlohmann::json::parse(plain.out).at("settings")) << line;
+    bool said = false;
+    for (const auto& note : j.at("notes")) said |= note.get<std::string>().find("is the shell's, not the server's") != std::string::npos;
+    EXPECT_TRUE(said) << line << ": " << j.at("notes").dump();
+  }
+}
+
 TEST(VllmCommandLineTest, UnknownModelIdSaysHowToFetchItsConfig) {
   const auto r = RunCli({"capacity", "--", "vllm", "serve", "someorg/NoSuchModel-7B"});
   EXPECT_EQ(r.exit_code, 2);
