@@ -355,6 +355,17 @@ const ServeFlagValue kVllmFlagValues[] = {
      "--quantization fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"},
     {"--quantization", "int8_per_channel_weight_only", AddedBetween(16, 30), "", ""},
     {"--quantization", "mxfp8", AddedBetween(16, 30), "", ""},
+    // KV cache formats of vLLM's CacheDType (vllm/config/cache.py; PR #53299 lists the 17 values) that kvsim's
+    // cache layout has no entry for: their scales and packing change the bytes per token.
+    {"--kv-cache-dtype", "int8_per_token_head", AddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "fp8_per_token_head", AddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "int4_per_token_head", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4_4over6", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k8v4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_4bit_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k3v4_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_3bit_nc", kAddedAfterV011, "", ""},
     // MoonEP's balanced expert-parallel all-to-all, in vLLM v0.31.0's release notes (PR #52101).
     {"--all2all-backend", "moonep", Added(31), "", ""},
 };

@@ -167,7 +167,8 @@ TEST(VllmCommandLineTest, AFlagOfAReleaseAfterTheTableIsRefusedNamingBoth) {
 // vLLM's online quantization shorthands (PR #38138): fp8_per_tensor is kvsim's on-the-fly fp8 (one scale per
 // tensor), so the plan is the same; fp8_per_block is planned as fp8 and says its block scales are not counted;
 // mxfp8 is refused. Before 0.16 (the PR came after 0.15.0) the value gets the note a flag of a later release gets.
-TEST(VllmCommandLineTest, OnlineQuantizationShorthandsArePlannedAsWhatTheyAre) {
+// vLLM's KV cache formats kvsim's layout lacks (per-token-head, NVFP4, TurboQuant; PR #53299) are refused as such.
+TEST(VllmCommandLineTest, VllmValuesKvsimsFlagLacksArePlannedAsWhatTheyAreOrRefused) {
   auto settings = [](const std::string& quantization, const std::string& version) {
     std::vector<std::string> args = {"capacity", "--gpu", "h200", "--json", "-"};
     if (!version.empty()) args.insert(args.end(), {"--vllm-version", version});
@@ -185,6 +186,13 @@ TEST(VllmCommandLineTest, OnlineQuantizationShorthandsArePlannedAsWhatTheyAre) {
   const auto mx = settings("mxfp8", "");
   EXPECT_EQ(mx.exit_code, 2);
   EXPECT_NE(mx.err.find("--quantization mxfp8: a value vLLM takes, which kvsim does not model"), std::string::npos) << mx.err;
+  // KV cache formats vLLM takes that kvsim's cache layout does not have: refused as not modelled, not unknown.
+  for (const std::string format : {"int8_per_token_head", "turboquant_k8v4", "nvfp4"}) {
+    const auto kv = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--kv-cache-dtype", format});
+    EXPECT_EQ(kv.exit_code, 2) << format;
+    EXPECT_NE(kv.err.find("--kv-cache-dtype " + format + ": a value vLLM takes, which kvsim does not model"), std::string::npos)
+        << kv.err;
+  }
   const auto early = settings("fp8_per_tensor", "0.14");
   ASSERT_EQ(early.exit_code, 0) << early.err;
   EXPECT_NE(early.out.find("--quantization fp8_per_tensor was added in a vLLM release of 0.16-0.30 (which one is not "
