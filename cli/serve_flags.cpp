@@ -263,6 +263,23 @@ const ServeFlag kVllmFlags[] = {
     {"--enable-tokenizer-info-endpoint", "", S, N}, {"--enable-log-outputs", "", S, N},
     {"--h11-max-incomplete-event-size", "", V, N}, {"--h11-max-header-count", "", V, N},
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
+    // FrontendArgs added after v0.11: --fingerprint-mode sets the system_fingerprint of the responses.
+    {"--fingerprint-mode", "", V, N, "", "", AddedBetween(19, 30)},
+    // vLLM 0.31 (2026-10-05): flags its release notes name, each with its PR in tests/data/vllm_serve_flags.tsv.
+    // The table was not read from 0.31's parser, so it stays 0.30's and the translator refuses these, naming
+    // the table's release (a line written for 0.31 may rely on other changes the table does not know of).
+    {"--max-num-active-seqs", "", V, X, "", "", Added(31)},
+    {"--long-prefill-token-threshold-adaptive", "", S, X, "", "", Added(31)},
+    {"--enable-mamba-shared-prefix-checkpoint", "", S, X, "", "", Added(31)},
+    {"--swa-bounded-replay", "", S, X, "", "", Added(31)},
+    {"--device-memory-utilization", "", V, M, "--gpu-memory-utilization", "", Added(31)},
+    {"--trust-request-mm-kwargs", "", S, N, "", "", Added(31)},
+    {"--sleep-preserve-parameter-names", "", L, N, "", "", Added(31)},
+    {"--tool-strict-level", "", V, N, "", "", Added(31)},
+    {"--max-lora-cls-labels", "", V, N, "", "", Added(31)},
+    {"--aux-output-config", "", V, N, "", "", Added(31)},
+    {"--log-level", "", V, N, "", "", Added(31)},
+    {"--logging-config", "", V, N, "", "", Added(31)},
     // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10), none in
     // v0.11's parser: the release that dropped each is not dated.
     {"--use-v2-block-manager", "", S, N, "", "", kGoneBeforeV011},
@@ -328,6 +345,31 @@ const ServeFlag kSglangFlags[] = {
     {"--scheduler-recv-interval", "", V, M, "--scheduler-recv-interval"},
 };
 
+// Values of vLLM's flags that kvsim's own flag of the same name does not take, each with what kvsim plans it as
+// (tests/data/vllm_serve_flags.tsv cites each).
+const ServeFlagValue kVllmFlagValues[] = {
+    // The online quantization shorthands of PR #38138 ("new online quantization frontend"): fp8_per_tensor is
+    // what kvsim's on-the-fly fp8 is (per-tensor scales); fp8_per_block keeps one scale per 128x128 block.
+    {"--quantization", "fp8_per_tensor", AddedBetween(16, 30), "fp8", ""},
+    {"--quantization", "fp8_per_block", AddedBetween(16, 30), "fp8",
+     "--quantization fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"},
+    {"--quantization", "int8_per_channel_weight_only", AddedBetween(16, 30), "", ""},
+    {"--quantization", "mxfp8", AddedBetween(16, 30), "", ""},
+    // KV cache formats of vLLM's CacheDType (vllm/config/cache.py; PR #53299 lists the 17 values) that kvsim's
+    // cache layout has no entry for: their scales and packing change the bytes per token.
+    {"--kv-cache-dtype", "int8_per_token_head", AddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "fp8_per_token_head", AddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "int4_per_token_head", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4_4over6", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k8v4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_4bit_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k3v4_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_3bit_nc", kAddedAfterV011, "", ""},
+    // MoonEP's balanced expert-parallel all-to-all, in vLLM v0.31.0's release notes (PR #52101).
+    {"--all2all-backend", "moonep", Added(31), "", ""},
+};
+
 template <size_t K>
 const ServeFlag* FindFlag(const ServeFlag (&table)[K], const std::string& name) {
   for (const ServeFlag& f : table)
@@ -364,6 +406,14 @@ std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string&
 }
 
 const char* NewestServeFlagTableRelease() { return kNewestModelledVllm; }
+
+bool IsNewerThanServeFlagTable(const ServeFlag& flag) { return flag.releases.first_min > kNewestModelledVllmMinor; }
+
+const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
+  for (const ServeFlagValue& v : kVllmFlagValues)
+    if (flag.name == std::string(v.flag) && value == v.value) return &v;
+  return nullptr;
+}
 
 bool IsJsonFlag(const std::string& name) {
   return name == "--speculative-config" || name == "--limit-mm-per-prompt" || name == "--mm-processor-kwargs" ||

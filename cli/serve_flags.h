@@ -54,6 +54,21 @@ std::vector<std::string> ServeFlagNames(bool sglang);
 std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string& modelled);
 // The release whose parser the table's newest flags were read from (named in "not a flag" errors).
 const char* NewestServeFlagTableRelease();
+// A flag of a release after the table's, known from that release's notes but not from its parser: the
+// translator refuses it, naming both releases.
+bool IsNewerThanServeFlagTable(const ServeFlag& flag);
+// A value of a vLLM flag that kvsim's flag of the same name does not take as it is: `kvsim_value` is what
+// kvsim plans it as (empty: not modelled, refused), `caveat` what the plan then leaves out (said with the
+// flags not modelled; empty: nothing), `releases` the vLLM releases that take it.
+struct ServeFlagValue {
+  const char* flag;
+  const char* value;
+  FlagReleases releases;
+  const char* kvsim_value;
+  const char* caveat;
+};
+// The entry for `value` of vLLM's `flag`; null when kvsim's flag takes the value as it is (or refuses it).
+const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value);
 // JSON-valued flags vLLM also takes key by key: --speculative-config.num_speculative_tokens 5.
 bool IsJsonFlag(const std::string& name);
 

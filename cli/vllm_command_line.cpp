@@ -15,6 +15,7 @@
 #include "cli/serve_flags.h"
 #include "cli/serve_json_flags.h"
 #include "cli/server_environment.h"
+#include "cli/vllm_command_line_launch.h"
 #include "cli/yaml_config.h"
 
 namespace kvsim {
@@ -44,6 +45,7 @@ class Translator {
   Translator(bool sglang, const VllmVersion& modelled) : sglang_(sglang), modelled_(modelled) { result_.sglang = sglang; }
 
   ServeCommandLine Run(const std::vector<std::string>& given) {
+    if (!sglang_) RefuseVllmOmni(given);
     std::vector<std::string> args, origins;
     ExpandConfigFile(given, args, origins);
     for (size_t i = 0; i < args.size(); ++i) {
@@ -128,6 +130,7 @@ class Translator {
     bool negated = false;
     const std::optional<ServeFlag> flag = Lookup(name, negated);
     if (!flag) throw Error(UnknownFlagMessage(tok));
+    if (!sglang_ && IsNewerThanServeFlagTable(*flag)) throw Error(NewerReleaseFlagMessage(*flag));
     const std::string canonical = flag->name;
     if (!sglang_) {
       const std::string note = FlagReleaseNote(*flag, modelled_.minor, modelled_.text);
@@ -146,6 +149,8 @@ class Translator {
     } else if (flag->takes == Takes::kOptionalValue || (flag->takes == Takes::kSwitch && i + 1 < args.size() && IsBoolWord(args[i + 1]))) {
       if (next_is_value(i + 1)) values.push_back(args[++i]);
     }
+    if (!sglang_ && values.size() == 1)
+      if (const ServeFlagValue* v = FindServeFlagValue(*flag, values[0])) values[0] = PlannedValue(canonical, *v);
     Record(*flag, canonical, negated, json_key, values, tok);
     return i;
   }
@@ -322,6 +327,41 @@ class Translator {
            "'s, the newest release it models, so a flag added later is not known to it";
   }
 
+  // A flag vLLM's notes date after the table's release: vLLM of that release takes it, so it is no typo,
+  // but what else the release changed in the parser is not known here.
+  static std::string NewerReleaseFlagMessage(const ServeFlag& flag) {
+    const std::string table = NewestServeFlagTableRelease();
+    return std::string(flag.name) + " is a flag of vLLM 0." + std::to_string(flag.releases.first_min) +
+           "'s vllm serve, newer than kvsim's table of its flags (vLLM " + table +
+           "'s, the newest release kvsim models), which kvsim does not model: plan the line without it";
+  }
+
+  // What kvsim plans a vLLM value of `canonical` as (ServeFlagValue), with the same release notes as a flag's.
+  std::string PlannedValue(const std::string& canonical, const ServeFlagValue& v) {
+    const std::string given = canonical + " " + v.value;
+    if (v.releases.first_min > kNewestModelledVllmMinor)
+      throw Error(given + ": a value of vLLM 0." + std::to_string(v.releases.first_min) +
+                  "'s vllm serve, newer than kvsim's table of its flags (vLLM " + NewestServeFlagTableRelease() +
+                  "'s, the newest release kvsim models), which kvsim does not model: plan the line without it");
+    ServeFlag as_flag{given.c_str(), "", Takes::kValue, Effect::kModelled};
+    as_flag.releases = v.releases;
+    if (const std::string note = FlagReleaseNote(as_flag, modelled_.minor, modelled_.text); !note.empty())
+      Note(result_.notes, note);
+    if (!*v.kvsim_value) throw Error(given + ": a value vLLM takes, which kvsim does not model");
+    if (*v.caveat) Note(result_.not_modelled, v.caveat);
+    return v.kvsim_value;
+  }
+
+  // `vllm serve MODEL --omni` is vLLM-Omni's entry point (its CLI adds --omni, --deploy-config and
+  // --stage-configs-path to vllm serve; docs.vllm.ai/projects/vllm-omni/en/stable/cli/): the model runs as
+  // a pipeline of stages, each its own engine with its own memory share (thinker, talker, vocoder).
+  static void RefuseVllmOmni(const std::vector<std::string>& args) {
+    for (const std::string& a : args)
+      if (a == "--omni")
+        throw Error("--omni: the model would run as vLLM-Omni's pipeline of stages (each stage its own engine, "
+                    "sized by the stage deploy config), which kvsim does not model");
+  }
+
   bool sglang_;
   VllmVersion modelled_;
   ServeCommandLine result_;
@@ -329,23 +369,6 @@ class Translator {
   ServeJsonFlags json_flags_;  // the JSON-valued flags, whole and dotted, by kvsim flag
 };
 
-
-// VAR=value environment assignments come before the command.
-size_t ServerArgsStart(const std::vector<std::string>& t, bool& sglang) {
-  size_t i = 0;
-  while (i < t.size() && t[i].find('=') != std::string::npos && t[i][0] != '-') ++i;
-  sglang = false;
-  const bool vllm_binary = t.size() > i && (t[i] == "vllm" || (t[i].size() > 5 && t[i].compare(t[i].size() - 5, 5, "/vllm") == 0));
-  if (i + 1 < t.size() && vllm_binary && t[i + 1] == "serve")
-    return i + 2;
-  if (i + 2 < t.size() && StartsWith(t[i], "python") && t[i + 1] == "-m") {
-    if (t[i + 2] == "vllm.entrypoints.openai.api_server") return i + 3;
-    if (t[i + 2] == "sglang.launch_server") return sglang = true, i + 3;
-  }
-  if (i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") return sglang = true, i + 2;
-  throw Error("the server command line must start with `vllm serve`, `python -m vllm.entrypoints.openai.api_server` or "
-              "`python -m sglang.launch_server` (got '" + Join(std::vector<std::string>(t.begin(), t.begin() + std::min<size_t>(3, t.size())), " ") + "')");
-}
 
 // vLLM's argparse keeps the last of a repeated flag, and of --X and --no-X the one given last: so does
 // the translation, naming each flag it dropped.
@@ -380,13 +403,23 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
   std::vector<std::string> clean;
   for (const auto& t : tokens)
     if (t != "\\" && t != "\\\n" && !t.empty()) clean.push_back(t);
-  bool sglang = false;
-  const size_t start = ServerArgsStart(clean, sglang);
-  ServeCommandLine cmd =
-      Translator(sglang, modelled).Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(start), clean.end()));
-  // The VAR=value assignments before the command: what they do to the server, or that kvsim does not model them.
-  for (size_t i = 0; i < clean.size() && clean[i].find('=') != std::string::npos && clean[i][0] != '-'; ++i)
-    ReadServerEnvironment(clean[i], cmd);
+  const ServerLaunch launch = FindServerLaunch(clean);
+  ServeCommandLine cmd = Translator(launch.sglang, modelled)
+                             .Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(launch.args_start),
+                                                           clean.begin() + static_cast<std::ptrdiff_t>(launch.args_end)));
+  if (!launch.shell_tail.empty())
+    Note(cmd.notes, "`" + launch.shell_tail + "` after the server command is the shell's, not the server's");
+  // The server's environment (VAR=value before the command, a container's -e): what it does, or that kvsim
+  // does not model it.
+  for (const std::string& assignment : launch.environment) ReadServerEnvironment(assignment, cmd);
+  // The image's tag names the release it runs; the plan models --vllm-version's (default the newest).
+  if (launch.image_minor > 0 && launch.image_minor != modelled.minor) {
+    const std::string runs = "image " + launch.image + " runs vLLM 0." + std::to_string(launch.image_minor);
+    cmd.notes.push_back(launch.image_minor > kNewestModelledVllmMinor
+                            ? runs + ", newer than the newest release kvsim models; this plan models " + modelled.text
+                            : runs + "; this plan models " + modelled.text + " (--vllm-version 0." +
+                                  std::to_string(launch.image_minor) + " plans the image's release)");
+  }
   KeepLastOfEachSetting(cmd);
   return cmd;
 }

@@ -1,6 +1,7 @@
 // A server command line pasted as it is run: `vllm serve MODEL [flags]`,
-// `python -m vllm.entrypoints.openai.api_server [flags]` or `python -m sglang.launch_server [flags]`,
-// given after `--` or as `--vllm-cmd "..."`, turned into kvsim's deployment flags.
+// `python -m vllm.entrypoints.openai.api_server [flags]`, `python -m sglang.launch_server [flags]` or
+// `docker run [options] vllm/vllm-openai:TAG MODEL [flags]` (vllm_command_line_launch.h), given after `--`
+// or as `--vllm-cmd "..."`, turned into kvsim's deployment flags.
 //
 // Every flag of vLLM's serve parser is recognised (the table in serve_flags.cpp, built from
 // vllm/engine/arg_utils.py and vllm/entrypoints/openai/cli_args.py); the ones that change memory
@@ -28,7 +29,7 @@
 namespace kvsim {
 
 // `tokens`: the command line split as a shell would (backslash line continuations skipped);
-// leading VAR=value assignments are read as the server's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN
+// leading VAR=value assignments (and a container's -e VAR=value) are read as the server's environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN
 // becomes --allow-long-max-model-len; the others are reported as no effect or not modelled). Throws kvsim::Error naming the token for anything vLLM
 // (or SGLang) would refuse: an unknown flag, a missing value, a second model. `modelled`: the vLLM
 // release the plan models; a flag its parser lacks gets a note.

@@ -1,8 +1,9 @@
-// A hundred and eighteen `vllm serve` lines as published in vLLM's docs and recipes, model cards, blog posts
-// and issues (tests/data/vllm_serve_lines.tsv cites each), pasted whole: each is understood, or
-// refused with a reason that holds -- the model has no preset or config here, the deployment does
-// not fit the GPU, or the line has a typo vLLM refuses too. None may fail on a flag, a form or an
-// environment variable vLLM accepts.
+// A hundred and eighty-seven `vllm serve` lines as published in vLLM's docs and recipes, model cards, blog
+// posts and issues (tests/data/vllm_serve_lines.tsv cites each; S119 on were published July-August 2026,
+// S131, S132 and S176 on as `docker run` lines of vLLM's image), pasted whole: each is understood, or
+// refused with a reason that holds -- the model has no preset or config here, the deployment does not fit
+// the GPU, what it runs is not modelled, or the line has a typo vLLM refuses too. None may fail on a flag,
+// a form or an environment variable vLLM accepts.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -50,7 +51,7 @@ std::string WithConfigPath(std::string command) {
 
 TEST(PublishedServeLinesTest, EachIsUnderstoodOrRefusedForAReasonThatHolds) {
   const std::vector<ServeLine> lines = ReadLines();
-  ASSERT_GE(lines.size(), 118u);
+  ASSERT_GE(lines.size(), 187u);
   // vLLM refuses these two as well: the published line has a typo.
   const std::vector<std::string> typos = {"S025", "S037"};
   int understood = 0;
@@ -73,7 +74,8 @@ TEST(PublishedServeLinesTest, EachIsUnderstoodOrRefusedForAReasonThatHolds) {
     const bool no_config = r.err.find("is neither a config.json path nor a preset") != std::string::npos;
     const bool does_not_fit = r.err.find("does not fit") != std::string::npos;
     const bool not_modelled = r.err.find("is not modelled") != std::string::npos ||
-                              r.err.find("which kvsim does not model") != std::string::npos;
+                              r.err.find("which kvsim does not model") != std::string::npos ||
+                              r.err.find("kvsim does not model it") != std::string::npos;
     const bool typo = listed_typo && r.err.find("is not a flag of vllm serve (did you mean") != std::string::npos;
     if (no_config) without_preset.push_back(l.id);
     EXPECT_TRUE(no_config || does_not_fit || not_modelled || typo) << l.id << " (" << l.source << "): " << r.err;
@@ -121,6 +123,28 @@ TEST(PublishedServeLinesTest, FormsVllmAcceptsAreAccepted) {
   EXPECT_EQ(setting(yarn, "max_model_len").get<int64_t>(), 131072);
   // Without the override the same length is past Qwen3-0.6B's 40,960 positions.
   EXPECT_EQ(run({"vllm", "serve", "Qwen/Qwen3-0.6B", "--max-model-len", "131072"}).exit_code, 2);
+}
+
+// Forms of the lines published July-August 2026 that were refused before: --fingerprint-mode (FrontendArgs,
+// vllm-project/vllm PR #40537) on the vLLM blog's GLM-5.2 disaggregated lines (S162, S163) is a flag of
+// vllm serve that moves neither memory nor time; `vllm serve MODEL --omni` (S158, S159) is vLLM-Omni's
+// entry point, a pipeline of stage engines kvsim does not model: refused as such, not as an unknown flag.
+TEST(PublishedServeLinesTest, LinesOfMidTwentyTwentySixAreReadAsVllmReadsThem) {
+  const auto fingerprint = testing::RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve",
+                                            "meta-llama/Llama-3.1-8B-Instruct", "--shutdown-timeout", "300",
+                                            "--fingerprint-mode=none"});
+  ASSERT_EQ(fingerprint.exit_code, 0) << fingerprint.err;
+  EXPECT_NE(fingerprint.err.find("accepted, no effect on memory: --shutdown-timeout, --fingerprint-mode"), std::string::npos)
+      << fingerprint.err;
+  for (const auto& omni : std::vector<std::vector<std::string>>{
+           {"--omni", "--port", "8091"}, {"--port", "8091", "--deploy-config", "deploy.yaml", "--omni"}}) {
+    std::vector<std::string> args = {"capacity", "--gpu", "h200", "--", "vllm", "serve", "Qwen/Qwen3-Omni-30B-A3B-Instruct"};
+    args.insert(args.end(), omni.begin(), omni.end());
+    const auto r = testing::RunCli(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--omni: the model would run as vLLM-Omni's pipeline of stages"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << r.err;
+  }
 }
 
 // The recipe families that had no model here are planned from the presets and aliases alone: GLM-4.7-FP8

@@ -73,6 +73,15 @@ TEST(VllmCommandLineTest, EveryFlagOfTheParserHasAnEntryAndItsReleases) {
     const auto [first_lo, first_hi] = ReleaseRange(f[3]);
     const auto [last_lo, last_hi] = ReleaseRange(f[4]);
     const bool gone = last_hi > 0;
+    // A flag of a release after the table's (0.30) is refused at every release, naming both.
+    if (first_lo > 30) {
+      const std::string refusal = flag + " is a flag of vLLM " + f[3] + "'s vllm serve, newer than kvsim's table of its "
+                                  "flags (vLLM 0.30's, the newest release kvsim models), which kvsim does not model";
+      EXPECT_NE(newest.find(refusal), std::string::npos) << flag << ": " << newest;
+      EXPECT_NE(paste(flag, "0.20").second.find(refusal), std::string::npos) << flag << " at 0.20";
+      ++flags, ++dated;
+      continue;
+    }
     // The newest release (the default) has every flag but those gone.
     EXPECT_EQ(refused_by(newest, flag, "0.30"), gone) << flag << ": " << newest;
     if (first_lo > 0) {
@@ -122,6 +131,73 @@ TEST(VllmCommandLineTest, AFlagNewerThanTheModelledReleaseSaysSo) {
   const auto newest = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--moe-backend", "triton"});
   ASSERT_EQ(newest.exit_code, 0) << newest.err;
   EXPECT_EQ(newest.out.find("--moe-backend was added"), std::string::npos) << newest.out;
+}
+
+// A flag vLLM 0.31 added (its release notes; tests/data/vllm_serve_flags.tsv cites each PR) is newer than the
+// table, which is 0.30's: refused with exit code 2, naming both releases, never taken for a typo nor dropped.
+// --device-memory-utilization (PR #56547) is 0.31's second spelling of --gpu-memory-utilization; 0.30 had only
+// the first.
+TEST(VllmCommandLineTest, AFlagOfAReleaseAfterTheTableIsRefusedNamingBoth) {
+  for (const std::vector<std::string>& flag : std::vector<std::vector<std::string>>{
+           {"--max-num-active-seqs", "64"}, {"--device-memory-utilization", "0.9"}, {"--trust-request-mm-kwargs"},
+           {"--long-prefill-token-threshold-adaptive"}, {"--log-level", "INFO"}}) {
+    std::vector<std::string> args = {"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"};
+    args.insert(args.end(), flag.begin(), flag.end());
+    const auto r = RunCli(args);
+    EXPECT_EQ(r.exit_code, 2) << flag[0] << ": " << r.out;
+    EXPECT_NE(r.err.find(flag[0] + " is a flag of vLLM 0.31's vllm serve, newer than kvsim's table of its flags "
+                         "(vLLM 0.30's, the newest release kvsim models), which kvsim does not model"),
+              std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("is not a flag of vllm serve"), std::string::npos) << r.err;
+  }
+  // So is the value 0.31 gave a flag the table has: MoonEP's all-to-all (PR #52101).
+  const auto moonep = RunCli({"capacity", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-tp", "2", "-ep",
+                              "--all2all-backend=moonep"});
+  EXPECT_EQ(moonep.exit_code, 2);
+  EXPECT_NE(moonep.err.find("--all2all-backend moonep: a value of vLLM 0.31's vllm serve, newer than kvsim's table of its "
+                            "flags (vLLM 0.30's"),
+            std::string::npos) << moonep.err;
+  // argparse's abbreviation of it is the same flag.
+  const auto abbreviated = RunCli({"capacity", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                                   "--max-num-active", "64"});
+  EXPECT_EQ(abbreviated.exit_code, 2);
+  EXPECT_NE(abbreviated.err.find("--max-num-active-seqs is a flag of vLLM 0.31's"), std::string::npos) << abbreviated.err;
+}
+
+// vLLM's online quantization shorthands (PR #38138): fp8_per_tensor is kvsim's on-the-fly fp8 (one scale per
+// tensor), so the plan is the same; fp8_per_block is planned as fp8 and says its block scales are not counted;
+// mxfp8 is refused. Before 0.16 (the PR came after 0.15.0) the value gets the note a flag of a later release gets.
+// vLLM's KV cache formats kvsim's layout lacks (per-token-head, NVFP4, TurboQuant; PR #53299) are refused as such.
+TEST(VllmCommandLineTest, VllmValuesKvsimsFlagLacksArePlannedAsWhatTheyAreOrRefused) {
+  auto settings = [](const std::string& quantization, const std::string& version) {
+    std::vector<std::string> args = {"capacity", "--gpu", "h200", "--json", "-"};
+    if (!version.empty()) args.insert(args.end(), {"--vllm-version", version});
+    args.insert(args.end(), {"--", "vllm", "serve", "Qwen/Qwen3-8B", "--quantization", quantization});
+    return RunCli(args);
+  };
+  const auto shorthand = settings("fp8_per_tensor", ""), fp8 = settings("fp8", "");
+  ASSERT_EQ(shorthand.exit_code, 0) << shorthand.err;
+  ASSERT_EQ(fp8.exit_code, 0) << fp8.err;
+  EXPECT_EQ(nlohmann::json::parse(shorthand.out).at("settings"), nlohmann::json::parse(fp8.out).at("settings"));
+  const auto block = settings("fp8_per_block", "");
+  ASSERT_EQ(block.exit_code, 0) << block.err;
+  EXPECT_NE(block.out.find("fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"),
+            std::string::npos) << block.out;
+  const auto mx = settings("mxfp8", "");
+  EXPECT_EQ(mx.exit_code, 2);
+  EXPECT_NE(mx.err.find("--quantization mxfp8: a value vLLM takes, which kvsim does not model"), std::string::npos) << mx.err;
+  // KV cache formats vLLM takes that kvsim's cache layout does not have: refused as not modelled, not unknown.
+  for (const std::string format : {"int8_per_token_head", "turboquant_k8v4", "nvfp4"}) {
+    const auto kv = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--kv-cache-dtype", format});
+    EXPECT_EQ(kv.exit_code, 2) << format;
+    EXPECT_NE(kv.err.find("--kv-cache-dtype " + format + ": a value vLLM takes, which kvsim does not model"), std::string::npos)
+        << kv.err;
+  }
+  const auto early = settings("fp8_per_tensor", "0.14");
+  ASSERT_EQ(early.exit_code, 0) << early.err;
+  EXPECT_NE(early.out.find("--quantization fp8_per_tensor was added in a vLLM release of 0.16-0.30 (which one is not "
+                           "established); this plan models 0.14 (--vllm-version), whose vllm serve would refuse it"),
+            std::string::npos) << early.out;
 }
 
 // A flag removed before the release modelled: accepted (with what it did), with a note that vLLM of

@@ -307,6 +307,62 @@ TEST(VllmCommandLineTest, SpeculativeShorthandsAreTheConfigsKeys) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["spec_decode_slots"], 6);
 }
 
+// A recipe's container line (vllm-project/recipes models/Qwen/Qwen3-8B.yaml @ 8959cf6, line 102) is the
+// same server: vLLM's images run `vllm serve` as their ENTRYPOINT, so what follows the image is its arguments,
+// and -e VAR=value is the server's environment. The image's tag names a release, said beside the one planned.
+TEST(VllmCommandLineTest, ADockerRunOfVllmsImageIsItsServeLine) {
+  const std::string docker =
+      "docker run -itd --name qwen3-8b-cpu --network host --shm-size 16g -v ~/.cache/huggingface:/root/.cache/huggingface "
+      "vllm/vllm-openai-cpu:latest-x86_64 --model Qwen/Qwen3-8B --max-num-batched-tokens 16384 --gpu-memory-utilization 0.8 "
+      "--host 0.0.0.0 --port 8000";
+  const std::string serve = "vllm serve Qwen/Qwen3-8B --max-num-batched-tokens 16384 --gpu-memory-utilization 0.8";
+  const auto a = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", docker});
+  const auto b = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", serve});
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(nlohmann::json::parse(a.out).at("settings"), nlohmann::json::parse(b.out).at("settings"));
+  // -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 reaches the server as the variable before `vllm serve` does.
+  const auto env = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd",
+                           "docker run --gpus all -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm/vllm-openai:v0.25.0 "
+                           "Qwen/Qwen3-0.6B --max-model-len 65536"});
+  EXPECT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_NE(env.out.find("note: image vllm/vllm-openai:v0.25.0 runs vLLM 0.25; this plan models 0.30 (--vllm-version 0.25 "
+                         "plans the image's release)"),
+            std::string::npos) << env.out;
+  // --entrypoint "" runs the command typed after the image (the recipe's DGX Spark form).
+  const auto entry = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd",
+                             "docker run --rm --entrypoint=\"\" -e NCCL_IB_DISABLE=0 \"$IMAGE\" vllm serve Qwen/Qwen3-8B -tp 1"});
+  EXPECT_EQ(entry.exit_code, 0) << entry.err;
+  // vllm serve typed again after vLLM's image: vLLM takes 'vllm' for the model and refuses 'serve'.
+  const auto twice = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "docker run vllm/vllm-openai:latest vllm serve Qwen/Qwen3-8B"});
+  EXPECT_EQ(twice.exit_code, 2);
+  EXPECT_NE(twice.err.find("runs `vllm serve` itself (its ENTRYPOINT)"), std::string::npos) << twice.err;
+  // Another image's entrypoint is not known: refused, not guessed.
+  const auto other = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "docker run myorg/server:1 --model Qwen/Qwen3-8B"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("image myorg/server:1 is not vLLM's"), std::string::npos) << other.err;
+}
+
+// Lines pasted from issues carry the shell around the command: `nohup`, a redirection to a log and a pipe
+// (vllm-project/vllm#26897: `vllm serve ... 2>&1 | tee -a server.log && tail -f server.log`). The server
+// never sees them: the plan is the command's, and what the shell does after it is said, not read as arguments.
+TEST(VllmCommandLineTest, TheShellAroundAPastedCommandIsNotTheServers) {
+  const auto plain = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", "vllm serve Qwen/Qwen3-8B -tp 1"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  for (const std::string& line :
+       {std::string("nohup vllm serve Qwen/Qwen3-8B -tp 1 > vllm.log 2>&1 &"),
+        std::string("CUDA_VISIBLE_DEVICES=0 nohup vllm serve Qwen/Qwen3-8B -tp 1 >>vllm.log"),
+        std::string("vllm serve Qwen/Qwen3-8B -tp 1 2>&1 | tee -a /vllm-workspace/server.log && tail -f /vllm-workspace/server.log")}) {
+    const auto r = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", line});
+    ASSERT_EQ(r.exit_code, 0) << line << ": " << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("settings"), nlohmann::json::parse(plain.out).at("settings")) << line;
+    bool said = false;
+    for (const auto& note : j.at("notes")) said |= note.get<std::string>().find("is the shell's, not the server's") != std::string::npos;
+    EXPECT_TRUE(said) << line << ": " << j.at("notes").dump();
+  }
+}
+
 TEST(VllmCommandLineTest, UnknownModelIdSaysHowToFetchItsConfig) {
   const auto r = RunCli({"capacity", "--", "vllm", "serve", "someorg/NoSuchModel-7B"});
   EXPECT_EQ(r.exit_code, 2);

@@ -1,0 +1,156 @@
+#include "cli/vllm_command_line_launch.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/text_format.h"
+
+namespace kvsim {
+namespace {
+
+bool IsAssignment(const std::string& t) { return t.find('=') != std::string::npos && !t.empty() && t[0] != '-'; }
+
+// `vllm serve`, `python -m ...`, `sglang serve` at t[i]: the index of the first server argument, or 0.
+size_t ServerCommandAt(const std::vector<std::string>& t, size_t i, bool& sglang) {
+  sglang = false;
+  const bool vllm_binary = t.size() > i && (t[i] == "vllm" || (t[i].size() > 5 && t[i].compare(t[i].size() - 5, 5, "/vllm") == 0));
+  if (i + 1 < t.size() && vllm_binary && t[i + 1] == "serve") return i + 2;
+  if (i + 2 < t.size() && StartsWith(t[i], "python") && t[i + 1] == "-m") {
+    if (t[i + 2] == "vllm.entrypoints.openai.api_server") return i + 3;
+    if (t[i + 2] == "sglang.launch_server") return sglang = true, i + 3;
+  }
+  if (i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") return sglang = true, i + 2;
+  return 0;
+}
+
+// The options of `docker run` (and podman's, which takes the same) that take their value as the next
+// token; a value given as --opt=value is one token.
+bool DockerOptionTakesValue(const std::string& o) {
+  static const char* const kWithValue[] = {
+      "-v", "--volume", "-p", "--publish", "--name", "-e", "--env", "--env-file", "--shm-size", "--network", "--net",
+      "--gpus", "--runtime", "--device", "--ipc", "--mount", "-w", "--workdir", "--entrypoint", "--ulimit",
+      "--cap-add", "--cap-drop", "--security-opt", "--group-add", "--hostname", "-h", "-u", "--user", "-l", "--label",
+      "--platform", "--pull", "-m", "--memory", "--cpus", "--cpuset-cpus", "--add-host", "--log-driver", "--log-opt",
+      "--restart", "--pid", "--uts", "--tmpfs", "--device-cgroup-rule", "--health-cmd", "--stop-signal", "--cgroupns"};
+  return std::find(std::begin(kWithValue), std::end(kWithValue), o) != std::end(kWithValue);
+}
+
+// vLLM's published images (docker/Dockerfile and its -rocm, -cpu, -xpu siblings; the recipes run
+// vllm/vllm-openai, vllm/vllm-openai-rocm, vllm/vllm-openai-cpu and vllm/vllm-openai-xpu) set
+// ENTRYPOINT ["vllm", "serve"], so what follows the image is vllm serve's own arguments.
+bool IsVllmServeImage(const std::string& image) {
+  std::string name = image.substr(0, image.find_first_of(":@"));
+  if (StartsWith(name, "docker.io/")) name = name.substr(10);
+  return StartsWith(name, "vllm/vllm-openai");
+}
+
+// The release an image's tag names: vllm/vllm-openai:v0.25.0 (or 0.25.1, v0.25.0-cu130) is 0.25; 0 for
+// latest, nightly or a digest.
+int ReleaseOfImageTag(const std::string& image) {
+  const size_t colon = image.rfind(':');
+  if (colon == std::string::npos || image.find('@') != std::string::npos) return 0;
+  std::string tag = image.substr(colon + 1);
+  if (StartsWith(tag, "v")) tag = tag.substr(1);
+  if (!StartsWith(tag, "0.")) return 0;
+  size_t end = 2;
+  while (end < tag.size() && std::isdigit(static_cast<unsigned char>(tag[end]))) ++end;
+  return end > 2 && end - 2 <= 3 ? std::stoi(tag.substr(2, end - 2)) : 0;
+}
+
+ServerLaunch ContainerRun(const std::vector<std::string>& t, size_t i, std::vector<std::string> environment) {
+  const std::string runner = t[i];
+  size_t j = i + 2;
+  bool entrypoint_given = false;
+  std::string entrypoint;
+  for (; j < t.size() && StartsWith(t[j], "-"); ++j) {
+    std::string option = t[j], value;
+    const size_t eq = option.find('=');
+    if (eq != std::string::npos) value = option.substr(eq + 1), option = option.substr(0, eq);
+    else if (DockerOptionTakesValue(option) && j + 1 < t.size()) value = t[++j];
+    if ((option == "-e" || option == "--env") && value.find('=') != std::string::npos) environment.push_back(value);
+    if (option == "--entrypoint") entrypoint_given = true, entrypoint = value;
+  }
+  if (j >= t.size()) throw Error("`" + runner + " run` names no image (in the pasted server command line)");
+  const std::string& image = t[j];
+  ServerLaunch launch;
+  launch.environment = std::move(environment);
+  launch.image = image;
+  if (entrypoint_given) {
+    // --entrypoint "" leaves the command after the image to run as typed; --entrypoint vllm runs `vllm` with it.
+    std::vector<std::string> command(t.begin() + static_cast<std::ptrdiff_t>(j) + 1, t.end());
+    if (!entrypoint.empty()) command.insert(command.begin(), entrypoint);
+    bool sglang = false;
+    const size_t start = ServerCommandAt(command, 0, sglang);
+    if (start == 0)
+      throw Error("`" + runner + " run --entrypoint " + (entrypoint.empty() ? "\"\"" : entrypoint) + " " + image +
+                  "` runs no vllm serve: paste the vllm serve line the container runs");
+    launch.args_start = j + 1 + start - (entrypoint.empty() ? 0 : 1), launch.sglang = sglang;
+    launch.image_minor = IsVllmServeImage(image) ? ReleaseOfImageTag(image) : 0;
+    return launch;
+  }
+  if (IsVllmServeImage(image)) {
+    launch.image_minor = ReleaseOfImageTag(image);
+    // The entrypoint is already `vllm serve`: typed again, vLLM would take "vllm" for the model and refuse "serve".
+    if (j + 2 < t.size() && t[j + 1] == "vllm" && t[j + 2] == "serve")
+      throw Error("image " + image + " runs `vllm serve` itself (its ENTRYPOINT), so the `vllm serve` typed after it "
+                  "makes vLLM read 'vllm' as the model and refuse 'serve': give the model and flags right after the image");
+    launch.args_start = j + 1;
+    return launch;
+  }
+  // Another image: read it only when the command after it is a server's.
+  bool sglang = false;
+  if (const size_t start = ServerCommandAt(t, j + 1, sglang)) {
+    launch.args_start = start, launch.sglang = sglang;
+    return launch;
+  }
+  throw Error("image " + image + " is not vLLM's (vllm/vllm-openai...), and no `vllm serve` follows it: kvsim does not "
+              "know what its entrypoint runs; paste the vllm serve line the container runs");
+}
+
+// A shell redirection (2>&1, > log, >>log, &> log) or a control operator (|, &&, ;, &) ends what the server
+// is given; the redirections taking the next word as their file.
+bool IsShellOperator(const std::string& t) {
+  return t == "|" || t == "||" || t == "&&" || t == ";" || t == "&" || t == "|&";
+}
+bool IsRedirection(const std::string& t) {
+  size_t i = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i < t.size() && t[i] == '&') ++i;  // &> and &>>
+  return i < t.size() && (t[i] == '>' || t[i] == '<');
+}
+
+void EndAtShellPlumbing(const std::vector<std::string>& t, ServerLaunch& launch) {
+  launch.args_end = t.size();
+  for (size_t i = launch.args_start; i < t.size(); ++i)
+    if (IsShellOperator(t[i]) || IsRedirection(t[i])) {
+      launch.args_end = i;
+      launch.shell_tail = Join(std::vector<std::string>(t.begin() + static_cast<std::ptrdiff_t>(i), t.end()), " ");
+      return;
+    }
+}
+
+ServerLaunch FindServerLaunchCommand(const std::vector<std::string>& t) {
+  size_t i = 0;
+  std::vector<std::string> environment;
+  while (i < t.size() && IsAssignment(t[i])) environment.push_back(t[i++]);
+  while (i < t.size() && (t[i] == "nohup" || t[i] == "exec")) ++i;
+  if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run")
+    return ContainerRun(t, i, std::move(environment));
+  ServerLaunch launch;
+  launch.environment = std::move(environment);
+  if ((launch.args_start = ServerCommandAt(t, i, launch.sglang))) return launch;
+  throw Error("the server command line must start with `vllm serve`, `python -m vllm.entrypoints.openai.api_server`, "
+              "`python -m sglang.launch_server` or `docker run ... vllm/vllm-openai:TAG` (got '" +
+              Join(std::vector<std::string>(t.begin(), t.begin() + std::min<size_t>(3, t.size())), " ") + "')");
+}
+
+}  // namespace
+
+ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
+  ServerLaunch launch = FindServerLaunchCommand(t);
+  EndAtShellPlumbing(t, launch);
+  return launch;
+}
+
+}  // namespace kvsim
