@@ -10,12 +10,6 @@ namespace {
 constexpr Takes S = Takes::kSwitch, V = Takes::kValue, O = Takes::kOptionalValue, L = Takes::kList;
 constexpr Effect M = Effect::kModelled, N = Effect::kNoEffect, X = Effect::kNotModelled;
 
-// A flag first shipped in 0.<minor>, or in some release of 0.<lo>..0.<hi> where only the range is known.
-constexpr FlagReleases Added(int minor) { return {minor, minor, 0, 0}; }
-constexpr FlagReleases AddedBetween(int lo, int hi) { return {lo, hi, 0, 0}; }
-// In the newest parser read (vLLM main of September 2026, taken as 0.30's) but not in v0.11's: the
-// release that added it is not established.
-constexpr FlagReleases kAddedAfterV011 = {12, kNewestModelledVllmMinor, 0, 0};
 // Last shipped in 0.<minor>.
 constexpr FlagReleases LastIn(int minor) { return {0, 0, minor, minor}; }
 // In v0.11's parser but not in the newest: the release that dropped it is not established.
@@ -131,12 +125,12 @@ const ServeFlag kVllmFlags[] = {
     {"--optimization-level", "", V, M, "--optimization-level", "", kAddedAfterV011},
     {"--attention-config", "-ac", V, X, "", "", kAddedAfterV011},
     {"--attention-backend", "", V, X, "", "", kAddedAfterV011},
-    {"--moe-backend", "", V, X, "", "", AddedBetween(16, 18)}, {"--linear-backend", "", V, X, "", "", kAddedAfterV011},
+    {"--moe-backend", "", V, X, "", "", FlagAddedBetween(16, 18)}, {"--linear-backend", "", V, X, "", "", kAddedAfterV011},
     {"--enable-elastic-ep", "", S, X, "", "", kAddedAfterV011},
     {"--language-model-only", "", S, X, "", "", kAddedAfterV011},
     {"--reasoning-parser-plugin", "", V, N, "", "", kAddedAfterV011},
-    {"--kv-offloading-size", "", V, M, "--kv-offloading-size", "", Added(11)},
-    {"--kv-offloading-backend", "", V, M, "--kv-offloading-backend", "", Added(11)},
+    {"--kv-offloading-size", "", V, M, "--kv-offloading-size", "", FlagAddedIn(11)},
+    {"--kv-offloading-backend", "", V, M, "--kv-offloading-backend", "", FlagAddedIn(11)},
     {"--structured-outputs-config", "", V, N}, {"--disable-log-stats", "", S, N},
     {"--aggregate-engine-logging", "", S, N},
     {"--enable-log-requests", "", S, N}, {"--disable-log-requests", "", S, N},
@@ -179,8 +173,8 @@ const ServeFlag kVllmFlags[] = {
     // CacheConfig and OffloadConfig: what sizes the KV cache or moves weights off the GPU, not modelled.
     {"--prefix-cache-retention-interval", "", V, X, "", "", kAddedAfterV011},
     {"--kv-cache-dtype-skip-layers", "", L, X, "", "", kAddedAfterV011},
-    {"--prefix-match-unit", "", V, X, "", "", AddedBetween(12, 26)},
-    {"--mamba-cache-mode", "", V, X, "", "", AddedBetween(12, 16)},
+    {"--prefix-match-unit", "", V, X, "", "", FlagAddedBetween(12, 26)},
+    {"--mamba-cache-mode", "", V, X, "", "", FlagAddedBetween(12, 16)},
     {"--replayssm-buffer-len", "", V, X, "", "", kAddedAfterV011},
     {"--use-replayssm", "", S, X, "", "", kAddedAfterV011},
     {"--offload-backend", "", V, X, "", "", kAddedAfterV011},
@@ -226,7 +220,7 @@ const ServeFlag kVllmFlags[] = {
     {"--decode-prefill-max-wait-ms", "", V, X, "", "", kAddedAfterV011},
     // KernelConfig: kernel choices change step time, which kvsim does not model by kernel.
     {"--ir-op-priority", "", V, X, "", "", kAddedAfterV011},
-    {"--enable-flashinfer-autotune", "", S, N, "", "", AddedBetween(12, 18)},
+    {"--enable-flashinfer-autotune", "", S, N, "", "", FlagAddedBetween(12, 18)},
     {"--enable-bf16x3-router-gemm", "", S, N, "", "", kAddedAfterV011},
     // VllmConfig. --spec-method/--spec-model/--spec-tokens are --speculative-config's keys, so they nest
     // into it (the translator); -sc is its alias.
@@ -241,10 +235,10 @@ const ServeFlag kVllmFlags[] = {
     {"--performance-mode", "", V, X, "", "", kAddedAfterV011},
     {"--weight-transfer-config", "", V, N, "", "", kAddedAfterV011},
     // Engine and server flags at the top of docs.vllm.ai/en/v0.30.0/cli/serve/, absent from v0.12.0's.
-    {"--grpc", "", S, N, "", "", Added(14)}, {"--fail-on-environ-validation", "", S, N, "", "", AddedBetween(13, 30)},
-    {"--shutdown-timeout", "", V, N, "", "", AddedBetween(13, 30)},
-    {"--gdn-prefill-backend", "", V, X, "", "", AddedBetween(13, 30)},
-    {"--kda-prefill-backend", "", V, X, "", "", AddedBetween(13, 30)},
+    {"--grpc", "", S, N, "", "", FlagAddedIn(14)}, {"--fail-on-environ-validation", "", S, N, "", "", FlagAddedBetween(13, 30)},
+    {"--shutdown-timeout", "", V, N, "", "", FlagAddedBetween(13, 30)},
+    {"--gdn-prefill-backend", "", V, X, "", "", FlagAddedBetween(13, 30)},
+    {"--kda-prefill-backend", "", V, X, "", "", FlagAddedBetween(13, 30)},
     // make_arg_parser and FrontendArgs (the OpenAI-compatible server)
     {"--headless", "", S, N}, {"--api-server-count", "-asc", V, N}, {"--config", "", V, X},
     {"--host", "", V, N}, {"--port", "", V, N}, {"--uds", "", V, N}, {"--uvicorn-log-level", "", V, N},
@@ -264,22 +258,22 @@ const ServeFlag kVllmFlags[] = {
     {"--h11-max-incomplete-event-size", "", V, N}, {"--h11-max-header-count", "", V, N},
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
     // FrontendArgs added after v0.11: --fingerprint-mode sets the system_fingerprint of the responses.
-    {"--fingerprint-mode", "", V, N, "", "", AddedBetween(19, 30)},
+    {"--fingerprint-mode", "", V, N, "", "", FlagAddedBetween(19, 30)},
     // vLLM 0.31 (2026-10-05): flags its release notes name, each with its PR in tests/data/vllm_serve_flags.tsv.
     // The table was not read from 0.31's parser, so it stays 0.30's and the translator refuses these, naming
     // the table's release (a line written for 0.31 may rely on other changes the table does not know of).
-    {"--max-num-active-seqs", "", V, X, "", "", Added(31)},
-    {"--long-prefill-token-threshold-adaptive", "", S, X, "", "", Added(31)},
-    {"--enable-mamba-shared-prefix-checkpoint", "", S, X, "", "", Added(31)},
-    {"--swa-bounded-replay", "", S, X, "", "", Added(31)},
-    {"--device-memory-utilization", "", V, M, "--gpu-memory-utilization", "", Added(31)},
-    {"--trust-request-mm-kwargs", "", S, N, "", "", Added(31)},
-    {"--sleep-preserve-parameter-names", "", L, N, "", "", Added(31)},
-    {"--tool-strict-level", "", V, N, "", "", Added(31)},
-    {"--max-lora-cls-labels", "", V, N, "", "", Added(31)},
-    {"--aux-output-config", "", V, N, "", "", Added(31)},
-    {"--log-level", "", V, N, "", "", Added(31)},
-    {"--logging-config", "", V, N, "", "", Added(31)},
+    {"--max-num-active-seqs", "", V, X, "", "", FlagAddedIn(31)},
+    {"--long-prefill-token-threshold-adaptive", "", S, X, "", "", FlagAddedIn(31)},
+    {"--enable-mamba-shared-prefix-checkpoint", "", S, X, "", "", FlagAddedIn(31)},
+    {"--swa-bounded-replay", "", S, X, "", "", FlagAddedIn(31)},
+    {"--device-memory-utilization", "", V, M, "--gpu-memory-utilization", "", FlagAddedIn(31)},
+    {"--trust-request-mm-kwargs", "", S, N, "", "", FlagAddedIn(31)},
+    {"--sleep-preserve-parameter-names", "", L, N, "", "", FlagAddedIn(31)},
+    {"--tool-strict-level", "", V, N, "", "", FlagAddedIn(31)},
+    {"--max-lora-cls-labels", "", V, N, "", "", FlagAddedIn(31)},
+    {"--aux-output-config", "", V, N, "", "", FlagAddedIn(31)},
+    {"--log-level", "", V, N, "", "", FlagAddedIn(31)},
+    {"--logging-config", "", V, N, "", "", FlagAddedIn(31)},
     // Flags of earlier releases that pasted command lines still carry (docs of v0.6-v0.10), none in
     // v0.11's parser: the release that dropped each is not dated.
     {"--use-v2-block-manager", "", S, N, "", "", kGoneBeforeV011},
@@ -345,31 +339,6 @@ const ServeFlag kSglangFlags[] = {
     {"--scheduler-recv-interval", "", V, M, "--scheduler-recv-interval"},
 };
 
-// Values of vLLM's flags that kvsim's own flag of the same name does not take, each with what kvsim plans it as
-// (tests/data/vllm_serve_flags.tsv cites each).
-const ServeFlagValue kVllmFlagValues[] = {
-    // The online quantization shorthands of PR #38138 ("new online quantization frontend"): fp8_per_tensor is
-    // what kvsim's on-the-fly fp8 is (per-tensor scales); fp8_per_block keeps one scale per 128x128 block.
-    {"--quantization", "fp8_per_tensor", AddedBetween(16, 30), "fp8", ""},
-    {"--quantization", "fp8_per_block", AddedBetween(16, 30), "fp8",
-     "--quantization fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"},
-    {"--quantization", "int8_per_channel_weight_only", AddedBetween(16, 30), "", ""},
-    {"--quantization", "mxfp8", AddedBetween(16, 30), "", ""},
-    // KV cache formats of vLLM's CacheDType (vllm/config/cache.py; PR #53299 lists the 17 values) that kvsim's
-    // cache layout has no entry for: their scales and packing change the bytes per token.
-    {"--kv-cache-dtype", "int8_per_token_head", AddedBetween(16, 30), "", ""},
-    {"--kv-cache-dtype", "fp8_per_token_head", AddedBetween(16, 30), "", ""},
-    {"--kv-cache-dtype", "int4_per_token_head", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "nvfp4", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "nvfp4_4over6", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "turboquant_k8v4", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "turboquant_4bit_nc", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "turboquant_k3v4_nc", kAddedAfterV011, "", ""},
-    {"--kv-cache-dtype", "turboquant_3bit_nc", kAddedAfterV011, "", ""},
-    // MoonEP's balanced expert-parallel all-to-all, in vLLM v0.31.0's release notes (PR #52101).
-    {"--all2all-backend", "moonep", Added(31), "", ""},
-};
-
 template <size_t K>
 const ServeFlag* FindFlag(const ServeFlag (&table)[K], const std::string& name) {
   for (const ServeFlag& f : table)
@@ -408,12 +377,6 @@ std::string FlagReleaseNote(const ServeFlag& flag, int minor, const std::string&
 const char* NewestServeFlagTableRelease() { return kNewestModelledVllm; }
 
 bool IsNewerThanServeFlagTable(const ServeFlag& flag) { return flag.releases.first_min > kNewestModelledVllmMinor; }
-
-const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
-  for (const ServeFlagValue& v : kVllmFlagValues)
-    if (flag.name == std::string(v.flag) && value == v.value) return &v;
-  return nullptr;
-}
 
 bool IsJsonFlag(const std::string& name) {
   return name == "--speculative-config" || name == "--limit-mm-per-prompt" || name == "--mm-processor-kwargs" ||

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "kvcache/budget/serving_engine.h"
+
 namespace kvsim {
 
 enum class Takes { kSwitch, kValue, kOptionalValue, kList };
@@ -24,6 +26,13 @@ struct FlagReleases {
   int last_min = 0;
   int last_max = 0;
 };
+// A flag or value first shipped in 0.<minor>, or in some release of 0.<lo>..0.<hi> where only the range
+// is known.
+constexpr FlagReleases FlagAddedIn(int minor) { return {minor, minor, 0, 0}; }
+constexpr FlagReleases FlagAddedBetween(int lo, int hi) { return {lo, hi, 0, 0}; }
+// In the newest parser read (vLLM main of September 2026, taken as 0.30's) but not in v0.11's: the
+// release that added it is not established.
+inline constexpr FlagReleases kAddedAfterV011 = {12, kNewestModelledVllmMinor, 0, 0};
 
 // vLLM 0.12 introduced optimization levels (docs.vllm.ai/en/v0.12.0/design/optimization_levels) and
 // moved -O onto them; -cc took over as --compilation-config's short form.
@@ -57,18 +66,6 @@ const char* NewestServeFlagTableRelease();
 // A flag of a release after the table's, known from that release's notes but not from its parser: the
 // translator refuses it, naming both releases.
 bool IsNewerThanServeFlagTable(const ServeFlag& flag);
-// A value of a vLLM flag that kvsim's flag of the same name does not take as it is: `kvsim_value` is what
-// kvsim plans it as (empty: not modelled, refused), `caveat` what the plan then leaves out (said with the
-// flags not modelled; empty: nothing), `releases` the vLLM releases that take it.
-struct ServeFlagValue {
-  const char* flag;
-  const char* value;
-  FlagReleases releases;
-  const char* kvsim_value;
-  const char* caveat;
-};
-// The entry for `value` of vLLM's `flag`; null when kvsim's flag takes the value as it is (or refuses it).
-const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value);
 // JSON-valued flags vLLM also takes key by key: --speculative-config.num_speculative_tokens 5.
 bool IsJsonFlag(const std::string& name);
 

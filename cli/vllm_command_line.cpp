@@ -12,6 +12,7 @@
 #include "kvcache/budget/all2all_backend.h"
 #include "cli/option_rules.h"
 #include "cli/option_words.h"
+#include "cli/serve_flag_values.h"
 #include "cli/serve_flags.h"
 #include "cli/serve_json_flags.h"
 #include "cli/server_environment.h"

@@ -1,0 +1,42 @@
+#include "cli/serve_flag_values.h"
+
+#include <string>
+
+namespace kvsim {
+namespace {
+
+// Values of vLLM's flags that kvsim's own flag of the same name does not take, each with what kvsim plans it as
+// (tests/data/vllm_serve_flags.tsv cites each).
+const ServeFlagValue kVllmFlagValues[] = {
+    // The online quantization shorthands of PR #38138 ("new online quantization frontend"): fp8_per_tensor is
+    // what kvsim's on-the-fly fp8 is (per-tensor scales); fp8_per_block keeps one scale per 128x128 block.
+    {"--quantization", "fp8_per_tensor", FlagAddedBetween(16, 30), "fp8", ""},
+    {"--quantization", "fp8_per_block", FlagAddedBetween(16, 30), "fp8",
+     "--quantization fp8_per_block (planned as fp8 with one scale per tensor, not per 128x128 block)"},
+    {"--quantization", "int8_per_channel_weight_only", FlagAddedBetween(16, 30), "", ""},
+    {"--quantization", "mxfp8", FlagAddedBetween(16, 30), "", ""},
+    // KV cache formats of vLLM's CacheDType (vllm/config/cache.py; PR #53299 lists the 17 values) that kvsim's
+    // cache layout has no entry for: their scales and packing change the bytes per token.
+    {"--kv-cache-dtype", "int8_per_token_head", FlagAddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "fp8_per_token_head", FlagAddedBetween(16, 30), "", ""},
+    {"--kv-cache-dtype", "int4_per_token_head", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "nvfp4_4over6", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k8v4", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_4bit_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_k3v4_nc", kAddedAfterV011, "", ""},
+    {"--kv-cache-dtype", "turboquant_3bit_nc", kAddedAfterV011, "", ""},
+    // MoonEP's balanced expert-parallel all-to-all, in vLLM v0.31.0's release notes (PR #52101).
+    {"--all2all-backend", "moonep", FlagAddedIn(31), "", ""},
+};
+
+}  // namespace
+
+const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
+  for (const ServeFlagValue& v : kVllmFlagValues)
+    if (flag.name == std::string(v.flag) && value == v.value) return &v;
+  return nullptr;
+}
+
+
+}  // namespace kvsim

@@ -1,0 +1,27 @@
+// Values of vLLM's `vllm serve` flags that kvsim's flag of the same name does not take as given: each
+// with what kvsim plans it as, or refused as not modelled (the translator, cli/vllm_command_line.cpp).
+#ifndef KVSIM_CLI_SERVE_FLAG_VALUES_H_
+#define KVSIM_CLI_SERVE_FLAG_VALUES_H_
+
+#include <string>
+
+#include "cli/serve_flags.h"
+
+namespace kvsim {
+
+// A value of a vLLM flag that kvsim's flag of the same name does not take as it is: `kvsim_value` is what
+// kvsim plans it as (empty: not modelled, refused), `caveat` what the plan then leaves out (said with the
+// flags not modelled; empty: nothing), `releases` the vLLM releases that take it.
+struct ServeFlagValue {
+  const char* flag;
+  const char* value;
+  FlagReleases releases;
+  const char* kvsim_value;
+  const char* caveat;
+};
+// The entry for `value` of vLLM's `flag`; null when kvsim's flag takes the value as it is (or refuses it).
+const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value);
+
+}  // namespace kvsim
+
+#endif  // KVSIM_CLI_SERVE_FLAG_VALUES_H_
