@@ -91,8 +91,9 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
   if (StartsWith(type, "glm")) spec.o_proj_bias = false;  // GLM-4: attention_bias is q/k/v only
   if (StartsWith(type, "qwen3") || StartsWith(type, "gemma3") || r.Bool("use_qk_norm", false)) spec.qk_norm = true;
   // vLLM's minimax_m2.py normalizes q and k with MiniMaxText01RMSNormTP over all heads whatever
-  // qk_norm_type says.
-  if (type == "minimax_m2") spec.qk_norm_spans_heads = true;
+  // qk_norm_type says; olmo2.py (OLMo 2 and 3) normalizes them over the whole width too.
+  if (type == "minimax_m2") spec.qk_norm_span = QkNormSpan::kAllHeadsReduced;
+  if (type == "olmo2" || type == "olmo3") spec.qk_norm_span = QkNormSpan::kAllHeadsGathered;
   spec.mlp_bias = r.Bool("mlp_bias", false);
   if (StartsWith(type, "gemma2") || StartsWith(type, "gemma3")) spec.norms_per_layer = 4;
   if (StartsWith(type, "cohere")) spec.norms_per_layer = 1;  // one bias-free LayerNorm feeds both branches

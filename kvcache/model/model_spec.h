@@ -86,6 +86,13 @@ struct StateLayerSpec {
   int64_t inner = 0;         // Mamba2 inner width (Granite: expand x hidden; Nemotron-H: heads x head_dim)
 };
 
+// What a model's QK norms (qk_norm) normalize over, which decides what tensor parallelism costs them
+// (vLLM's model files): each head alone (Qwen3, Gemma 3: a rank holds every head it normalizes); all
+// heads at once, the ranks' per-token sums of squares all-reduced (MiniMax-M2: MiniMaxText01RMSNormTP in
+// minimax_m2.py); or all heads at once after q and k are gathered whole (OLMo 2 and 3: olmo2.py
+// _apply_qk_norm all-gathers them, normalizes and splits them again).
+enum class QkNormSpan { kPerHead, kAllHeadsReduced, kAllHeadsGathered };
+
 struct ModelSpec {
   std::string name;           // preset id or file path, as the user gave it
   std::string architecture;   // architectures[0], e.g. "LlamaForCausalLM"
@@ -112,9 +119,7 @@ struct ModelSpec {
   bool mlp_bias = false;
   bool lm_head_bias = false;
   bool qk_norm = false;                    // per-head q_norm/k_norm weights (Qwen3, OLMo2)
-  // q_norm/k_norm over every head's width at once (MiniMax-M2: MiniMaxText01RMSNormTP in vLLM's
-  // minimax_m2.py): under tensor parallelism each rank's sum of squares is all-reduced per layer.
-  bool qk_norm_spans_heads = false;
+  QkNormSpan qk_norm_span = QkNormSpan::kPerHead;
   int64_t attention_sinks = 0;             // learned per-head sink logits per layer (gpt-oss)
   int64_t learned_position_embeddings = 0; // rows of a learned position table (OPT: max_pos + 2)
   NormKind norm_kind = NormKind::kRmsNorm;

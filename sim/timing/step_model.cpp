@@ -43,7 +43,9 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   act_bytes_ = BytesPerElement(cap.compute_dtype);
   link_ = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
   allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
-  if (spec.qk_norm_spans_heads && tp_ > 1) {
+  if (spec.qk_norm_span == QkNormSpan::kAllHeadsGathered && tp_ > 1)
+    qk_norm_gathered_bytes_per_token_ = static_cast<double>((spec.num_attention_heads + spec.num_kv_heads) * spec.head_dim) * act_bytes_;
+  if (spec.qk_norm_span == QkNormSpan::kAllHeadsReduced && tp_ > 1) {
     // SGLang joined them from its first MiniMax-M2 release (PR #14416); vLLM from PR #31493.
     const bool joint = cap.settings.engine != Engine::kVllm ||
                        HasRule(ParseVllmVersion(cap.settings.vllm_version), ReleaseRule::kJointQkNormAllReduce);
@@ -248,6 +250,15 @@ void StepModel::AddCommunication(int64_t tokens, std::vector<OperatorCost>* out,
     *seconds += s;
     if (out) out->push_back({"qk_norm_all_reduce", "communication", static_cast<int64_t>(calls), 0.0, bytes * calls, s});
   }
+  if (qk_norm_gathered_bytes_per_token_ > 0) {
+    // q and k gathered whole on every rank, one all-gather each: a ring moves (TP - 1) / TP of the
+    // gathered bytes over each link.
+    const double calls = 2 * kv_layers_;
+    const double bytes = static_cast<double>(tokens) * qk_norm_gathered_bytes_per_token_ * kv_layers_;
+    const double s = calls * allreduce_latency_s_ + (tp_ - 1.0) / tp_ * bytes / link_;
+    *seconds += s;
+    if (out) out->push_back({"qk_norm_all_gather", "communication", static_cast<int64_t>(calls), 0.0, bytes, s});
+  }
   if (pp_ > 1) {
     const double s = (pp_ - 1) * (allreduce_latency_s_ + message / link_);
     *seconds += s;
@@ -262,6 +273,7 @@ int64_t StepModel::KernelsPerStep() const {
   if (moe_) kernels += static_cast<double>(moe_->KernelsPerStep());
   kernels += recurrent_state_.Kernels();
   if (tp_ > 1) kernels += 2 * layers_ + qk_norm_all_reduces_ * kv_layers_;
+  if (qk_norm_gathered_bytes_per_token_ > 0) kernels += 2 * kv_layers_;
   return static_cast<int64_t>(kernels);
 }
 

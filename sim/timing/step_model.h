@@ -271,9 +271,10 @@ class StepModel final : public StepTimer {
   double vocab_per_gpu_ = 0, lm_head_bytes_ = 0;
   RecurrentStateTraffic recurrent_state_;  // hybrid models' per-request recurrent state (none: no term)
   double link_ = 0, allreduce_latency_s_ = 0;
-  // All-reduces of the QK norms' per-token sums of squares per attention layer (qk_norm_spans_heads
-  // under TP: q's and k's apart, or joined; 0 otherwise).
-  double qk_norm_all_reduces_ = 0;
+  // QK norms over all heads under TP (QkNormSpan): all-reduces of the per-token sums of squares per
+  // attention layer (q's and k's apart, or joined; 0 otherwise), or the bytes of one token's q and k
+  // gathered whole (0 otherwise).
+  double qk_norm_all_reduces_ = 0, qk_norm_gathered_bytes_per_token_ = 0;
   std::vector<Gemm> gemms_;
   std::optional<MoeLayerTimer> moe_;  // the routed experts, if the model has MoE layers
   // Grouped-query attention on a GPU where vLLM runs FlashAttention-2: a verify step's tile-bound

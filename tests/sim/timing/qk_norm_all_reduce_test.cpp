@@ -1,14 +1,18 @@
-// MiniMax-M2's QK norms under tensor parallelism: vLLM's MiniMaxText01RMSNormTP normalizes q and k
-// over every head's width, so each rank's per-token sum of squares is all-reduced in every attention
-// layer (vllm/model_executor/layers/mamba/linear_attn.py), once for q and once for k before PR #31493
-// and as one [tokens, 2] fp32 tensor from 0.14 on. The preset (data/models/MiniMaxAI/MiniMax-M2.7.json)
-// has 62 attention layers. Each call is the interconnect's all-reduce latency plus the ring's
-// 2 (TP - 1) / TP of its bytes over the link (sim/timing/link_rates.h), as for the layers' own
-// all-reduces.
+// QK norms over all heads under tensor parallelism (QkNormSpan). MiniMax-M2: vLLM's MiniMaxText01RMSNormTP
+// normalizes q and k over every head's width, so each rank's per-token sum of squares is all-reduced in
+// every attention layer (vllm/model_executor/layers/mamba/linear_attn.py), once for q and once for k
+// before PR #31493 and as one [tokens, 2] fp32 tensor from 0.14 on; the preset
+// (data/models/MiniMaxAI/MiniMax-M2.7.json) has 62 attention layers. Each call is the interconnect's
+// all-reduce latency plus the ring's 2 (TP - 1) / TP of its bytes over the link (sim/timing/link_rates.h),
+// as for the layers' own all-reduces. OLMo 2: olmo2.py's _apply_qk_norm all-gathers q and k whole, one
+// call each, a ring moving (TP - 1) / TP of the gathered bytes.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
@@ -80,6 +84,28 @@ TEST(QkNormAllReduceTest, NoneOnOneGpuOrForPerHeadNorms) {
   EXPECT_FALSE(DecodeOperators(PlanFor(kMiniMax, 1, "0.16.0")).count("qk_norm_all_reduce"));
   // Qwen3's QK norms are per head (head_dim wide): a rank has every head it normalizes.
   EXPECT_FALSE(DecodeOperators(PlanFor("Qwen/Qwen3-8B", 8, "0.16.0")).count("qk_norm_all_reduce"));
+}
+
+// An OLMo-2-7B-shaped config (hidden 4096, 32 layers, 32 query and 32 KV heads of 128, bfloat16) at TP 4:
+// four decoding tokens gather 4 x (32 + 32) x 128 x 2 B = 65,536 B of q and k a layer.
+TEST(QkNormAllReduceTest, OlmoGathersQAndKWholeEveryLayer) {
+  const testing::TempDir dir;
+  nlohmann::json config = nlohmann::json::parse(testing::LlamaConfig(4096, 11008, 32, 32, 32, 100352));
+  config["model_type"] = "olmo2";
+  config["architectures"] = {"Olmo2ForCausalLM"};
+  config["torch_dtype"] = "bfloat16";
+  const std::string path = dir.File("config.json");
+  std::ofstream(path) << config.dump();
+  const Plan p = PlanFor(path, 4, "0.16.0");
+  const auto ops = DecodeOperators(p);
+  ASSERT_TRUE(ops.count("qk_norm_all_gather"));
+  ASSERT_FALSE(ops.count("qk_norm_all_reduce"));
+  const OperatorCost& op = ops.at("qk_norm_all_gather");
+  const double bytes = 32 * 4 * (32 + 32) * 128 * 2.0;
+  EXPECT_EQ(op.kernels, 64);
+  EXPECT_DOUBLE_EQ(op.bytes, bytes);
+  const Interconnect link = p.d.gpu.interconnect;
+  EXPECT_NEAR(op.seconds, 64 * AllReduceLatencySeconds(link) + 3.0 / 4 * bytes / LinkBytesPerSecond(link), 1e-12);
 }
 
 }  // namespace
