@@ -334,7 +334,7 @@ ModelSpec LoadModelConfigFile(const std::string& path, const nlohmann::json& ove
   fs::path file(path);
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "config.json";
-  json root = ReadJsonFile(file.string(), "the model config");
+  json root = ReadJsonFile(file.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
   if (!overrides.empty() && root.is_object()) root.merge_patch(overrides);
   ModelSpec spec = ParseModelConfig(root, file.string());
   spec.name = path;
