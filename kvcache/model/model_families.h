@@ -53,7 +53,9 @@ void ReadMla(FieldReader& r, const std::string& model_type, ModelSpec& spec);
 
 // Nemotron-H's hybrid_override_pattern: one character per layer, each layer one block -- 'M' a
 // Mamba2 mixer, '*' attention, '-' an MLP, 'E' an MoE (vLLM's nemotron_h.py ALL_DECODER_LAYER_TYPES).
-// Empty when the config has none; throws kvsim::Error when it does not describe `layers` blocks.
+// A config in transformers v5's layout lists them instead (layers_block_type: mamba, attention, mlp,
+// moe), read as the same characters. Empty when the config has neither; throws kvsim::Error when it
+// does not describe `layers` blocks.
 std::string HybridPattern(const FieldReader& r, const std::string& type, int64_t layers);
 
 // Per-layer attention kind (layer_attention.cpp): full, sliding window, chunked local, or state-only (linear attention
