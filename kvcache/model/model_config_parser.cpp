@@ -261,6 +261,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
     for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
       if (!text.contains(key) && root.contains(key)) text[key] = root[key];
   }
+  FillDepthFromBlockList(text);
   FieldReader r(text, source, prefix);
   const std::string type = r.String("model_type", top_type.empty() ? "unknown" : top_type);
   spec.model_type = type;

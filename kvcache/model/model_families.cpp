@@ -83,6 +83,15 @@ void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type)
   }
 }
 
+void FillDepthFromBlockList(nlohmann::json& text) {
+  // transformers v5's NemotronHConfig derives the depth from the block list: Nemotron-3-Ultra's
+  // config.json states no num_hidden_layers.
+  auto blocks = text.find("layers_block_type");
+  if (text.value("model_type", std::string()) == "nemotron_h" && !text.contains("num_hidden_layers") &&
+      blocks != text.end() && blocks->is_array())
+    text["num_hidden_layers"] = static_cast<int64_t>(blocks->size());
+}
+
 bool TiesEmbeddingsByDefault(const std::string& type) {
   // These config classes keep PretrainedConfig's default (True) or set it; Llama-style ones say False.
   return StartsWith(type, "gemma") || StartsWith(type, "cohere") || IsGpt2Style(type) || type == "opt" ||

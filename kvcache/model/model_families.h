@@ -24,6 +24,10 @@ namespace kvsim {
 // qwen3_5.py; Qwen3.5 splits in_proj_qkvz / in_proj_ba into four projections of the same total width).
 bool UsesGatedDeltaNet(const std::string& model_type);
 
+// A nemotron_h config that lists its blocks (layers_block_type) without num_hidden_layers: the list's
+// length, as transformers v5's NemotronHConfig derives it.
+void FillDepthFromBlockList(nlohmann::json& text);
+
 // Whether the family's config class ties input and output embeddings when the file does not say.
 bool TiesEmbeddingsByDefault(const std::string& model_type);
 
