@@ -122,14 +122,16 @@ TEST(RecipePresetsTest, Qwen3OnePointSevenBMatchesItsCard) {
   EXPECT_NEAR(Billions(28 * per_layer), 1.4, 1.4 * 0.03);
 }
 
-// Kimi-K2.6: "1T" total and "32B" active (vllm-project/recipes models/moonshotai/Kimi-K2.6.yaml), K2.5's shapes
-// (NVIDIA's NVFP4 release's config states them). Both ids are planned as the K2.5 preset: Moonshot's INT4
+// Kimi-K2.6 and Kimi-K2.7-Code: "1T" total and "32B" active (vllm-project/recipes models/moonshotai/Kimi-K2.6.yaml,
+// Kimi-K2.7-Code.yaml), K2.5's shapes (NVIDIA's NVFP4 releases' configs state them). Their ids are planned as the
+// K2.5 preset: Moonshot's INT4
 // experts in groups of 32 with a bf16 scale, and NVIDIA's 4-bit floats in groups of 16 with an fp8 scale,
 // are 4.5 bits per expert weight; both keep the first (dense) layer, attention, the shared experts and lm_head
 // in bf16 (their ignore lists). By hand, one expert's gate_up [4,096 x 7,168] and down [7,168 x 2,048]:
 // 14,680,064 + 1,835,008 + 7,340,032 + 917,504 = 24,772,608 B; x 384 experts x 60 MoE layers.
 TEST(RecipePresetsTest, KimiK26MatchesItsCardAndQuantizesOnlyItsExperts) {
-  for (const std::string id : {"moonshotai/Kimi-K2.6", "nvidia/Kimi-K2.6-NVFP4"}) {
+  for (const std::string id :
+       {"moonshotai/Kimi-K2.6", "nvidia/Kimi-K2.6-NVFP4", "moonshotai/Kimi-K2.7-Code", "nvidia/Kimi-K2.7-Code-NVFP4"}) {
     const ModelSpec spec = Named(id);
     EXPECT_NEAR(Billions(CountParameters(spec)), 1000.0, 1000.0 * 0.03) << id;
     EXPECT_NEAR(Billions(CountActiveParameters(spec)), 32.0, 32.0 * 0.03) << id;
@@ -167,6 +169,35 @@ TEST(RecipePresetsTest, Nemotron3SuperCountsItsLatentExperts) {
   const ModelSpec fp8 = Named("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8");
   EXPECT_EQ(fp8.checkpoint_quantization.method, QuantMethod::kFp8);
   EXPECT_EQ(CountParameters(fp8), CountParameters(spec));
+}
+
+// NVIDIA-Nemotron-3-Ultra-550B-A55B: "550B" total, "55B" active (vllm-project/recipes models/nvidia/
+// NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16.yaml). Its config lists 108 blocks and states no num_hidden_layers
+// (transformers v5 derives it). By hand as for Super: 48 Mamba2 layers (in_proj 8,192 x (2 x 16,384 + 2 x 8
+// x 128 + 256), conv1d 18,432 x 4 and its bias, A, D, dt_bias of 256, the gated norm 16,384, out_proj
+// 16,384 x 8,192, the norm), 12 attention layers (q and o 8,192 x 8,192, k and v 256 x 8,192, the norm), 48
+// LatentMoE layers (router 512 x 8,192 and its bias, latent projections 2 x 2,048 x 8,192, 512 experts of
+// 2 x 2,048 x 5,120, a shared expert 2 x 8,192 x 10,240, the norm), embedding and head 2 x 131,072 x 8,192.
+TEST(RecipePresetsTest, Nemotron3UltraTakesItsDepthFromItsBlockList) {
+  const ModelSpec spec = Named("nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16");
+  EXPECT_EQ(spec.num_layers, 108);
+  const int64_t mamba = 8192LL * 35072 + 18432 * 4 + 18432 + 3 * 256 + 16384 + 16384LL * 8192 + 8192;
+  const int64_t attention = 2 * 8192LL * 8192 + 2 * 256LL * 8192 + 8192;
+  const int64_t moe_fixed = 512LL * 8192 + 512 + 2 * 2048LL * 8192 + 2 * 8192LL * 10240 + 8192;
+  const int64_t expert = 2 * 2048LL * 5120;
+  const int64_t embedding_and_head = 2LL * 131072 * 8192;
+  EXPECT_EQ(CountParameters(spec),
+            48 * mamba + 12 * attention + 48 * (moe_fixed + 512 * expert) + embedding_and_head + 8192);
+  EXPECT_NEAR(Billions(CountParameters(spec)), 550.0, 550.0 * 0.01);
+  EXPECT_NEAR(Billions(CountActiveParameters(spec) - embedding_and_head), 55.0, 55.0 * 0.03);
+}
+
+// Qwen3.5-27B, -35B-A3B and -122B-A10B: "27B", "35B" and "122B" (vllm-project/recipes models/Qwen/<name>.yaml
+// parameter_count), counted with the vision tower as the cards count it. Within 1.5%.
+TEST(RecipePresetsTest, Qwen35PresetsMatchTheirCards) {
+  EXPECT_NEAR(Billions(CountParameters(Named("Qwen/Qwen3.5-27B"))), 27.0, 27.0 * 0.015);
+  EXPECT_NEAR(Billions(CountParameters(Named("Qwen/Qwen3.5-35B-A3B"))), 35.0, 35.0 * 0.015);
+  EXPECT_NEAR(Billions(CountParameters(Named("Qwen/Qwen3.5-122B-A10B"))), 122.0, 122.0 * 0.015);
 }
 
 // NVIDIA-Nemotron-3.5-Lightning-30B-A3B: "30B total / 3B active" (vllm-project/recipes models/nvidia/
