@@ -225,13 +225,20 @@ TEST(RecipePresetsTest, Nemotron35LightningReadsItsBlockList) {
   }
 }
 
-// Qwen3.6-27B: "27B" (vllm-project/recipes models/Qwen/Qwen3.6-27B.yaml parameter_count), counted with its
-// vision tower as the card counts it. Within 2%.
+// Qwen3.6-27B and Qwen3.8-27B: "27B" (vllm-project/recipes models/Qwen/Qwen3.6-27B.yaml, Qwen3.8-27B.yaml
+// parameter_count), counted with the vision tower as the cards count it. Within 2%.
 TEST(RecipePresetsTest, Qwen36TwentySevenBMatchesItsCard) {
   const ModelSpec spec = Named("Qwen/Qwen3.6-27B");
   EXPECT_EQ(spec.num_layers, 64);
   EXPECT_NEAR(Billions(CountParameters(spec)), 27.0, 27.0 * 0.02);
   EXPECT_EQ(Named("Qwen/Qwen3.6-27B-FP8").checkpoint_quantization.method, QuantMethod::kFp8);
+  // Qwen3.8-27B by alias: "linear attention on 48 of 64 layers" (models/Qwen/Qwen3.8-27B.yaml).
+  const ModelSpec q38 = Named("Qwen/Qwen3.8-27B");
+  int linear = 0;
+  for (const auto& layer : q38.layers) linear += layer.kind == AttentionKind::kStateOnly;
+  EXPECT_EQ(linear, 48);
+  EXPECT_EQ(q38.num_layers, 64);
+  EXPECT_EQ(CountParameters(q38), CountParameters(spec));
 }
 
 // MiniMax-M3's sparse attention is refused with the reason, not read as a MiniMax-M2.
