@@ -241,6 +241,19 @@ TEST(RecipePresetsTest, Qwen36TwentySevenBMatchesItsCard) {
   EXPECT_EQ(CountParameters(q38), CountParameters(spec));
 }
 
+// DiffusionGemma (vllm-project/recipes models/Google/diffusiongemma-26B-A4B-it.yaml: "iterative denoising over
+// a fixed-length canvas rather than left-to-right autoregressive decoding") is refused with the reason.
+TEST(RecipePresetsTest, DiffusionGemmaIsRefusedWithItsReason) {
+  try {
+    testing::SpecFromJson(R"({"architectures":["DiffusionGemmaForBlockDiffusion"],"model_type":"diffusion_gemma",
+      "canvas_length":256,"text_config":{"hidden_size":2816,"num_hidden_layers":30,"num_attention_heads":16,
+      "vocab_size":262144}})");
+    FAIL() << "accepted diffusion_gemma";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("block-diffusion"), std::string::npos) << e.what();
+  }
+}
+
 // MiniMax-M3's sparse attention is refused with the reason, not read as a MiniMax-M2.
 TEST(RecipePresetsTest, MiniMaxM3IsRefusedWithItsReason) {
   try {
