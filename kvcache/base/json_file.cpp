@@ -1,12 +1,39 @@
 #include "kvcache/base/json_file.h"
 
+#include <cctype>
+
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_brackets.h"
 #include "kvcache/base/line_reader.h"
 
 namespace kvsim {
 
-nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
+namespace {
+
+// Python's json.dumps writes an infinite float as the bare token Infinity (or -Infinity); outside
+// strings it becomes the largest double, so a field kvsim reads is refused by its range check as
+// any huge number is, and a field it does not read parses. NaN is left to the parser's error.
+std::string InfinityAsLargestDouble(const std::string& text) {
+  static constexpr std::string_view kToken = "Infinity";
+  std::string out;
+  out.reserve(text.size());
+  JsonBrackets where;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool word_start = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+    if (!where.in_string() && word_start && text.compare(i, kToken.size(), kToken) == 0) {
+      out += "1.7976931348623157e308";
+      i += kToken.size() - 1;
+      continue;
+    }
+    where.Feed(text[i]);
+    out += text[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+nlohmann::json ReadJsonFile(const std::string& path, const std::string& what, InfinityTokens infinity) {
   // Read once through LineReader (a FIFO works; NUL bytes and over-long lines are errors with the
   // line number) and bound the whole document so a wrong path cannot exhaust memory.
   LineReader in(path, what);
@@ -18,6 +45,7 @@ nlohmann::json ReadJsonFile(const std::string& path, const std::string& what) {
     text += line;
     text += '\n';
   }
+  if (infinity == InfinityTokens::kReadAsLargestDouble) text = InfinityAsLargestDouble(text);
   std::string why;
   std::optional<nlohmann::json> j = ParseJsonText(text, &why);
   if (!j) throw Error(path + ": malformed JSON: " + why);

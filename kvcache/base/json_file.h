@@ -23,8 +23,14 @@ inline constexpr int kMaxJsonDepth = 64;
 // printable) when it is malformed or nested deeper than kMaxJsonDepth.
 std::optional<nlohmann::json> ParseJsonText(std::string_view text, std::string* why);
 
+// Whether a file may spell an infinite number as Python's json module writes it (bare Infinity and
+// -Infinity). Hugging Face config.json files are written that way (Nemotron-H's time_step_limit is
+// [0.0, Infinity]) and read with json.load, which accepts them, so a model config must be read alike.
+enum class InfinityTokens { kRefuse, kReadAsLargestDouble };
+
 // Throws kvsim::Error "PATH: cannot open WHAT" or "PATH: malformed JSON: <where and why>".
-nlohmann::json ReadJsonFile(const std::string& path, const std::string& what);
+nlohmann::json ReadJsonFile(const std::string& path, const std::string& what,
+                            InfinityTokens infinity = InfinityTokens::kRefuse);
 
 }  // namespace kvsim
 

@@ -31,7 +31,7 @@ constexpr NamedRange kRanges[] = {
     {"intermediate_size", {1, 2 * kKi * kKi}}, {"ffn_hidden_size", {1, 2 * kKi * kKi}},
     {"n_inner", {1, 2 * kKi * kKi}},          {"ffn_dim", {1, 2 * kKi * kKi}},
     {"mlp_dim", {1, 2 * kKi * kKi}},          {"moe_intermediate_size", {1, 2 * kKi * kKi}},
-    {"intermediate_size_mlp", {1, 2 * kKi * kKi}},
+    {"intermediate_size_mlp", {1, 2 * kKi * kKi}},   {"moe_latent_size", {1, 256 * kKi}},
     {"shared_expert_intermediate_size", {0, 2 * kKi * kKi}},
     {"num_local_experts", {0, 4 * kKi}},      {"num_experts", {0, 4 * kKi}},
     {"n_routed_experts", {0, 4 * kKi}},       {"moe_num_experts", {0, 4 * kKi}},

@@ -43,6 +43,14 @@ constexpr RefusedFamily kRefusedFamilies[] = {
      "Kimi-Linear's Kimi Delta Attention layers keep per-request short-convolution and recurrent states of their "
      "own shapes (vLLM's kda.py KimiDeltaAttention.get_state_shape), a state layout kvsim does not model beside "
      "its MLA layers"},
+    {"diffusion_gemma",
+     "DiffusionGemma is a block-diffusion language model: it denoises a fixed-length canvas of tokens over several "
+     "steps (canvas_length) instead of decoding one token per step, which kvsim's autoregressive prefill/decode "
+     "model does not describe"},
+    {"minimax_m3",
+     "MiniMax-M3's MSA sparse attention (sparse_attention_config: index heads that pick sparse_topk_blocks blocks "
+     "of sparse_block_size tokens per query, on the layers sparse_attention_freq marks) keeps a cache layout kvsim "
+     "does not model"},
 };
 
 }  // namespace

@@ -75,7 +75,7 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
     if (!fs::is_regular_file(base, ec))
       throw Error(option + ": '" + name_or_path + "' is an alias of preset '" + alias->preset +
                   "', which is not in " + (fs::path(data_dir) / "models").string());
-    nlohmann::json root = ReadJsonFile(base.string(), "the model config");
+    nlohmann::json root = ReadJsonFile(base.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
     root.merge_patch(alias->patch);
     if (!overrides.empty()) root.merge_patch(overrides);
     ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")");

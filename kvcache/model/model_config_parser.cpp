@@ -261,6 +261,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
     for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
       if (!text.contains(key) && root.contains(key)) text[key] = root[key];
   }
+  FillDepthFromBlockList(text);
   FieldReader r(text, source, prefix);
   const std::string type = r.String("model_type", top_type.empty() ? "unknown" : top_type);
   spec.model_type = type;
@@ -334,7 +335,7 @@ ModelSpec LoadModelConfigFile(const std::string& path, const nlohmann::json& ove
   fs::path file(path);
   std::error_code ec;
   if (fs::is_directory(file, ec)) file /= "config.json";
-  json root = ReadJsonFile(file.string(), "the model config");
+  json root = ReadJsonFile(file.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
   if (!overrides.empty() && root.is_object()) root.merge_patch(overrides);
   ModelSpec spec = ParseModelConfig(root, file.string());
   spec.name = path;

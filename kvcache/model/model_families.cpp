@@ -23,12 +23,33 @@ void FillMissing(nlohmann::json& text, std::initializer_list<std::pair<const cha
     if (!text.contains(key)) text[key] = value;
 }
 
+// transformers v5's NemotronHConfig states the blocks as a list, layers_block_type, of the names its
+// NemotronHBlock dispatches on; older files state the same as one character per block.
+std::string BlockTypesAsPattern(const FieldReader& r) {
+  const nlohmann::json& list = r.object().at("layers_block_type");
+  const std::string what = r.source() + ": " + r.prefix() + "layers_block_type: ";
+  if (!list.is_array()) throw Error(what + "expected a list of block names, got " + list.dump());
+  static const std::pair<const char*, char> kBlocks[] = {{"mamba", 'M'}, {"attention", '*'}, {"mlp", '-'}, {"moe", 'E'}};
+  std::string pattern;
+  for (const nlohmann::json& name : list) {
+    const auto block = std::find_if(std::begin(kBlocks), std::end(kBlocks),
+                                    [&](const auto& b) { return name.is_string() && name.get<std::string>() == b.first; });
+    if (block == std::end(kBlocks))
+      throw Error(what + name.dump() + " is not a block kind (mamba, attention, mlp, moe)");
+    pattern += block->second;
+  }
+  return pattern;
+}
+
 }  // namespace
 
 std::string HybridPattern(const FieldReader& r, const std::string& type, int64_t layers) {
-  if (type != "nemotron_h" || !r.Has("hybrid_override_pattern")) return {};
-  const std::string pattern = r.String("hybrid_override_pattern", "");
-  const std::string what = r.source() + ": " + r.prefix() + "hybrid_override_pattern: ";
+  if (type != "nemotron_h") return {};
+  const bool listed = r.Has("layers_block_type");
+  if (!r.Has("hybrid_override_pattern") && !listed) return {};
+  const std::string pattern = listed ? BlockTypesAsPattern(r) : r.String("hybrid_override_pattern", "");
+  const std::string what =
+      r.source() + ": " + r.prefix() + (listed ? "layers_block_type: " : "hybrid_override_pattern: ");
   if (static_cast<int64_t>(pattern.size()) != layers)
     throw Error(what + "has " + std::to_string(pattern.size()) + " blocks but num_hidden_layers is " +
                 std::to_string(layers));
@@ -60,6 +81,15 @@ void FillConfigClassDefaults(nlohmann::json& text, const std::string& root_type)
                        {"num_hidden_layers", 26}, {"num_attention_heads", 8}, {"num_key_value_heads", 4},
                        {"head_dim", 256}, {"max_position_embeddings", 131072}, {"sliding_window", 4096}});
   }
+}
+
+void FillDepthFromBlockList(nlohmann::json& text) {
+  // transformers v5's NemotronHConfig derives the depth from the block list: Nemotron-3-Ultra's
+  // config.json states no num_hidden_layers.
+  auto blocks = text.find("layers_block_type");
+  if (text.value("model_type", std::string()) == "nemotron_h" && !text.contains("num_hidden_layers") &&
+      blocks != text.end() && blocks->is_array())
+    text["num_hidden_layers"] = static_cast<int64_t>(blocks->size());
 }
 
 bool TiesEmbeddingsByDefault(const std::string& type) {
@@ -186,6 +216,7 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
     moe.shared_intermediate_size =
         r.Optional({"n_shared_experts"}, 0) * r.Optional({"moe_shared_expert_intermediate_size"}, 0);
     moe.router_correction_bias = true;
+    moe.latent_size = r.Optional({"moe_latent_size"}, 0);
   } else if (StartsWith(type, "deepseek") || r.Has("first_k_dense_replace") || r.Has("n_shared_experts")) {
     // DeepSeek-style (also Kimi K2, GLM-4.5, dots.llm1): the first k layers dense, shared experts
     // as wide as n_shared_experts routed ones.

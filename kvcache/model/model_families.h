@@ -24,6 +24,10 @@ namespace kvsim {
 // qwen3_5.py; Qwen3.5 splits in_proj_qkvz / in_proj_ba into four projections of the same total width).
 bool UsesGatedDeltaNet(const std::string& model_type);
 
+// A nemotron_h config that lists its blocks (layers_block_type) without num_hidden_layers: the list's
+// length, as transformers v5's NemotronHConfig derives it.
+void FillDepthFromBlockList(nlohmann::json& text);
+
 // Whether the family's config class ties input and output embeddings when the file does not say.
 bool TiesEmbeddingsByDefault(const std::string& model_type);
 
@@ -53,7 +57,9 @@ void ReadMla(FieldReader& r, const std::string& model_type, ModelSpec& spec);
 
 // Nemotron-H's hybrid_override_pattern: one character per layer, each layer one block -- 'M' a
 // Mamba2 mixer, '*' attention, '-' an MLP, 'E' an MoE (vLLM's nemotron_h.py ALL_DECODER_LAYER_TYPES).
-// Empty when the config has none; throws kvsim::Error when it does not describe `layers` blocks.
+// A config in transformers v5's layout lists them instead (layers_block_type: mamba, attention, mlp,
+// moe), read as the same characters. Empty when the config has neither; throws kvsim::Error when it
+// does not describe `layers` blocks.
 std::string HybridPattern(const FieldReader& r, const std::string& type, int64_t layers);
 
 // Per-layer attention kind (layer_attention.cpp): full, sliding window, chunked local, or state-only (linear attention

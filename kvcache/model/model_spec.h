@@ -54,6 +54,9 @@ struct MoeSpec {
   // Empty: every layer has its feed-forward.
   std::vector<bool> layer_has_mlp;
   int64_t dense_intermediate_size = 0;
+  // Nemotron-3's LatentMoE (moe_latent_size): the routed experts work in this narrower width, between a
+  // projection down from the hidden state and one back up; 0 = the experts read the hidden state.
+  int64_t latent_size = 0;
 };
 
 // DeepSeek multi-head latent attention.

@@ -111,10 +111,10 @@ void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
     list.Add("attn.sinks", WeightRole::kOther, Sharding::kRows, spec.attention_sinks, 1, 1, layer);
 }
 
-// A gated (gate+up+down) or plain (up+down) MLP of width `inter`, repeated `copies` times.
+// A gated (gate+up+down) or plain (up+down) MLP of width `inter` reading and writing `h` channels
+// (the hidden size unless a latent MoE narrows it), repeated `copies` times.
 void AddMlp(TensorList& list, const ModelSpec& spec, const std::string& name, WeightRole role, int64_t inter,
-            int64_t copies, bool bias, int64_t layer) {
-  const int64_t h = spec.hidden_size;
+            int64_t copies, bool bias, int64_t layer, int64_t h) {
   const int64_t up_rows = spec.mlp_kind == MlpKind::kGated ? 2 * inter : inter;
   list.Add(name + ".gate_up_proj", role, Sharding::kRows, up_rows, h, copies, layer);
   list.Add(name + ".down_proj", role, Sharding::kCols, h, inter, copies, layer);
@@ -130,7 +130,7 @@ void AddFeedForward(TensorList& list, const ModelSpec& spec, int64_t layer) {
   const bool moe_layer = spec.is_moe() && moe.layer_is_moe[layer];
   if (!moe_layer) {
     const int64_t inter = spec.is_moe() ? moe.dense_intermediate_size : spec.intermediate_size;
-    AddMlp(list, spec, "mlp", WeightRole::kMlp, inter, 1, spec.mlp_bias, layer);
+    AddMlp(list, spec, "mlp", WeightRole::kMlp, inter, 1, spec.mlp_bias, layer, spec.hidden_size);
     return;
   }
   const int64_t h = spec.hidden_size;
@@ -138,10 +138,23 @@ void AddFeedForward(TensorList& list, const ModelSpec& spec, int64_t layer) {
   if (moe.router_bias) list.Add("moe.router.bias", WeightRole::kBias, Sharding::kReplicated, moe.num_experts, 1, 1, layer);
   if (moe.router_correction_bias)
     list.Add("moe.e_score_correction_bias", WeightRole::kBias, Sharding::kReplicated, moe.num_experts, 1, 1, layer);
+  // Nemotron-3's LatentMoE (vLLM's nemotron_h.py NemotronHMoE): fc1_latent_proj [latent, hidden] takes the
+  // routed experts' input down to the latent width, they work there, and fc2_latent_proj [hidden, latent]
+  // takes their sum back up; both replicated on every rank, biased only with mlp_bias. The router and the
+  // shared experts read the hidden state.
+  const int64_t expert_width = moe.latent_size > 0 ? moe.latent_size : h;
+  if (moe.latent_size > 0) {
+    list.Add("moe.fc1_latent_proj", WeightRole::kMlp, Sharding::kReplicated, moe.latent_size, h, 1, layer);
+    list.Add("moe.fc2_latent_proj", WeightRole::kMlp, Sharding::kReplicated, h, moe.latent_size, 1, layer);
+    if (spec.mlp_bias) {
+      list.Add("moe.fc1_latent_proj.bias", WeightRole::kBias, Sharding::kReplicated, moe.latent_size, 1, 1, layer);
+      list.Add("moe.fc2_latent_proj.bias", WeightRole::kBias, Sharding::kReplicated, h, 1, 1, layer);
+    }
+  }
   AddMlp(list, spec, "moe.experts", WeightRole::kExpert, moe.expert_intermediate_size, moe.num_experts,
-         moe.expert_bias, layer);
+         moe.expert_bias, layer, expert_width);
   if (moe.shared_intermediate_size > 0)
-    AddMlp(list, spec, "moe.shared_expert", WeightRole::kMlp, moe.shared_intermediate_size, 1, false, layer);
+    AddMlp(list, spec, "moe.shared_expert", WeightRole::kMlp, moe.shared_intermediate_size, 1, false, layer, h);
   if (moe.shared_expert_gate)
     list.Add("moe.shared_expert_gate", WeightRole::kRouter, Sharding::kReplicated, 1, h, 1, layer);
 }
@@ -219,7 +232,7 @@ int64_t CountMtpParameters(const ModelSpec& spec) {
 int64_t CountDenseMlpParameters(const ModelSpec& spec) {
   std::vector<WeightTensor> tensors;
   TensorList list(tensors);
-  AddMlp(list, spec, "mlp", WeightRole::kMlp, spec.intermediate_size, 1, spec.mlp_bias, 0);
+  AddMlp(list, spec, "mlp", WeightRole::kMlp, spec.intermediate_size, 1, spec.mlp_bias, 0, spec.hidden_size);
   int64_t total = 0;
   for (const auto& t : tensors) total += t.elements();
   return total;

@@ -77,6 +77,25 @@ TEST(ModelConfigParserTest, FileErrorsNameTheFileAndPlace) {
   }
 }
 
+// Hugging Face writes config.json with Python's json.dumps, which spells an infinite float as a bare
+// Infinity (Nemotron-3-Super's "time_step_limit": [0.0, Infinity]); json.load reads it, so kvsim does.
+// Inside a string it is text; as a size kvsim reads it is refused by that field's range.
+TEST(ModelConfigParserTest, ReadsInfinityAsPythonWritesIt) {
+  const std::string llama = R"("model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+    "num_attention_heads": 2, "vocab_size": 100, "max_position_embeddings": 4096)";
+  const testing::TempDir dir;
+  dir.Write("config.json", "{" + llama + R"(, "num_hidden_layers": 2, "torch_dtype": "bfloat16",
+    "time_step_limit": [0.0, Infinity], "floor": -Infinity, "note": "Infinity stays text"})");
+  EXPECT_EQ(LoadModelConfigFile(dir.path()).num_layers, 2);
+  dir.Write("config.json", "{" + llama + R"(, "num_hidden_layers": Infinity})");
+  try {
+    LoadModelConfigFile(dir.path());
+    FAIL() << "accepted an infinite layer count";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("num_hidden_layers"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ModelConfigParserTest, RejectsNonsenseValues) {
   EXPECT_THROW(SpecFromJson(R"({"hidden_size":-5,"intermediate_size":1,"num_hidden_layers":1,
     "num_attention_heads":1,"vocab_size":1,"max_position_embeddings":1})"), Error);
