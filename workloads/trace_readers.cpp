@@ -57,8 +57,14 @@ class CsvTraceSource final : public RequestSource {
     const std::string* cols[5] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model, &layout_.adapter};
     for (int i = 0; i < 5; ++i) {
       index_[i] = -1;
-      for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c)
-        if (header_[c] == *cols[i]) index_[i] = static_cast<int>(c);
+      for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c) {
+        if (header_[c] != *cols[i]) continue;
+        // Two cells of one name: whichever kvsim read, the other would be ignored without a word.
+        if (index_[i] >= 0)
+          throw Error(o.path + ":1: column '" + PrintableExcerpt(*cols[i]) + "' appears twice in the header (cells " +
+                      std::to_string(index_[i] + 1) + " and " + std::to_string(c + 1) + "); kvsim cannot tell which to read");
+        index_[i] = static_cast<int>(c);
+      }
       if (i != 3 && !cols[i]->empty() && index_[i] < 0)
         throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + PrintableExcerpt(header, 120) + ")");
     }

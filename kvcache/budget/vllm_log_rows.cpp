@@ -137,6 +137,10 @@ std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path) {
   std::vector<std::string> header, cells;
   if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
   if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
+  // A column named twice would have one of its cells ignored without a word.
+  for (auto it = header.begin(); it != header.end(); ++it)
+    if (!it->empty() && std::find(it + 1, header.end(), *it) != header.end())
+      throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' appears twice in the header");
   size_t index[kNumColumns];
   for (size_t i = 0; i < kNumColumns; ++i) {
     const auto it = std::find(header.begin(), header.end(), ColumnName(i));
