@@ -15,6 +15,7 @@
 #include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
+#include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/weight_tensors.h"
 
 namespace kvsim {
@@ -49,8 +50,9 @@ void Validate(const ModelSpec& spec, const DeploymentConfig& c) {
   if (c.max_num_batched_tokens && *c.max_num_batched_tokens < 1) throw Error("--max-num-batched-tokens: must be at least 1");
   if (c.block_size && (*c.block_size < 1 || *c.block_size > 32768))
     throw Error("--block-size: " + std::to_string(*c.block_size) + " must be between 1 and 32768");
-  if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < 100000.0))
-    throw Error("--gpu-memory-gib: must be a positive number of GiB");
+  if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < kMaxGpuMemoryGib))
+    throw Error("--gpu-memory-gib: " + Format("%g", *c.gpu_memory_gib) + " is not a GPU's memory in GiB (above 0, below " +
+                Format("%g", kMaxGpuMemoryGib) + ")");
   if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))
     throw Error("--kv-cache-memory: must be a positive number of bytes");
 }

@@ -27,6 +27,12 @@ struct EnumNames<Interconnect> {
 // For a GPU outside the table, from its marketing name ("... PCIe", "GeForce", "H100", "MI300X").
 Interconnect GuessInterconnect(const std::string& gpu_name);
 
+// Bounds of one GPU's figures, from a table row or an override flag: far above any GPU made (the
+// largest today hold a few hundred GiB at tens of TB/s), low enough that byte and time figures
+// derived from them stay finite and exact.
+inline constexpr double kMaxGpuMemoryGib = 100000;
+inline constexpr double kMaxGpuBandwidthBytesPerS = 1e15;  // 1,000 TB/s
+
 struct GpuSpec {
   std::string id;                 // short id, e.g. "h100"
   std::string name;               // e.g. "NVIDIA H100 80GB SXM5"
