@@ -42,3 +42,21 @@ def test_a_release_given_as_a_float_is_refused():
     """0.30 as a float is 0.3, another release: the keyword must be text."""
     with pytest.raises(ValueError, match="as a string"):
         kvsim.capacity(vllm_version=0.30)
+
+
+def test_true_or_false_for_a_flag_that_takes_a_value_raises():
+    """tensor_parallel_size=True gave `--tensor-parallel-size --json=-`, so the CLI read '--json=-' as
+    the size; max_model_len=False was left out of the command line as if never given."""
+    with pytest.raises(ValueError, match="tensor_parallel_size=True: --tensor-parallel-size takes a value"):
+        kvsim.capacity(tensor_parallel_size=True)
+    with pytest.raises(ValueError, match="max_model_len=False: --max-model-len takes a value"):
+        kvsim.capacity(max_model_len=False)
+
+
+def test_the_wrappers_own_keywords_raise():
+    """help=True printed the help where the wrapper parses JSON (a JSONDecodeError); json=PATH gave
+    --json twice."""
+    with pytest.raises(ValueError, match="help=True is the wrapper's own"):
+        kvsim.capacity(help=True)
+    with pytest.raises(ValueError, match="json='out.json' is the wrapper's own"):
+        kvsim.replay(synthetic=10, rate=5, json="out.json", **_SMALL)
