@@ -259,15 +259,30 @@ class MooncakeSource final : public RequestSource {
         errors_.Bad(line, "hash_ids", "not an array");
         return std::nullopt;
       }
+      // One id per 512-token block of the prompt (every row of Mooncake's published traces): ids past
+      // the prompt's last block would be ignored, so they mean a wrong input_length or block size.
+      constexpr int64_t kTraceBlockTokens = 512;
+      const int64_t blocks = (static_cast<int64_t>(*in_len) + kTraceBlockTokens - 1) / kTraceBlockTokens;
+      if (static_cast<int64_t>(h->size()) > blocks) {
+        errors_.Bad(line, "hash_ids", "has " + std::to_string(h->size()) + " ids but input_length " +
+                                          std::to_string(static_cast<int64_t>(*in_len)) + " spans " +
+                                          std::to_string(blocks) + " block(s) of 512 tokens");
+        return std::nullopt;
+      }
       r.block_ids.reserve(h->size());
       for (const auto& v : *h) {
         if (!v.is_number_integer()) {
           errors_.Bad(line, "hash_ids", "holds a non-integer id");
           return std::nullopt;
         }
+        // A negative id read as unsigned would wrap onto a large one and share its blocks.
+        if (v.is_number_integer() && !v.is_number_unsigned()) {
+          errors_.Bad(line, "hash_ids", "holds a negative id: " + v.dump());
+          return std::nullopt;
+        }
         r.block_ids.push_back(v.get<uint64_t>());
       }
-      r.block_id_tokens = 512;
+      r.block_id_tokens = kTraceBlockTokens;
     }
     last_raw_ = at;
     if (!first_) first_ = at;
