@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
@@ -157,6 +158,15 @@ void GpuCatalog::Prepend(const GpuCatalog& other) {
   std::vector<GpuSpec> merged = other.gpus_;
   merged.insert(merged.end(), gpus_.begin(), gpus_.end());
   gpus_ = std::move(merged);
+}
+
+int ComputeCapability(const GpuSpec& gpu) {
+  static constexpr std::pair<const char*, int> kCapabilities[] = {
+      {"volta", 70}, {"turing", 75}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100},
+      {"cdna3", 94}, {"cdna4", 95}};
+  for (const auto& [generation, capability] : kCapabilities)
+    if (gpu.generation == generation) return capability;
+  return 0;
 }
 
 double DensePeakFlops(const GpuSpec& gpu, NumericFormat format) {

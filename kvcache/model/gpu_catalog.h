@@ -56,6 +56,11 @@ struct GpuSpec {
   double nic_bytes_per_s = 0;     // the RDMA NIC per GPU in the reference system, line rate
 };
 
+// The CUDA compute capability as vLLM compares it (major x 10 + minor, the lowest of the generation:
+// volta 70, turing 75, ampere 80, ada 89, hopper 90, blackwell 100; ROCm's cdna3 94, cdna4 95); 0 when
+// the table names no generation.
+int ComputeCapability(const GpuSpec& gpu);
+
 // The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
 // GPUs without bf16 (vLLM runs such models in fp16 there), fp16 to bf16 when only that is listed.
 // 0 when the GPU has no figure for it.
