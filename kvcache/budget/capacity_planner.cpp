@@ -370,6 +370,17 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     if (c.num_gpu_blocks_override && c.engine == Engine::kVllm) {  // kv_cache_utils.get_num_blocks
       st.num_blocks = *c.num_gpu_blocks_override;
       st.kv_cache_bytes = static_cast<double>(st.num_blocks) * static_cast<double>(st.layout.block_bytes);
+      // The override skips the budget but not the allocation: past what the weights leave of the GPU,
+      // vLLM's KV tensors fail to allocate at start-up (as --kv-cache-memory does).
+      const double room = GiBToBytes(r.settings.gpu_total_gib) - st.weights.total_bytes() - st.overhead.non_torch_bytes;
+      if (st.kv_cache_bytes > room)
+        throw Error(Format("--num-gpu-blocks-override: %lld blocks of %.2f MiB are %.2f GiB, more than a GPU of %.2f GiB holds "
+                           "beside %.2f GiB of weights and %.2f GiB outside PyTorch (at most %lld blocks): vLLM's allocation "
+                           "would fail",
+                           static_cast<long long>(st.num_blocks), static_cast<double>(st.layout.block_bytes) / (1 << 20),
+                           BytesToGiB(st.kv_cache_bytes), r.settings.gpu_total_gib, BytesToGiB(st.weights.total_bytes()),
+                           BytesToGiB(st.overhead.non_torch_bytes),
+                           static_cast<long long>(std::max(0.0, std::floor(room / static_cast<double>(st.layout.block_bytes))))));
     }
     if (st.num_blocks < min_blocks) {
       min_blocks = st.num_blocks;
