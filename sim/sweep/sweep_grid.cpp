@@ -79,6 +79,11 @@ std::vector<GridAxis> ReadGridFile(const std::string& path) {
 
 std::vector<GridPoint> ExpandGrid(const std::vector<GridAxis>& axes) {
   if (axes.empty()) throw Error("give at least one --sweep OPTION=V1,V2,... (or --grid FILE, or --find)");
+  // An option on two axes (two --sweep, or --sweep and --grid) would set it twice in every point.
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = i + 1; j < axes.size(); ++j)
+      if (axes[i].option == axes[j].option)
+        throw Error("--sweep/--grid: '" + axes[i].option + "' is an axis twice; give all its values in one axis");
   size_t count = 1;
   for (const GridAxis& a : axes) {
     count *= std::max<size_t>(1, a.values.size());
