@@ -60,3 +60,16 @@ def test_the_wrappers_own_keywords_raise():
         kvsim.capacity(help=True)
     with pytest.raises(ValueError, match="json='out.json' is the wrapper's own"):
         kvsim.replay(synthetic=10, rate=5, json="out.json", **_SMALL)
+
+
+def test_arguments_of_the_wrong_shape_raise_value_error():
+    """A list for grid, a number for slo or for a compare deployment raised AttributeError from the
+    wrapper, or reached the CLI as a stray word; each is a ValueError naming the argument."""
+    with pytest.raises(ValueError, match="grid=\\[8, 16\\]"):
+        kvsim.sweep(grid=[8, 16], synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="lists no values"):
+        kvsim.sweep(grid={"max_num_seqs": []}, synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="slo=5"):
+        kvsim.sweep(find="max-num-seqs", slo=5, synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="not 5"):
+        kvsim.compare(a=5, b={"max_num_seqs": 16}, synthetic=10, rate=5, **_SMALL)
