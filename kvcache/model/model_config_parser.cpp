@@ -204,12 +204,18 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
 // Weights' dtype and the checkpoint's quantization, which set the bytes per parameter.
 void ReadDtypes(const FieldReader& r, const json& text, const std::string& source, const std::string& prefix,
                 ModelSpec& spec) {
-  std::string dtype_text = r.String("torch_dtype", r.String("dtype", "bfloat16"));
+  // transformers 4.56 renamed torch_dtype to dtype (the old name still read); a config may state either.
+  const std::string torch_dtype = r.String("torch_dtype", ""), dtype = r.String("dtype", "");
+  if (!torch_dtype.empty() && !dtype.empty() && ParseNumericFormat(torch_dtype) != ParseNumericFormat(dtype))
+    throw Error(source + ": " + prefix + "dtype '" + dtype + "' and torch_dtype '" + torch_dtype +
+                "' disagree (torch_dtype is the older name of dtype); give one");
+  const char* key = !torch_dtype.empty() ? "torch_dtype" : "dtype";
+  const std::string dtype_text = !torch_dtype.empty() ? torch_dtype : !dtype.empty() ? dtype : "bfloat16";
   if (auto fmt = ParseNumericFormat(dtype_text); fmt && (*fmt == NumericFormat::kFloat32 ||
       *fmt == NumericFormat::kFloat16 || *fmt == NumericFormat::kBFloat16)) {
     spec.dtype = *fmt;
   } else {
-    throw Error(source + ": " + prefix + "torch_dtype: '" + dtype_text + "' is not float32, float16 or bfloat16");
+    throw Error(source + ": " + prefix + key + ": '" + dtype_text + "' is not float32, float16 or bfloat16");
   }
   if (auto qc = text.find("quantization_config"); qc != text.end() && !qc->is_null())
     spec.checkpoint_quantization = ParseQuantizationConfig(*qc, source);
@@ -273,8 +279,12 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
     text = *tc;
     prefix = "text_config.";
     FillConfigClassDefaults(text, top_type);
-    for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
-      if (!text.contains(key) && root.contains(key)) text[key] = root[key];
+    // The wrapper's dtype (either spelling) stands for the language model's unless text_config states one.
+    const bool text_dtype = text.contains("torch_dtype") || text.contains("dtype");
+    for (const char* key : {"tie_word_embeddings", "torch_dtype", "dtype", "quantization_config"}) {
+      const bool is_dtype = std::string_view(key) == "torch_dtype" || std::string_view(key) == "dtype";
+      if (!text.contains(key) && root.contains(key) && !(is_dtype && text_dtype)) text[key] = root[key];
+    }
   }
   FieldReader r(text, source, prefix);
   const std::string type = r.String("model_type", top_type.empty() ? "unknown" : top_type);
