@@ -68,10 +68,23 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
   if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
   if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
   size_t index[kNumColumns];
-  // A column named twice would have one of its cells ignored without a word.
-  for (auto it = header.begin(); it != header.end(); ++it)
+  // A column named twice would have one of its cells ignored without a word, and so would one kvsim
+  // does not read: a misspelt optional column (pcie_gn) would leave its figure unknown.
+  static constexpr const char* kOptional[] = {"pcie_gen", "host_link_GB_per_s", "generation", "fp4_dense_tflops",
+                                               "nvlink_GB_per_s", "nvlink_domain_gpus", "nic_Gb_per_s"};
+  static constexpr const char* kNotes[] = {"source", "fabric_source"};  // citations, read by people
+  std::vector<std::string> known(std::begin(kColumns), std::end(kColumns));
+  known.insert(known.end(), std::begin(kOptional), std::end(kOptional));
+  known.insert(known.end(), std::begin(kNotes), std::end(kNotes));
+  for (auto it = header.begin(); it != header.end(); ++it) {
     if (!it->empty() && std::find(it + 1, header.end(), *it) != header.end())
       throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' appears twice in the header");
+    if (std::find(known.begin(), known.end(), *it) == known.end()) {
+      const std::vector<std::string> close = ClosestMatches(*it, known, 3);
+      throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' is not one kvsim reads" +
+                  (close.empty() ? std::string() : " (did you mean " + Join(close, ", ") + "?)"));
+    }
+  }
   for (size_t i = 0; i < kNumColumns; ++i) {
     const auto it = std::find(header.begin(), header.end(), kColumns[i]);
     if (it == header.end()) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
@@ -90,7 +103,7 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       throw Error(path + ":" + std::to_string(row) + ": column " + column + ": '" + text + "' is not " + what);
     return static_cast<int>(v);
   };
-  const size_t pcie_column = optional_column("pcie_gen"), host_link_column = optional_column("host_link_GB_per_s");
+  const size_t pcie_column = optional_column(kOptional[0]), host_link_column = optional_column(kOptional[1]);
   const size_t generation_column = optional_column("generation");
   const size_t fp4_column = optional_column("fp4_dense_tflops"), nvlink_column = optional_column("nvlink_GB_per_s"),
                domain_column = optional_column("nvlink_domain_gpus"), nic_column = optional_column("nic_Gb_per_s");
