@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 
 #include "kvcache/base/csv_cells.h"
@@ -132,6 +133,15 @@ CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
   }
   if (!o.max_cudagraph_capture_size.empty())
     g.max_capture_size = ParseTokenCount(o.max_cudagraph_capture_size, "--max-cudagraph-capture-size");
+  // vLLM takes the largest listed size as the maximum and checks a maximum given beside the list
+  // against it (vllm/config/compilation.py, max_cudagraph_capture_size); two that differ are refused.
+  if (g.max_capture_size && !g.capture_sizes.empty()) {
+    const int64_t largest = *std::max_element(g.capture_sizes.begin(), g.capture_sizes.end());
+    if (*g.max_capture_size != largest)
+      throw Error("max_cudagraph_capture_size (--max-cudagraph-capture-size) " + std::to_string(*g.max_capture_size) +
+                  " differs from the largest of cudagraph_capture_sizes (--cudagraph-capture-sizes), " +
+                  std::to_string(largest) + "; vLLM requires them equal: give one of them");
+  }
   if (o.cuda_graph_estimate == "on" || o.cuda_graph_estimate == "1") g.estimate_in_budget = true;
   else if (o.cuda_graph_estimate == "off" || o.cuda_graph_estimate == "0") g.estimate_in_budget = false;
   else if (o.cuda_graph_estimate != "auto" && !o.cuda_graph_estimate.empty())
