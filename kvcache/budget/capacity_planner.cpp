@@ -12,11 +12,11 @@
 #include "kvcache/budget/encoder_budget.h"
 #include "kvcache/budget/lora_memory.h"
 #include "kvcache/budget/model_runner.h"
+#include "kvcache/budget/quantization_support.h"
 #include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
 #include "kvcache/model/gpu_catalog.h"
-#include "kvcache/model/quantization.h"
 #include "kvcache/model/weight_tensors.h"
 
 namespace kvsim {
@@ -116,20 +116,7 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
     throw Error("--max-model-len: " + std::to_string(s.max_model_len) + " exceeds the model's limit of " +
                 std::to_string(spec.derived_max_model_len) + " tokens (max_position_embeddings" +
                 (spec.derived_max_model_len != spec.max_position_embeddings ? " × rope scaling" : "") + ")");
-  // vLLM checks a quantization method against the GPU and the activation dtype before it loads
-  // anything (VllmConfig._get_quantization_config), and stops.
-  if (c.engine == Engine::kVllm && f.quant.method != QuantMethod::kNone) {
-    const std::string method = c.quantization.empty() ? "the checkpoint's quantization_config (" + f.quant.name + ")"
-                                                      : "--quantization " + f.quant.name;
-    const int needs = MinComputeCapability(f.quant), has = ComputeCapability(gpu);
-    if (needs > 0 && has > 0 && has < needs)
-      throw Error(method + ": vLLM runs it on compute capability " + std::to_string(needs) + " and up; " + gpu.name +
-                  " (" + gpu.generation + ") has " + std::to_string(has) + ", so vLLM refuses to start");
-    if (f.dtype == NumericFormat::kFloat32 && !RunsWithFloat32Activations(f.quant))
-      throw Error(std::string(c.dtype.empty() || c.dtype == "auto" ? "the model's dtype float32" : "--dtype float32") +
-                  " with " + method + ": vLLM's kernels for it take float16 or bfloat16 activations only, so vLLM "
-                  "refuses to start; use --dtype bfloat16 or float16");
-  }
+  CheckQuantizationRuns(f.quant, f.dtype, gpu, c);  // what vLLM refuses before loading anything
   const EngineDefaults d = rule.Defaults(gpu, s.gpu_total_gib, c, s.max_model_len);
   s.max_num_seqs = d.max_num_seqs;
   s.max_num_batched_tokens = d.max_num_batched_tokens;

@@ -333,20 +333,6 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
               "' is not supported (fp8, gptq, awq, bitsandbytes, mxfp4, modelopt, compressed-tensors)");
 }
 
-int MinComputeCapability(const QuantizationSpec& spec) {
-  if (spec.name == "fp8") return 80;
-  if (spec.name == "awq") return 75;
-  if (spec.name == "gptq") return 60;
-  if (spec.name == "bitsandbytes") return 70;
-  if (spec.name == "mxfp4") return 80;
-  return 0;
-}
-
-bool RunsWithFloat32Activations(const QuantizationSpec& spec) {
-  return spec.method == QuantMethod::kNone || spec.name == "bitsandbytes" || spec.name == "int8" ||
-         spec.name == "int4";
-}
-
 QuantizationSpec ParseQuantizationFlag(std::string_view flag, const QuantizationSpec& checkpoint) {
   const std::string f = Lower(flag);
   if (f == "none" || f.empty()) return QuantizationSpec{};

@@ -74,14 +74,6 @@ QuantizationSpec Nvfp4();
 // field for a method kvsim does not know.
 QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std::string& source);
 
-// Where vLLM runs a format, from its quantization configs (vllm/model_executor/layers/quantization/
-// *.py): get_min_capability (fp8 80 through Marlin below Ada, awq 75, gptq 60, bitsandbytes 70, mxfp4
-// 80; 0: not checked here) and whether get_supported_act_dtypes takes float32 (only bitsandbytes of
-// these; the what-ifs int8/int4 are not checked). vLLM refuses both at start-up
-// (VllmConfig._get_quantization_config).
-int MinComputeCapability(const QuantizationSpec& spec);
-bool RunsWithFloat32Activations(const QuantizationSpec& spec);
-
 // Reads a --quantization value as vLLM spells it (awq, gptq, fp8, bitsandbytes, mxfp4,
 // compressed-tensors, awq_marlin, gptq_marlin, ...) plus the what-ifs int8, int4 and none.
 // `checkpoint` is what the config declared; methods that only say "use the checkpoint's format"
