@@ -95,6 +95,19 @@ std::string DidYouMean(const std::string& command, const std::string& option) {
   return close.empty() ? "" : " (did you mean " + Join(close, ", ") + "?)";
 }
 
+// An error is one line whatever the input quoted in it held: a value typed with a newline or a
+// carriage return ("fp8\n" pasted from a file) would otherwise split the message, and a script that
+// reads the last line of stderr would see half of it.
+std::string OneLine(const char* message) {
+  std::string text;
+  for (const char* c = message; *c != '\0'; ++c) {
+    if (*c == '\n') text += "\\n";
+    else if (*c == '\r') text += "\\r";
+    else text += *c;
+  }
+  return text;
+}
+
 // Runs the command and maps every error to its exit code and one line on `err`.
 int RunCaught(const std::string& command, const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
               const CommandHooks& hooks) {
@@ -103,16 +116,17 @@ int RunCaught(const std::string& command, const std::vector<std::string>& args, 
     RefuseOptionPlaceholders(args);
     return Dispatch(command, args, out, err, hooks);
   } catch (const Error& e) {
-    err << prefix << "error: " << e.what() << "\n";
+    err << prefix << "error: " << OneLine(e.what()) << "\n";
   } catch (const boost::program_options::unknown_option& e) {
-    err << prefix << "error: " << e.what() << DidYouMean(command, e.get_option_name()) << " (see kvsim " << command
+    err << prefix << "error: " << OneLine(e.what()) << DidYouMean(command, e.get_option_name()) << " (see kvsim " << command
         << " --help)\n";
   } catch (const boost::program_options::error& e) {
-    err << prefix << "error: " << e.what() << " (see kvsim " << command << " --help)\n";
+    err << prefix << "error: " << OneLine(e.what()) << " (see kvsim " << command << " --help)\n";
   } catch (const std::bad_alloc&) {
     err << prefix << "error: out of memory (an input asks for more than this machine has)\n";
   } catch (const std::exception& e) {
-    err << prefix << "internal error (a bug in kvsim; please report it with the command line): " << e.what() << "\n";
+    err << prefix << "internal error (a bug in kvsim; please report it with the command line): " << OneLine(e.what())
+        << "\n";
     return kExitInternalError;
   }
   return kExitBadInput;

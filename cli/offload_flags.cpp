@@ -100,15 +100,46 @@ void ParseTransferConfig(const std::string& text, OffloadConfig& c) {
   std::string why;
   const std::optional<nlohmann::json> j = ParseJsonText(text, &why);
   if (!j || !j->is_object()) throw Error("--kv-transfer-config: not a JSON object (" + why + ")");
-  const std::string connector = j->value("kv_connector", "");
-  const nlohmann::json extra = j->value("kv_connector_extra_config", nlohmann::json::object());
+  // The types vLLM's KVTransferConfig declares (vllm/config/kv_transfer.py): a field of another type
+  // is refused there, so here too, naming the field, instead of read as absent.
+  const auto connector_it = j->find("kv_connector");
+  if (connector_it == j->end() || !connector_it->is_string())
+    throw Error("--kv-transfer-config: kv_connector: expected the connector's name, got " +
+                (connector_it == j->end() ? std::string("nothing") : connector_it->dump()));
+  const std::string connector = connector_it->get<std::string>();
+  if (const auto role = j->find("kv_role"); role != j->end() && !role->is_null()) {
+    const std::string name = role->is_string() ? role->get<std::string>() : role->dump();
+    if (name != "kv_producer" && name != "kv_consumer" && name != "kv_both")
+      throw Error("--kv-transfer-config: kv_role: '" + name + "' is not kv_producer, kv_consumer or kv_both");
+  }
+  nlohmann::json extra = nlohmann::json::object();
+  if (const auto e = j->find("kv_connector_extra_config"); e != j->end() && !e->is_null()) {
+    if (!e->is_object())
+      throw Error("--kv-transfer-config: kv_connector_extra_config: expected a JSON object, got " + e->dump());
+    extra = *e;
+  }
   if (connector == "OffloadingConnector") {
+    const std::string sized_by = c.tiers.empty()                ? ""
+                                 : c.connector == "--kv-offload" ? "--kv-offload"
+                                                                 : "--kv-offloading-size";
     c.connector = connector;
-    if (extra.contains("block_size")) c.chunk_tokens = extra.at("block_size").get<int64_t>();
+    if (const auto block = extra.find("block_size"); block != extra.end() && !block->is_null()) {
+      if (!block->is_number_integer() || block->get<int64_t>() < 1 || block->get<int64_t>() > (int64_t{1} << 20))
+        throw Error("--kv-transfer-config: kv_connector_extra_config.block_size: " + block->dump() +
+                    " is not a whole number of tokens from 1 to 1048576");
+      c.chunk_tokens = block->get<int64_t>();
+    }
     if (extra.contains("cpu_bytes_to_use")) {
       TierSpec t;
       if (!extra.at("cpu_bytes_to_use").is_number())
         throw Error("--kv-transfer-config: kv_connector_extra_config.cpu_bytes_to_use: not a number of bytes");
+      // Both size the one host tier; which one vLLM reads depends on its release, so neither is guessed.
+      if (extra.contains("num_cpu_blocks"))
+        throw Error("--kv-transfer-config: kv_connector_extra_config gives both cpu_bytes_to_use and num_cpu_blocks; "
+                    "they size the same host tier, give one");
+      if (!sized_by.empty())
+        throw Error("--kv-transfer-config: kv_connector_extra_config.cpu_bytes_to_use and " + sized_by +
+                    " both size the host tier; give one");
       t.capacity_bytes = extra.at("cpu_bytes_to_use").get<double>();
       c.tiers = {t};
     } else if (c.tiers.empty()) {

@@ -46,6 +46,7 @@ constexpr ExclusiveOptions kExclusive[] = {
     {"step-time-ms", "memory-efficiency", kFixedStep},
     {"step-time-ms", "step-overhead-ms", kFixedStep},
     {"adapters", "adapter-column", "the trace names each request's adapter, or --adapters draws them; not both"},
+    {"find", "micro-batch-size", "the search sets the micro-batch size (kvsim train), so a given one would be ignored"},
 };
 
 constexpr DependentOption kDependent[] = {

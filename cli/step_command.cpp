@@ -118,6 +118,17 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   const StepWork work = WorkOf(batch);
   const Deployment d = ResolveDeployment(opts, DataDirectory());
   const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
+  // A sequence never holds more than max-model-len tokens (vLLM stops or refuses it there), so a
+  // batch past it is not one the server runs.
+  const int64_t max_len = cap.settings.max_model_len;
+  if (batch.decode_seqs > 0 && batch.decode_context + 1 > max_len)
+    throw Error(Format("--decode-context: %lld tokens plus the one decoded exceed max-model-len %lld; a sequence never "
+                       "grows past it (raise --max-model-len if the model allows)",
+                       static_cast<long long>(batch.decode_context), static_cast<long long>(max_len)));
+  if (batch.prefill_seqs > 0 && batch.prefill_context + batch.prefill_tokens > max_len)
+    throw Error(Format("--prefill-context + --prefill-tokens: %lld tokens exceed max-model-len %lld; vLLM refuses such a "
+                       "prompt", static_cast<long long>(batch.prefill_context + batch.prefill_tokens),
+                       static_cast<long long>(max_len)));
   StepModelOptions model_options;
   model_options.enforce_eager = d.config.enforce_eager;
   ApplyStepModelFlags(model_flags, model_options);

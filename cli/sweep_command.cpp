@@ -64,6 +64,15 @@ std::string PartialReason(const std::vector<UnfinishedPoint>& unfinished, size_t
          " not";
 }
 
+// An option the grid or the search sets in every run, also given as a fixed option: the fixed value
+// would be dropped without a word.
+void RefuseFixedAndVaried(const std::vector<std::string>& varied, const std::vector<std::string>& base, const char* how) {
+  for (const std::string& option : varied)
+    for (const std::string& arg : base)
+      if (arg == "--" + option || arg.rfind("--" + option + "=", 0) == 0)
+        throw Error("--" + option + " is given as a fixed option and varied by " + how + "; give it one way");
+}
+
 // --find: one knob searched; the probes and the answer.
 SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
                    RankFarm* farm, std::ostream& out, std::ostream& err) {
@@ -153,6 +162,9 @@ SweepRun RunGrid(const SweepFlags& f, const SweepCriteria& criteria, const std::
   for (const auto& s : f.sweeps) axes.push_back(ParseGridAxis(s));
   if (!f.grid_file.empty())
     for (auto& a : ReadGridFile(f.grid_file)) axes.push_back(a);
+  std::vector<std::string> varied;
+  for (const GridAxis& a : axes) varied.push_back(a.option);
+  RefuseFixedAndVaried(varied, base, "--sweep/--grid");
   const std::string data_dir = DataDirectory();
   ResolveCache cache;
   std::vector<Variant> variants;
@@ -225,6 +237,11 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   // Under mpirun/srun (two ranks or more) the points run across the ranks; otherwise null.
   const std::unique_ptr<RankFarm> farm = JoinMpiJob(f.jobs);
+  // The search or the grid sets its option in every run: the same option fixed beside it (or a grid
+  // beside a search) would be dropped without a word.
+  if (!f.find.empty() && (!f.sweeps.empty() || !f.grid_file.empty()))
+    throw Error("--find searches one option; --sweep/--grid axes beside it would be ignored: give one of them");
+  if (!f.find.empty() && f.find != "pd-ratio") RefuseFixedAndVaried({f.find}, base, "--find");
   const SweepRun run = f.find.empty()          ? RunGrid(f, criteria, base, farm.get(), out, err)
                        : f.find == "pd-ratio" ? RunPdRatio(f, criteria, base, farm.get(), out, err)
                                               : RunSearch(f, criteria, base, farm.get(), out, err);

@@ -43,8 +43,14 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out, 
   if (!configs_dir.empty() && !std::filesystem::is_directory(configs_dir))
     throw Error("--configs: '" + configs_dir + "' is not a directory");
   const std::string logs_dir = std::filesystem::path(logs).parent_path().string();
-  const LogValidation v =
-      ValidateAgainstLogs(ReadVllmLogRows(logs), configs_dir, data_dir, logs_dir.empty() ? "." : logs_dir);
+  const std::vector<VllmLogRow> rows = ReadVllmLogRows(logs);
+  LogValidation v;
+  try {
+    v = ValidateAgainstLogs(rows, configs_dir, data_dir, logs_dir.empty() ? "." : logs_dir);
+  } catch (const Error& e) {  // "row ID (line N): ...": the table it is a row of
+    const std::string what = e.what();
+    throw Error(what.rfind("row ", 0) == 0 ? logs + ": " + what : what);
+  }
   out << RenderValidationText(v, min_weights, min_kv);
   return v.Passes(min_weights, min_kv) ? kExitOk : kExitThresholdMissed;
 }

@@ -15,6 +15,27 @@
 
 namespace kvsim {
 namespace po = boost::program_options;
+namespace {
+
+// A deployment's own options override the command's shared ones, but within one deployment a setting
+// given twice (--max-num-seqs 8 --max-num-seqs 16, or --X with --no-X) would keep one value and drop
+// the other without a word, where the command line itself refuses both.
+void RefuseRepeatedSettings(const std::vector<std::string>& own, const po::options_description& desc) {
+  const po::parsed_options parsed =
+      po::command_line_parser(ExpandShortParallelFlags(own)).options(desc).allow_unregistered().run();
+  std::map<std::string, std::string> seen;  // setting -> the flag that set it first
+  for (const po::option& o : parsed.options) {
+    if (o.unregistered || o.string_key.empty()) continue;
+    const std::string flag = "--" + o.string_key;
+    const auto [it, fresh] = seen.emplace(SettingOfFlag(flag), flag);
+    if (fresh) continue;
+    throw Error(it->second == flag ? flag + " is given twice in one deployment; give it once"
+                                   : it->second + " and " + flag + " are both given in one deployment; they set the same "
+                                     "thing, give one");
+  }
+}
+
+}  // namespace
 
 Variant ParseVariant(const std::string& label, const std::vector<std::string>& base_args,
                      const std::vector<std::string>& overrides, const std::string& data_dir, ResolveCache* cache) {
@@ -39,6 +60,7 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
     own = line.kvsim_args;
     v.warnings = ServeLineWarnings(line);
   }
+  if (!pasted) RefuseRepeatedSettings(own, desc);
   args.insert(args.end(), own.begin(), own.end());
   po::parsed_options parsed = po::command_line_parser(ExpandShortParallelFlags(args)).options(desc).run();
   RejectPositionalArguments(parsed);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <vector>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
@@ -93,7 +94,13 @@ std::string ItemText(const YAML::Node& n, const std::string& name, const std::st
 ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string& name) {
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    // PyYAML's safe_load, which vLLM calls, refuses a stream of several documents ("expected a
+    // single document"); reading only the first would drop the rest without a word.
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1)
+      throw Error((documents[1].Mark().line >= 0 ? Where(name, documents[1].Mark()) : name) + ": a second YAML document (after '---'); vLLM reads a config "
+                  "file of one document");
+    if (!documents.empty()) root = documents[0];
   } catch (const YAML::Exception& e) {
     throw Error(name + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
   }

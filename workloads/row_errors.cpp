@@ -77,6 +77,10 @@ std::optional<int64_t> ParseDateTimeNs(std::string_view s, DayCache* cache) {
     const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2);
     // Years before 1970 or after 2262 do not fit int64 nanoseconds since 1970 (nor a real log).
     if (y < 1970 || y > 2262 || mo < 1 || mo > 12 || d < 1 || d > 31) return std::nullopt;
+    // A day the month does not have (2023-02-30) would run on into the next month.
+    static constexpr int64_t kMonthDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d > kMonthDays[mo - 1] + (mo == 2 && leap ? 1 : 0)) return std::nullopt;
     // Days from civil (proleptic Gregorian), Howard Hinnant's algorithm.
     const int64_t yy = y - (mo <= 2);
     const int64_t era = (yy >= 0 ? yy : yy - 399) / 400;

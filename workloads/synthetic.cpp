@@ -37,6 +37,8 @@ std::vector<int64_t> ReadColumn(const std::string& path, const std::string& colu
   if (!in.Next(line) || !SplitCsvLine(line, cells)) throw Error(option + ": " + path + ":1: no CSV header");
   const auto col = std::find(cells.begin(), cells.end(), column);
   if (col == cells.end()) throw Error(option + ": " + path + ":1: missing column '" + PrintableExcerpt(column) + "'");
+  if (std::find(col + 1, cells.end(), column) != cells.end())
+    throw Error(option + ": " + path + ":1: column '" + PrintableExcerpt(column) + "' appears twice in the header; kvsim cannot tell which to read");
   const size_t index = static_cast<size_t>(col - cells.begin());
   while (in.Next(line)) {
     if (IsBlankLine(line)) continue;

@@ -57,8 +57,14 @@ class CsvTraceSource final : public RequestSource {
     const std::string* cols[5] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model, &layout_.adapter};
     for (int i = 0; i < 5; ++i) {
       index_[i] = -1;
-      for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c)
-        if (header_[c] == *cols[i]) index_[i] = static_cast<int>(c);
+      for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c) {
+        if (header_[c] != *cols[i]) continue;
+        // Two cells of one name: whichever kvsim read, the other would be ignored without a word.
+        if (index_[i] >= 0)
+          throw Error(o.path + ":1: column '" + PrintableExcerpt(*cols[i]) + "' appears twice in the header (cells " +
+                      std::to_string(index_[i] + 1) + " and " + std::to_string(c + 1) + "); kvsim cannot tell which to read");
+        index_[i] = static_cast<int>(c);
+      }
       if (i != 3 && !cols[i]->empty() && index_[i] < 0)
         throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + PrintableExcerpt(header, 120) + ")");
     }
@@ -253,15 +259,30 @@ class MooncakeSource final : public RequestSource {
         errors_.Bad(line, "hash_ids", "not an array");
         return std::nullopt;
       }
+      // One id per 512-token block of the prompt (every row of Mooncake's published traces): ids past
+      // the prompt's last block would be ignored, so they mean a wrong input_length or block size.
+      constexpr int64_t kTraceBlockTokens = 512;
+      const int64_t blocks = (static_cast<int64_t>(*in_len) + kTraceBlockTokens - 1) / kTraceBlockTokens;
+      if (static_cast<int64_t>(h->size()) > blocks) {
+        errors_.Bad(line, "hash_ids", "has " + std::to_string(h->size()) + " ids but input_length " +
+                                          std::to_string(static_cast<int64_t>(*in_len)) + " spans " +
+                                          std::to_string(blocks) + " block(s) of 512 tokens");
+        return std::nullopt;
+      }
       r.block_ids.reserve(h->size());
       for (const auto& v : *h) {
         if (!v.is_number_integer()) {
           errors_.Bad(line, "hash_ids", "holds a non-integer id");
           return std::nullopt;
         }
+        // A negative id read as unsigned would wrap onto a large one and share its blocks.
+        if (v.is_number_integer() && !v.is_number_unsigned()) {
+          errors_.Bad(line, "hash_ids", "holds a negative id: " + v.dump());
+          return std::nullopt;
+        }
         r.block_ids.push_back(v.get<uint64_t>());
       }
-      r.block_id_tokens = 512;
+      r.block_id_tokens = kTraceBlockTokens;
     }
     last_raw_ = at;
     if (!first_) first_ = at;

@@ -154,17 +154,25 @@ EngineDefaults BudgetRule::Defaults(const GpuSpec& gpu, double total_gib, const 
     const int64_t fallback = max_model_len > 32768 ? 512 : std::max<int64_t>(max_model_len, 2048);
     d.max_num_batched_tokens = c.max_num_batched_tokens.value_or(fallback);
   } else {
-    d.max_num_seqs = c.max_num_seqs.value_or(big_gpu ? 1024 : 256);
     const int64_t chunked = big_gpu ? 8192 : 2048;
     // Without chunked prefill a prompt runs in one step, so vLLM's SchedulerConfig makes the budget
     // hold a whole max_model_len prompt, and refuses a smaller one it is given (vllm/config/scheduler.py).
     d.max_num_batched_tokens =
         c.max_num_batched_tokens.value_or(c.enable_chunked_prefill ? chunked : std::max(max_model_len, chunked));
+    // vLLM's default running-request cap never exceeds the token budget (EngineArgs._set_default_args:
+    // min(the default, max_num_batched_tokens)): --max-num-batched-tokens 256 alone runs 256 requests.
+    d.max_num_seqs = c.max_num_seqs.value_or(std::min<int64_t>(big_gpu ? 1024 : 256, d.max_num_batched_tokens));
     if (!c.enable_chunked_prefill && d.max_num_batched_tokens < max_model_len)
       throw Error("--max-num-batched-tokens: " + std::to_string(d.max_num_batched_tokens) + " is smaller than max-model-len " +
                   std::to_string(max_model_len) + " with chunked prefill off; vLLM refuses it (a prompt must fit one step): "
                   "raise --max-num-batched-tokens or lower --max-model-len");
   }
+  // Every running request takes at least one token of a step, so vLLM's SchedulerConfig._verify_args
+  // refuses a budget below the request cap (vllm/config/scheduler.py).
+  if (c.engine == Engine::kVllm && d.max_num_batched_tokens < d.max_num_seqs)
+    throw Error("--max-num-batched-tokens: " + std::to_string(d.max_num_batched_tokens) + " is smaller than --max-num-seqs " +
+                std::to_string(d.max_num_seqs) + "; vLLM refuses it (each running request takes a token of every step): "
+                "raise --max-num-batched-tokens or lower --max-num-seqs");
   d.block_size = c.block_size.value_or(DefaultBlockSize());
   d.gpu_memory_utilization = c.gpu_memory_utilization.value_or(DefaultMemoryFraction(c.tensor_parallel_size));
   d.kv_grouping = Grouping(c);

@@ -12,9 +12,11 @@
 #include "kvcache/budget/encoder_budget.h"
 #include "kvcache/budget/lora_memory.h"
 #include "kvcache/budget/model_runner.h"
+#include "kvcache/budget/quantization_support.h"
 #include "kvcache/budget/release_rules.h"
 #include "kvcache/budget/speculative_memory.h"
 #include "kvcache/budget/startup_rules.h"
+#include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/weight_tensors.h"
 
 namespace kvsim {
@@ -49,8 +51,9 @@ void Validate(const ModelSpec& spec, const DeploymentConfig& c) {
   if (c.max_num_batched_tokens && *c.max_num_batched_tokens < 1) throw Error("--max-num-batched-tokens: must be at least 1");
   if (c.block_size && (*c.block_size < 1 || *c.block_size > 32768))
     throw Error("--block-size: " + std::to_string(*c.block_size) + " must be between 1 and 32768");
-  if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < 100000.0))
-    throw Error("--gpu-memory-gib: must be a positive number of GiB");
+  if (c.gpu_memory_gib && !(*c.gpu_memory_gib > 0.0 && *c.gpu_memory_gib < kMaxGpuMemoryGib))
+    throw Error("--gpu-memory-gib: " + Format("%g", *c.gpu_memory_gib) + " is not a GPU's memory in GiB (above 0, below " +
+                Format("%g", kMaxGpuMemoryGib) + ")");
   if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))
     throw Error("--kv-cache-memory: must be a positive number of bytes");
 }
@@ -113,6 +116,7 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
     throw Error("--max-model-len: " + std::to_string(s.max_model_len) + " exceeds the model's limit of " +
                 std::to_string(spec.derived_max_model_len) + " tokens (max_position_embeddings" +
                 (spec.derived_max_model_len != spec.max_position_embeddings ? " × rope scaling" : "") + ")");
+  CheckQuantizationRuns(f.quant, f.dtype, gpu, c);  // what vLLM refuses before loading anything
   const EngineDefaults d = rule.Defaults(gpu, s.gpu_total_gib, c, s.max_model_len);
   s.max_num_seqs = d.max_num_seqs;
   s.max_num_batched_tokens = d.max_num_batched_tokens;
@@ -353,6 +357,17 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
     if (c.num_gpu_blocks_override && c.engine == Engine::kVllm) {  // kv_cache_utils.get_num_blocks
       st.num_blocks = *c.num_gpu_blocks_override;
       st.kv_cache_bytes = static_cast<double>(st.num_blocks) * static_cast<double>(st.layout.block_bytes);
+      // The override skips the budget but not the allocation: past what the weights leave of the GPU,
+      // vLLM's KV tensors fail to allocate at start-up (as --kv-cache-memory does).
+      const double room = GiBToBytes(r.settings.gpu_total_gib) - st.weights.total_bytes() - st.overhead.non_torch_bytes;
+      if (st.kv_cache_bytes > room)
+        throw Error(Format("--num-gpu-blocks-override: %lld blocks of %.2f MiB are %.2f GiB, more than a GPU of %.2f GiB holds "
+                           "beside %.2f GiB of weights and %.2f GiB outside PyTorch (at most %lld blocks): vLLM's allocation "
+                           "would fail",
+                           static_cast<long long>(st.num_blocks), static_cast<double>(st.layout.block_bytes) / (1 << 20),
+                           BytesToGiB(st.kv_cache_bytes), r.settings.gpu_total_gib, BytesToGiB(st.weights.total_bytes()),
+                           BytesToGiB(st.overhead.non_torch_bytes),
+                           static_cast<long long>(std::max(0.0, std::floor(room / static_cast<double>(st.layout.block_bytes))))));
     }
     if (st.num_blocks < min_blocks) {
       min_blocks = st.num_blocks;

@@ -9,6 +9,7 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/budget/serve_settings.h"
 #include "kvcache/budget/speculative_config.h"
+#include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_catalog.h"
 
 namespace kvsim {
@@ -65,7 +66,9 @@ double ParseBandwidth(const std::string& text) {
     }
   }
   const double v = ParseFiniteNumber(number, "--gpu-bandwidth");
-  if (!(v > 0)) throw Error("--gpu-bandwidth: '" + text + "' must be positive (GB/s, or with a TB/s suffix)");
+  if (!(v > 0 && v * scale < kMaxGpuBandwidthBytesPerS))
+    throw Error("--gpu-bandwidth: '" + text + "' must be above 0 and below " + Format("%g", kMaxGpuBandwidthBytesPerS / 1e9) +
+                " GB/s (GB/s, or with a TB/s suffix)");
   return v * scale;
 }
 
@@ -86,7 +89,8 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
   if (o.interconnect != "auto") gpu.interconnect = ParseEnum<Interconnect>(o.interconnect, "--interconnect");
   if (!o.gpu_tflops.empty()) {
     const double tflops = ParseFiniteNumber(o.gpu_tflops, "--gpu-tflops");
-    if (!(tflops > 0 && tflops < 1e6)) throw Error("--gpu-tflops: '" + o.gpu_tflops + "' must be a positive number of TFLOPS");
+    if (!(tflops > 0 && tflops < 1e6))
+      throw Error("--gpu-tflops: '" + o.gpu_tflops + "' must be above 0 and below 1e+06 TFLOPS");
     gpu.bf16_dense_tflops = gpu.fp16_dense_tflops = tflops;
   }
   if (!o.gpu_bandwidth.empty()) gpu.mem_bandwidth_bytes_per_s = ParseBandwidth(o.gpu_bandwidth);

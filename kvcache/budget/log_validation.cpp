@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
+#include "kvcache/base/line_reader.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/capacity_planner.h"
@@ -47,7 +48,10 @@ std::string QuantizationFlag(const std::string& cell) {
   if (s.find("fp8") != std::string::npos) return "fp8";
   if (s.find("awq") != std::string::npos) return "awq";
   if (s.find("gptq") != std::string::npos) return "gptq";
-  return "";
+  // Any other name would be planned as the checkpoint's own format without a word.
+  throw Error("column quantization: '" + PrintableExcerpt(cell) +
+              "' names no format kvsim reads from the table (none, fp8, awq, gptq, bitsandbytes, int8/w8a8, or "
+              "'NAME (checkpoint)' for the checkpoint's own)");
 }
 
 std::string FirstWord(const std::string& cell) { return cell.substr(0, cell.find(' ')); }
@@ -153,7 +157,12 @@ LogValidation ValidateAgainstLogs(const std::vector<VllmLogRow>& rows, const std
       ++v.skipped;
       continue;
     }
-    DeploymentOptions o = OptionsForLogRow(row);
+    DeploymentOptions o;
+    try {
+      o = OptionsForLogRow(row);
+    } catch (const Error& e) {  // a cell of the row, not a deployment kvsim refuses: bad input
+      throw Error("row " + row.row_id + " (line " + std::to_string(row.line) + "): " + e.what());
+    }
     o.model = preset ? row.model_id : ConfigForRow(row.config_file, configs_dir, logs_dir);
     o.speculative_config = SpeculativeConfigForRow(o.speculative_config, configs_dir, logs_dir);
     ValidatedRow out{row.row_id, row.model_id, row.gpu_model, o.tensor_parallel_size, o.pipeline_parallel_size,

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 
 #include "kvcache/base/csv_cells.h"
@@ -80,10 +81,27 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     g.mode = ParseEnum<CudaGraphMode>(upper, flag + " cudagraph_mode");
   }
-  if (auto it = j.find("level"); it != j.end() && it->is_number_integer() && it->get<int64_t>() == 0 && !g.mode)
-    g.mode = CudaGraphMode::kNone;
-  if (auto it = j.find("mode"); it != j.end() && it->is_number_integer() && it->get<int64_t>() == 0 && !g.mode)
-    g.mode = CudaGraphMode::kNone;
+  // vLLM's CompilationMode (vllm/config/compilation.py; "level" is its older name): 0 NONE,
+  // 1 STOCK_TORCH_COMPILE, 2 DYNAMO_TRACE_ONCE, 3 VLLM_COMPILE, by number or name. Any other value
+  // fails vLLM's validation, so it is refused here rather than read as the default.
+  for (const char* key : {"level", "mode"}) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) continue;
+    static constexpr const char* kModes[] = {"NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE"};
+    int64_t mode = -1;
+    if (it->is_number_integer()) {
+      mode = it->get<int64_t>();
+    } else if (it->is_string()) {
+      std::string upper;
+      for (char ch : it->get<std::string>()) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+      for (int64_t m = 0; m < 4; ++m)
+        if (upper == kModes[m] || upper == std::to_string(m)) mode = m;
+    }
+    if (mode < 0 || mode > 3)
+      throw Error(flag + ": '" + key + "' is " + it->dump() +
+                  "; vLLM's compilation mode is 0-3 (NONE, STOCK_TORCH_COMPILE, DYNAMO_TRACE_ONCE, VLLM_COMPILE)");
+    if (mode == 0 && !g.mode) g.mode = CudaGraphMode::kNone;
+  }
   if (auto it = j.find("cudagraph_capture_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
   if (auto it = j.find("cuda_graph_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
   if (auto it = j.find("max_cudagraph_capture_size"); it != j.end() && !it->is_null())
@@ -115,6 +133,15 @@ CudaGraphSettings ReadCudaGraphs(const DeploymentOptions& o) {
   }
   if (!o.max_cudagraph_capture_size.empty())
     g.max_capture_size = ParseTokenCount(o.max_cudagraph_capture_size, "--max-cudagraph-capture-size");
+  // vLLM takes the largest listed size as the maximum and checks a maximum given beside the list
+  // against it (vllm/config/compilation.py, max_cudagraph_capture_size); two that differ are refused.
+  if (g.max_capture_size && !g.capture_sizes.empty()) {
+    const int64_t largest = *std::max_element(g.capture_sizes.begin(), g.capture_sizes.end());
+    if (*g.max_capture_size != largest)
+      throw Error("max_cudagraph_capture_size (--max-cudagraph-capture-size) " + std::to_string(*g.max_capture_size) +
+                  " differs from the largest of cudagraph_capture_sizes (--cudagraph-capture-sizes), " +
+                  std::to_string(largest) + "; vLLM requires them equal: give one of them");
+  }
   if (o.cuda_graph_estimate == "on" || o.cuda_graph_estimate == "1") g.estimate_in_budget = true;
   else if (o.cuda_graph_estimate == "off" || o.cuda_graph_estimate == "0") g.estimate_in_budget = false;
   else if (o.cuda_graph_estimate != "auto" && !o.cuda_graph_estimate.empty())

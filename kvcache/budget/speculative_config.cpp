@@ -145,7 +145,12 @@ void CheckKeyWithoutEffect(const std::string& key, const nlohmann::json& v, cons
 SpeculativeSettings SpeculativeFromJson(const nlohmann::json& j) {
   const std::string f = std::string(kFlag) + ": ";
   SpeculativeSettings s;
-  if (j.contains("model") && !j["model"].is_null()) s.draft_model = RequireString(j["model"], "model");
+  if (j.contains("model") && !j["model"].is_null()) {
+    s.draft_model = RequireString(j["model"], "model");
+    // An empty name would be read as "no model" (a head kvsim derives), but vLLM tries to load it.
+    if (s.draft_model.find_first_not_of(" \t") == std::string::npos)
+      throw Error(f + "\"model\" is " + j["model"].dump() + "; it names no model (leave it out, or give an id or a path)");
+  }
   if (j.contains("method") && !j["method"].is_null()) s.method = RequireString(j["method"], "method");
   // vLLM's inference when no method is given: "ngram" as the model means n-gram, any other model a
   // draft model.

@@ -64,7 +64,11 @@ class CellParser {
   std::optional<long long> Integer(const std::string& cell, const char* column, double hi) const {
     auto v = Number(cell, column, 0, hi);
     if (!v) return std::nullopt;
-    return static_cast<long long>(std::llround(*v));  // in range: the conversion is defined
+    // A count (GPUs, tokens, blocks) of 1.5 is a typo; rounding it would plan TP 2 from "1.5".
+    if (*v != std::floor(*v))
+      throw Error(path_ + ":" + std::to_string(line_) + ": column " + column + ": '" + PrintableExcerpt(cell) +
+                  "' is not a whole number");
+    return static_cast<long long>(*v);  // in range and whole: the conversion is exact
   }
 
  private:
@@ -78,6 +82,11 @@ VllmLogRow ParseRow(const std::string& path, unsigned line, const std::vector<st
   const CellParser p(path, r.line);
   r.row_id = c[0];
   r.engine = c[1];
+  // The engines the table records (OptionsForLogRow plans each); another name would be planned as
+  // vLLM V1 without a word.
+  if (!r.engine.empty() && r.engine != "v0" && r.engine != "v1" && r.engine != "vllm" && r.engine != "SGLang")
+    throw Error(path + ":" + std::to_string(line) + ": column engine: '" + PrintableExcerpt(r.engine) +
+                "' is not v0, v1, vllm, SGLang or blank");
   r.vllm_version = c[2];
   r.model_id = c[3];
   r.quantization = c[4];
@@ -137,6 +146,10 @@ std::vector<VllmLogRow> ReadVllmLogRows(const std::string& path) {
   std::vector<std::string> header, cells;
   if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
   if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
+  // A column named twice would have one of its cells ignored without a word.
+  for (auto it = header.begin(); it != header.end(); ++it)
+    if (!it->empty() && std::find(it + 1, header.end(), *it) != header.end())
+      throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' appears twice in the header");
   size_t index[kNumColumns];
   for (size_t i = 0; i < kNumColumns; ++i) {
     const auto it = std::find(header.begin(), header.end(), ColumnName(i));

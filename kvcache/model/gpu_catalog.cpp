@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "kvcache/base/csv_cells.h"
 #include "kvcache/base/error.h"
@@ -67,6 +68,23 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
   if (!in.Next(line)) throw Error(path + ": empty file (expected a CSV header)");
   if (!SplitCsvLine(line, header)) throw Error(path + ":1: the CSV header has an unterminated quote");
   size_t index[kNumColumns];
+  // A column named twice would have one of its cells ignored without a word, and so would one kvsim
+  // does not read: a misspelt optional column (pcie_gn) would leave its figure unknown.
+  static constexpr const char* kOptional[] = {"pcie_gen", "host_link_GB_per_s", "generation", "fp4_dense_tflops",
+                                               "nvlink_GB_per_s", "nvlink_domain_gpus", "nic_Gb_per_s"};
+  static constexpr const char* kNotes[] = {"source", "fabric_source"};  // citations, read by people
+  std::vector<std::string> known(std::begin(kColumns), std::end(kColumns));
+  known.insert(known.end(), std::begin(kOptional), std::end(kOptional));
+  known.insert(known.end(), std::begin(kNotes), std::end(kNotes));
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (!it->empty() && std::find(it + 1, header.end(), *it) != header.end())
+      throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' appears twice in the header");
+    if (std::find(known.begin(), known.end(), *it) == known.end()) {
+      const std::vector<std::string> close = ClosestMatches(*it, known, 3);
+      throw Error(path + ":1: column '" + PrintableExcerpt(*it) + "' is not one kvsim reads" +
+                  (close.empty() ? std::string() : " (did you mean " + Join(close, ", ") + "?)"));
+    }
+  }
   for (size_t i = 0; i < kNumColumns; ++i) {
     const auto it = std::find(header.begin(), header.end(), kColumns[i]);
     if (it == header.end()) throw Error(path + ":1: missing column '" + kColumns[i] + "'");
@@ -77,7 +95,15 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     const auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? header.size() : static_cast<size_t>(it - header.begin());
   };
-  const size_t pcie_column = optional_column("pcie_gen"), host_link_column = optional_column("host_link_GB_per_s");
+  // A whole number in [0, hi] (PCIe generations, GPUs per NVLink domain): casting a larger double
+  // to int is undefined.
+  auto whole = [&](const std::string& text, unsigned row, const char* column, double hi, const char* what) {
+    const double v = ParseNumber(text, path, row, column);
+    if (v != std::floor(v) || v > hi)
+      throw Error(path + ":" + std::to_string(row) + ": column " + column + ": '" + text + "' is not " + what);
+    return static_cast<int>(v);
+  };
+  const size_t pcie_column = optional_column(kOptional[0]), host_link_column = optional_column(kOptional[1]);
   const size_t generation_column = optional_column("generation");
   const size_t fp4_column = optional_column("fp4_dense_tflops"), nvlink_column = optional_column("nvlink_GB_per_s"),
                domain_column = optional_column("nvlink_domain_gpus"), nic_column = optional_column("nic_Gb_per_s");
@@ -100,20 +126,27 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     }
     g.marketed_gb = ParseNumber(cell(kMarketed), path, row, "marketed_gb");
     g.cuda_total_gib = ParseNumber(cell(kTotal), path, row, "cuda_total_gib");
-    if (g.cuda_total_gib <= 0) throw Error(where + ": column cuda_total_gib: empty");
+    if (cell(kTotal).empty()) throw Error(where + ": column cuda_total_gib: empty");
+    // The bound --gpu-memory-gib has (the capacity planner's): past it every byte figure loses meaning.
+    if (!(g.cuda_total_gib > 0 && g.cuda_total_gib < kMaxGpuMemoryGib))
+      throw Error(where + ": column cuda_total_gib: '" + cell(kTotal) + "' is not a GPU's memory in GiB (above 0, below " +
+                  Format("%g", kMaxGpuMemoryGib) + ")");
     g.mem_bandwidth_bytes_per_s = ParseNumber(cell(kBandwidth), path, row, "mem_bandwidth_TB_per_s") * 1e12;
+    if (g.mem_bandwidth_bytes_per_s >= kMaxGpuBandwidthBytesPerS)
+      throw Error(where + ": column mem_bandwidth_TB_per_s: '" + cell(kBandwidth) + "' is not a memory bandwidth (below " +
+                  Format("%g", kMaxGpuBandwidthBytesPerS / 1e12) + " TB/s)");
     g.bf16_dense_tflops = ParseNumber(cell(kBf16), path, row, "bf16_dense_tflops");
     g.fp8_dense_tflops = ParseNumber(cell(kFp8), path, row, "fp8_dense_tflops");
     g.int8_dense_tops = ParseNumber(cell(kInt8), path, row, "int8_dense_tops");
     g.fp16_dense_tflops = ParseNumber(cell(kFp16), path, row, "fp16_dense_tflops");
     const std::string& sms = cell(kSms);
-    const double sm = ParseNumber(sms, path, row, "sm_count");
-    if (sm != static_cast<double>(static_cast<int>(sm)) || sm > 100000)
-      throw Error(where + ": column sm_count: '" + sms + "' is not a whole number of SMs");
-    g.sm_count = static_cast<int>(sm);
+    g.sm_count = whole(sms, row, "sm_count", 100000, "a whole number of SMs");
     if (g.id.empty()) throw Error(where + ": column id: empty");
+    for (const GpuSpec& earlier : catalog.gpus_)
+      if (Normalize(earlier.id) == Normalize(g.id))
+        throw Error(where + ": column id: '" + g.id + "' is already a row of this file; each GPU needs one row");
     g.interconnect = ParseEnum<Interconnect>(cell(kInterconnect), where + ": column interconnect");
-    if (pcie_column < cells.size()) g.pcie_gen = static_cast<int>(ParseNumber(cells[pcie_column], path, row, "pcie_gen"));
+    if (pcie_column < cells.size()) g.pcie_gen = whole(cells[pcie_column], row, "pcie_gen", 16, "a PCIe generation (0 to 16)");
     if (host_link_column < cells.size())
       g.host_link_bytes_per_s = ParseNumber(cells[host_link_column], path, row, "host_link_GB_per_s") * 1e9;
     if (generation_column < cells.size()) {
@@ -126,10 +159,7 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     if (nvlink_column < cells.size())
       g.nvlink_bytes_per_s = ParseNumber(cells[nvlink_column], path, row, "nvlink_GB_per_s") * 1e9;
     if (domain_column < cells.size()) {
-      const double d = ParseNumber(cells[domain_column], path, row, "nvlink_domain_gpus");
-      if (d != static_cast<double>(static_cast<int>(d)) || d > 100000)
-        throw Error(where + ": column nvlink_domain_gpus: '" + cells[domain_column] + "' is not a whole number of GPUs");
-      g.nvlink_domain_gpus = static_cast<int>(d);
+      g.nvlink_domain_gpus = whole(cells[domain_column], row, "nvlink_domain_gpus", 100000, "a whole number of GPUs");
     }
     if (nic_column < cells.size()) g.nic_bytes_per_s = ParseNumber(cells[nic_column], path, row, "nic_Gb_per_s") * 1e9 / 8;
     catalog.gpus_.push_back(std::move(g));
@@ -141,6 +171,15 @@ void GpuCatalog::Prepend(const GpuCatalog& other) {
   std::vector<GpuSpec> merged = other.gpus_;
   merged.insert(merged.end(), gpus_.begin(), gpus_.end());
   gpus_ = std::move(merged);
+}
+
+int ComputeCapability(const GpuSpec& gpu) {
+  static constexpr std::pair<const char*, int> kCapabilities[] = {
+      {"volta", 70}, {"turing", 75}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100},
+      {"cdna3", 94}, {"cdna4", 95}};
+  for (const auto& [generation, capability] : kCapabilities)
+    if (gpu.generation == generation) return capability;
+  return 0;
 }
 
 double DensePeakFlops(const GpuSpec& gpu, NumericFormat format) {

@@ -27,6 +27,12 @@ struct EnumNames<Interconnect> {
 // For a GPU outside the table, from its marketing name ("... PCIe", "GeForce", "H100", "MI300X").
 Interconnect GuessInterconnect(const std::string& gpu_name);
 
+// Bounds of one GPU's figures, from a table row or an override flag: far above any GPU made (the
+// largest today hold a few hundred GiB at tens of TB/s), low enough that byte and time figures
+// derived from them stay finite and exact.
+inline constexpr double kMaxGpuMemoryGib = 100000;
+inline constexpr double kMaxGpuBandwidthBytesPerS = 1e15;  // 1,000 TB/s
+
 struct GpuSpec {
   std::string id;                 // short id, e.g. "h100"
   std::string name;               // e.g. "NVIDIA H100 80GB SXM5"
@@ -49,6 +55,11 @@ struct GpuSpec {
   int nvlink_domain_gpus = 0;     // GPUs one NVLink domain joins (8 per HGX board, 72 per NVL72 rack)
   double nic_bytes_per_s = 0;     // the RDMA NIC per GPU in the reference system, line rate
 };
+
+// The CUDA compute capability as vLLM compares it (major x 10 + minor, the lowest of the generation:
+// volta 70, turing 75, ampere 80, ada 89, hopper 90, blackwell 100; ROCm's cdna3 94, cdna4 95); 0 when
+// the table names no generation.
+int ComputeCapability(const GpuSpec& gpu);
 
 // The dense tensor peak (FLOP/s) for matrix multiplies in `format`: bf16 falls back to fp16 on
 // GPUs without bf16 (vLLM runs such models in fp16 there), fp16 to bf16 when only that is listed.

@@ -27,7 +27,15 @@ bool ReadExplicitLayerTypes(const FieldReader& r, int64_t window, ModelSpec& spe
                 (lt->is_array() ? "has " + std::to_string(lt->size()) + " entries" : std::string("is not a list")) +
                 " but num_hidden_layers is " + std::to_string(n));
   for (int64_t i = 0; i < n; ++i) {
-    const std::string kind = (*lt)[i].is_string() ? (*lt)[i].get<std::string>() : "full_attention";
+    // An entry kvsim cannot place is refused rather than planned as full attention: a typo or a new
+    // kind would otherwise size that layer's KV as the longest there is, without a word.
+    const nlohmann::json& entry = (*lt)[i];
+    const std::string kind = entry.is_string() ? entry.get<std::string>() : std::string();
+    if (kind != "full_attention" && kind != "attention" && kind != "sliding_attention" &&
+        kind != "chunked_attention" && !IsStateOnlyLayerType(kind))
+      throw Error(r.source() + ": " + r.prefix() + "layer_types[" + std::to_string(i) + "]: " + entry.dump() +
+                  " is not a layer kind kvsim knows (full_attention, attention, sliding_attention, chunked_attention, "
+                  "linear_attention, mamba, mamba2, ssm, conv, recurrent)");
     if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
     if (kind == "chunked_attention")
       spec.layers[i] = {AttentionKind::kChunkedLocal, r.Optional({"attention_chunk_size"}, window)};

@@ -130,13 +130,26 @@ int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& 
   if (!rs) return max_pos;
   FieldReader r(*rs, source, prefix + "rope_scaling.");
   std::string kind = r.String("rope_type", r.String("type", ""));
+  // The scaling types vLLM's get_rope builds (vllm/model_executor/layers/rotary_embedding); it raises
+  // "Unknown RoPE scaling type" for any other, so such a config never serves.
+  static constexpr const char* kRopeTypes[] = {"default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn",
+                                               "longrope", "su", "llama3", "llama4", "mrope"};
+  if (!kind.empty() && std::find(std::begin(kRopeTypes), std::end(kRopeTypes), kind) == std::end(kRopeTypes))
+    throw Error(source + ": " + prefix + "rope_scaling.rope_type: '" + kind + "' is not a RoPE scaling vLLM builds (" +
+                Join(std::vector<std::string>(std::begin(kRopeTypes), std::end(kRopeTypes)), ", ") + ")");
+  auto factor = rs->find("factor");
+  // vLLM reads the type before the factor and refuses a rope_scaling without one ("must have a 'type'
+  // or 'rope_type' key"); taking the factor alone would stretch the context on a guess.
+  if (kind.empty() && factor != rs->end() && !factor->is_null())
+    throw Error(source + ": " + prefix + "rope_scaling: has a factor but no rope_type (or type); vLLM refuses it");
   if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
     return max_pos;
-  auto factor = rs->find("factor");
-  if (factor == rs->end() || !factor->is_number()) return max_pos;
+  const std::string what = source + ": " + prefix + "rope_scaling.factor";
+  if (factor == rs->end() || factor->is_null()) return max_pos;
+  // vLLM multiplies the position limit by it: a string is a type error there, not "no scaling".
+  if (!factor->is_number()) throw Error(what + ": expected a number, got " + factor->dump());
   const double f = factor->get<double>();
   const FieldRange positions = ConfigFieldRange("max_position_embeddings");
-  const std::string what = source + ": " + prefix + "rope_scaling.factor";
   if (!(f > 0)) throw Error(what + ": " + factor->dump() + " must be positive");
   const int64_t base = kind == "yarn" ? r.Optional({"original_max_position_embeddings"}, max_pos) : max_pos;
   return RoundToInt64OrThrow(std::trunc(static_cast<double>(base) * f), positions.lo, positions.hi,
@@ -191,12 +204,18 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
 // Weights' dtype and the checkpoint's quantization, which set the bytes per parameter.
 void ReadDtypes(const FieldReader& r, const json& text, const std::string& source, const std::string& prefix,
                 ModelSpec& spec) {
-  std::string dtype_text = r.String("torch_dtype", r.String("dtype", "bfloat16"));
+  // transformers 4.56 renamed torch_dtype to dtype (the old name still read); a config may state either.
+  const std::string torch_dtype = r.String("torch_dtype", ""), dtype = r.String("dtype", "");
+  if (!torch_dtype.empty() && !dtype.empty() && ParseNumericFormat(torch_dtype) != ParseNumericFormat(dtype))
+    throw Error(source + ": " + prefix + "dtype '" + dtype + "' and torch_dtype '" + torch_dtype +
+                "' disagree (torch_dtype is the older name of dtype); give one");
+  const char* key = !torch_dtype.empty() ? "torch_dtype" : "dtype";
+  const std::string dtype_text = !torch_dtype.empty() ? torch_dtype : !dtype.empty() ? dtype : "bfloat16";
   if (auto fmt = ParseNumericFormat(dtype_text); fmt && (*fmt == NumericFormat::kFloat32 ||
       *fmt == NumericFormat::kFloat16 || *fmt == NumericFormat::kBFloat16)) {
     spec.dtype = *fmt;
   } else {
-    throw Error(source + ": " + prefix + "torch_dtype: '" + dtype_text + "' is not float32, float16 or bfloat16");
+    throw Error(source + ": " + prefix + key + ": '" + dtype_text + "' is not float32, float16 or bfloat16");
   }
   if (auto qc = text.find("quantization_config"); qc != text.end() && !qc->is_null())
     spec.checkpoint_quantization = ParseQuantizationConfig(*qc, source);
@@ -254,12 +273,18 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   // Multimodal wrappers keep the language model in text_config.
   json text = root;
   std::string prefix;
-  if (auto tc = root.find("text_config"); tc != root.end() && tc->is_object()) {
+  // A text_config that is not an object (a string, a list) would be read past as if absent.
+  if (top.Object("text_config") != nullptr) {
+    const auto tc = root.find("text_config");
     text = *tc;
     prefix = "text_config.";
     FillConfigClassDefaults(text, top_type);
-    for (const char* key : {"tie_word_embeddings", "torch_dtype", "quantization_config"})
-      if (!text.contains(key) && root.contains(key)) text[key] = root[key];
+    // The wrapper's dtype (either spelling) stands for the language model's unless text_config states one.
+    const bool text_dtype = text.contains("torch_dtype") || text.contains("dtype");
+    for (const char* key : {"tie_word_embeddings", "torch_dtype", "dtype", "quantization_config"}) {
+      const bool is_dtype = std::string_view(key) == "torch_dtype" || std::string_view(key) == "dtype";
+      if (!text.contains(key) && root.contains(key) && !(is_dtype && text_dtype)) text[key] = root[key];
+    }
   }
   FillDepthFromBlockList(text);
   FieldReader r(text, source, prefix);

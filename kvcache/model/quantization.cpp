@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -19,12 +20,15 @@ std::string Lower(std::string_view text) {
   return s;
 }
 
-// An integer quantization field within [lo, hi] (`fallback` when absent or not a number): a group or
-// block size of 0 divides by zero later, and a double outside int64 cannot even be converted.
+// An integer quantization field within [lo, hi] (`fallback` when absent or null): a group or block
+// size of 0 divides by zero later, and a double outside int64 cannot even be converted. Any other
+// type is refused rather than replaced by the fallback: "bits": "8" read as the default 4 would
+// halve the weights without a word.
 int64_t GetInt(const nlohmann::json& j, const char* key, int64_t fallback, int64_t lo, int64_t hi,
                const std::string& what) {
   auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_number()) throw Error(what + key + ": expected an integer, got " + it->dump());
   const double v = it->get<double>();
   if (v != std::floor(v) || v < static_cast<double>(lo) || v > static_cast<double>(hi))
     throw Error(what + key + ": " + it->dump() + " is outside the valid range [" + std::to_string(lo) + ", " +
@@ -33,6 +37,30 @@ int64_t GetInt(const nlohmann::json& j, const char* key, int64_t fallback, int64
 }
 
 constexpr int64_t kMaxGroup = int64_t{1} << 20;
+
+// A true/false quantization field (`fallback` when absent or null); a string such as "yes" is refused
+// by name instead of surfacing as the JSON library's type error.
+bool GetBool(const nlohmann::json& j, const char* key, bool fallback, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw Error(what + key + ": expected true/false, got " + it->dump());
+  return it->get<bool>();
+}
+
+// A name field (`fallback` when absent or null) that must be one of `allowed`, as the library that
+// writes it declares them.
+std::string GetName(const nlohmann::json& j, const char* key, const std::string& fallback,
+                    std::initializer_list<const char*> allowed, const std::string& what) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return fallback;
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  if (!it->is_string()) throw Error(what + key + ": expected one of " + list + ", got " + it->dump());
+  const std::string name = Lower(it->get<std::string>());
+  for (const char* a : allowed)
+    if (name == a) return name;
+  throw Error(what + key + ": '" + it->get<std::string>() + "' is not one of " + list);
+}
 
 QuantizationSpec GroupInt(QuantMethod method, int bits, int64_t group, const char* name) {
   QuantizationSpec q;
@@ -91,10 +119,11 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
     throw Error(source + ": quantization_config.config_groups.*.weights: missing");
   const std::string what = source + ": quantization_config.config_groups.*.weights.";
   const int bits = static_cast<int>(GetInt(*weights, "num_bits", 8, 1, 64, what));
-  const std::string type = weights->value("type", std::string("int"));
-  auto strategy_it = weights->find("strategy");  // const: operator[] on a missing key is undefined
-  const std::string strategy = strategy_it != weights->end() && strategy_it->is_string()
-                                   ? strategy_it->get<std::string>() : "channel";
+  // compressed-tensors' QuantizationType and QuantizationStrategy enumerations (quant_args.py): the
+  // library refuses any other name, so kvsim does too rather than read it as int8 per channel.
+  const std::string type = GetName(*weights, "type", "int", {"int", "float"}, what);
+  const std::string strategy = GetName(*weights, "strategy", "channel",
+                                       {"tensor", "channel", "group", "block", "token", "tensor_group", "attn_head"}, what);
   if (bits == 8 && type == "float") {
     ScaleGranularity g = strategy == "tensor"  ? ScaleGranularity::kPerTensor
                          : strategy == "block" ? ScaleGranularity::kBlock
@@ -106,7 +135,7 @@ QuantizationSpec ParseCompressedTensors(const nlohmann::json& config, const std:
     // -1 (or 0 in some exports) means one group per output channel.
     int64_t group_size = GetInt(*weights, "group_size", 128, -1, kMaxGroup, what);
     auto q = GroupInt(QuantMethod::kInt4Symmetric, 4, group_size, "compressed-tensors");
-    if (!weights->value("symmetric", true)) q.method = QuantMethod::kGptq;
+    if (!GetBool(*weights, "symmetric", true, what)) q.method = QuantMethod::kGptq;
     q.experts_only = IgnoresAllButRoutedExperts(config);
     return q;
   }
@@ -207,6 +236,8 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
       const std::string what = source + ": quantization_config.weight_block_size";
       if (!block->is_array() || block->size() != 2)
         throw Error(what + ": expected [rows, cols], got " + block->dump());
+      if (!(*block)[0].is_number() || !(*block)[1].is_number())
+        throw Error(what + ": expected two integers, got " + block->dump());
       const nlohmann::json pair = {{"rows", (*block)[0]}, {"cols", (*block)[1]}};
       auto q = Fp8(ScaleGranularity::kBlock, "fp8");
       q.block_rows = GetInt(pair, "rows", 0, 1, kMaxGroup, what + ".");
@@ -218,21 +249,36 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
   }
   if (method == "gptq" || method == "awq") {
     const std::string what = source + ": quantization_config.";
-    const int bits = static_cast<int>(GetInt(config, "bits", 4, 1, 64, what));
-    const int64_t group =
-        GetInt(config, "group_size", GetInt(config, "q_group_size", 128, -1, kMaxGroup, what), -1, kMaxGroup, what);
-    return GroupInt(method == "gptq" ? QuantMethod::kGptq : QuantMethod::kAwq,
-                    static_cast<int>(GetInt(config, "w_bit", bits, 1, 64, what)), group, method == "gptq" ? "gptq" : "awq");
+    const char* const bits_key = config.contains("w_bit") ? "w_bit" : "bits";
+    const int bits = static_cast<int>(GetInt(config, bits_key, 4, 1, 64, what));
+    const char* const group_key = config.contains("group_size") ? "group_size" : "q_group_size";
+    const int64_t group = GetInt(config, group_key, 128, -1, kMaxGroup, what);
+    // vLLM's own checks when it builds the config (vllm/model_executor/layers/quantization/awq.py,
+    // gptq.py): AWQ kernels are 4-bit only, GPTQ's 2, 3, 4 or 8; a group size of 0 divides the
+    // input dimension by zero (-1 is one group per column).
+    if (method == "awq" && bits != 4)
+      throw Error(what + bits_key + ": " + std::to_string(bits) + " bits; vLLM runs AWQ checkpoints of 4 bits only");
+    if (method == "gptq" && bits != 2 && bits != 3 && bits != 4 && bits != 8)
+      throw Error(what + bits_key + ": " + std::to_string(bits) + " bits; vLLM runs GPTQ checkpoints of 2, 3, 4 or 8 bits");
+    if (group == 0)
+      throw Error(what + group_key + ": 0 is not a group size (a positive number of columns, or -1 for one group per column)");
+    return GroupInt(method == "gptq" ? QuantMethod::kGptq : QuantMethod::kAwq, bits, group, method == "gptq" ? "gptq" : "awq");
   }
   if (method == "bitsandbytes") {
+    const std::string what = source + ": quantization_config.";
+    const bool eight = GetBool(config, "load_in_8bit", false, what);
+    const bool four = GetBool(config, "load_in_4bit", false, what);
+    // transformers' BitsAndBytesConfig refuses the pair: the weights are one or the other.
+    if (eight && four)
+      throw Error(what + "load_in_4bit and load_in_8bit are both true; a bitsandbytes checkpoint is one or the other");
     QuantizationSpec q;
-    if (config.value("load_in_8bit", false)) {
+    if (eight) {
       q.method = QuantMethod::kBitsAndBytes8;
       q.bits = 8;
     } else {
       q.method = QuantMethod::kBitsAndBytes4;
       q.bits = 4;
-      q.double_quant = config.value("bnb_4bit_use_double_quant", false);
+      q.double_quant = GetBool(config, "bnb_4bit_use_double_quant", false, what);
     }
     q.name = "bitsandbytes";
     return q;
@@ -248,7 +294,8 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
   if (method == "modelopt" || method == "modelopt_fp4") {
     // ModelOpt checkpoints (hf_quant_config's quantization block): quant_algo NVFP4 or FP8.
     std::string algo = method == "modelopt_fp4" ? "nvfp4" : "";
-    if (auto a = config.find("quant_algo"); a != config.end() && a->is_string()) algo = Lower(a->get<std::string>());
+    if (auto a = config.find("quant_algo"); a != config.end() && !a->is_null())
+      algo = a->is_string() ? Lower(a->get<std::string>()) : a->dump();
     QuantizationSpec q;
     if (algo == "nvfp4") {
       q = Nvfp4();

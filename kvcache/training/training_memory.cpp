@@ -35,6 +35,11 @@ void Validate(const TrainingSetup& s) {
     if (s.optimizer == Optimizer::kAdafactor) throw Error("--optimizer adafactor needs --model (its factored moments follow tensor shapes)");
     return;
   }
+  // Megatron-style tensor parallelism splits the attention heads evenly over the ranks (Megatron-LM
+  // asserts num_attention_heads % tensor_model_parallel_size == 0 at start-up).
+  if (s.model->num_attention_heads % s.tp != 0)
+    throw Error(Format("--tensor-parallel-size %d does not divide the model's %lld attention heads", s.tp,
+                       static_cast<long long>(s.model->num_attention_heads)));
   if (s.pp > s.model->num_layers)
     throw Error(Format("--pipeline-parallel-size %d exceeds the model's %lld layers", s.pp,
                        static_cast<long long>(s.model->num_layers)));

@@ -90,7 +90,9 @@ def _deployment_options(value):
         for flag in flags_from_kwargs(value, command="replay"):  # a variant takes replay's deployment flags
             words += flag.split("=", 1)  # "--gpu h100": compare reads an option string as separate words
         return shlex.join(words)
-    return str(value)
+    if not isinstance(value, str):
+        raise ValueError("kvsim compare: a deployment is a dict of flags or an option string, not %r" % (value,))
+    return value
 
 
 def compare(a, b, c=None, d=None, e=None, f=None, g=None, h=None, **flags):
@@ -106,6 +108,8 @@ def compare(a, b, c=None, d=None, e=None, f=None, g=None, h=None, **flags):
 def _slo_text(slo):
     if slo is None or isinstance(slo, str):
         return slo
+    if not isinstance(slo, dict):
+        raise ValueError("slo=%r: a dict {\"ttft_p99\": \"2s\"} or the CLI's \"ttft-p99=2s,...\" string" % (slo,))
     return ",".join("%s=%s" % (k.replace("_", "-"), v) for k, v in slo.items())
 
 
@@ -115,10 +119,15 @@ def sweep(grid=None, find=None, slo=None, **flags):
     instead; slo={"ttft_p99": "2s", "tpot_p99": "100ms"} or the CLI's "ttft-p99=2s,..." string."""
     if isinstance(grid, (str, os.PathLike)):  # the CLI's --grid JSON file
         flags["grid"], grid = os.fspath(grid), None
+    if grid is not None and not isinstance(grid, dict):
+        raise ValueError("kvsim sweep: grid=%r: a dict of option -> list of values, or the path of the CLI's grid JSON file"
+                         % (grid,))
     axes = []
     for option, values in (grid or {}).items():
         if isinstance(values, (str, int, float)):
             values = [values]
+        if not values:
+            raise ValueError("kvsim sweep: grid[%r] lists no values" % (option,))
         # A dict or list (speculative_config) goes as compact JSON: the CLI keeps a JSON value's commas.
         axes.append("%s=%s" % (option.replace("_", "-"),
                                ",".join(json.dumps(v, separators=(",", ":")) if isinstance(v, (dict, list)) else str(v)

@@ -34,17 +34,33 @@ def _format_value(value):
 
 
 _known_flags = {}
+_value_flags = {}
+
+# The wrappers write --json themselves and parse what it prints; --help prints no JSON at all.
+_RESERVED = ("json", "help")
 
 
-def _flags_of(command):
-    """The flags `kvsim COMMAND --help` lists (read once per command)."""
+def _read_help(command):
     if command not in _known_flags:
         code, out, _ = _core.run(["kvsim", command, "--help"], None)
         text = out.decode("utf-8", "replace")
         if code != 0 or not text:
             raise RuntimeError("kvsim %s --help failed (exit %d)" % (command, code))
-        _known_flags[command] = set(re.findall(r"^  (?:-\w+ \[ )?(--[a-z0-9][a-z0-9-]*)", text, re.MULTILINE))
+        rows = re.findall(r"^  (?:-\w+ \[ )?(--[a-z0-9][a-z0-9-]*)(?: \])?( arg)?", text, re.MULTILINE)
+        _known_flags[command] = set(flag for flag, _ in rows)
+        # " arg" without brackets: the flag needs a value (--json [=arg] may stand alone).
+        _value_flags[command] = set(flag for flag, arg in rows if arg)
+
+
+def _flags_of(command):
+    """The flags `kvsim COMMAND --help` lists (read once per command)."""
+    _read_help(command)
     return _known_flags[command]
+
+
+def _takes_value(flag, command):
+    _read_help(command)
+    return flag in _value_flags[command]
 
 
 def _off_flags(name, flag, command):
@@ -67,13 +83,21 @@ def flags_from_kwargs(kwargs, repeatable=(), command=None):
     nothing, and a keyword that names no flag of `command` raises ValueError (without `command`,
     False is refused for want of a way to check it); a dict is passed as JSON (hf_overrides,
     speculative_config, ...); a list or tuple repeats the flag when the flag is repeatable, else it
-    is joined with commas.
+    is joined with commas. True or False for a flag that takes a value, and the wrappers' own json
+    and help, raise ValueError (with `command`).
     """
     argv = []
     for name, value in kwargs.items():
         if value is None:
             continue
         flag = "--" + name.replace("_", "-")
+        if command is not None and name in _RESERVED:
+            raise ValueError("kvsim %s: keyword %s=%r is the wrapper's own: the result is returned (result.to_dict() is "
+                             "the JSON); for --%s use kvsim.run_cli" % (command, name, value, name))
+        if command is not None and isinstance(value, bool) and _takes_value(flag, command):
+            # True alone would make the next flag its value; False would drop it without a word.
+            raise ValueError("kvsim %s: keyword %s=%r: %s takes a value (a number or a name), not True/False"
+                             % (command, name, value, flag))
         if name.endswith("version") and isinstance(value, float):
             # 0.30 as a float is 0.3, another release: a release number must be given as text.
             raise ValueError("%s=%r: give the release as a string (%s='%s'), not a float" % (name, value, name, repr(value)))

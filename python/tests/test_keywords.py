@@ -42,3 +42,34 @@ def test_a_release_given_as_a_float_is_refused():
     """0.30 as a float is 0.3, another release: the keyword must be text."""
     with pytest.raises(ValueError, match="as a string"):
         kvsim.capacity(vllm_version=0.30)
+
+
+def test_true_or_false_for_a_flag_that_takes_a_value_raises():
+    """tensor_parallel_size=True gave `--tensor-parallel-size --json=-`, so the CLI read '--json=-' as
+    the size; max_model_len=False was left out of the command line as if never given."""
+    with pytest.raises(ValueError, match="tensor_parallel_size=True: --tensor-parallel-size takes a value"):
+        kvsim.capacity(tensor_parallel_size=True)
+    with pytest.raises(ValueError, match="max_model_len=False: --max-model-len takes a value"):
+        kvsim.capacity(max_model_len=False)
+
+
+def test_the_wrappers_own_keywords_raise():
+    """help=True printed the help where the wrapper parses JSON (a JSONDecodeError); json=PATH gave
+    --json twice."""
+    with pytest.raises(ValueError, match="help=True is the wrapper's own"):
+        kvsim.capacity(help=True)
+    with pytest.raises(ValueError, match="json='out.json' is the wrapper's own"):
+        kvsim.replay(synthetic=10, rate=5, json="out.json", **_SMALL)
+
+
+def test_arguments_of_the_wrong_shape_raise_value_error():
+    """A list for grid, a number for slo or for a compare deployment raised AttributeError from the
+    wrapper, or reached the CLI as a stray word; each is a ValueError naming the argument."""
+    with pytest.raises(ValueError, match="grid=\\[8, 16\\]"):
+        kvsim.sweep(grid=[8, 16], synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="lists no values"):
+        kvsim.sweep(grid={"max_num_seqs": []}, synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="slo=5"):
+        kvsim.sweep(find="max-num-seqs", slo=5, synthetic=10, rate=5, **_SMALL)
+    with pytest.raises(ValueError, match="not 5"):
+        kvsim.compare(a=5, b={"max_num_seqs": 16}, synthetic=10, rate=5, **_SMALL)

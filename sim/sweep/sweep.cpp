@@ -162,8 +162,15 @@ SweepCriteria ParseCriteria(const std::string& objective, const std::string& slo
   c.objective = ParseEnum<Objective>(objective, "--objective");
   c.max_preemption_rate = max_preemption_rate;
   std::stringstream ss(slo);
-  for (std::string piece; std::getline(ss, piece, ',');)
-    if (!piece.empty()) c.slos.push_back(ParseSlo(piece));
+  for (std::string piece; std::getline(ss, piece, ',');) {
+    if (piece.empty()) continue;
+    SloConstraint k = ParseSlo(piece);
+    // Two limits on one metric and quantile: the stricter would decide and the other be ignored.
+    for (const SloConstraint& seen : c.slos)
+      if (seen.metric == k.metric && seen.quantile == k.quantile)
+        throw Error("--slo: '" + seen.text + "' and '" + k.text + "' limit the same quantile; give one limit");
+    c.slos.push_back(std::move(k));
+  }
   if (c.objective == Objective::kGoodput && c.slos.empty()) throw Error("--objective goodput needs --slo thresholds");
   return c;
 }

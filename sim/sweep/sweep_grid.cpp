@@ -1,12 +1,15 @@
 #include "sim/sweep/sweep_grid.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/json_brackets.h"
 #include "kvcache/base/json_file.h"
+#include "kvcache/base/line_reader.h"
 
 namespace kvsim {
 
@@ -36,9 +39,34 @@ GridAxis ParseGridAxis(const std::string& text) {
   return a;
 }
 
+namespace {
+
+// The JSON reader keeps the last of two equal keys, so {"max-num-seqs": [8], "max-num-seqs": [16]}
+// would sweep 16 alone and drop 8 without a word: an option named twice is refused instead.
+void RefuseRepeatedOptions(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;  // a FIFO or stdin cannot be read a second time
+  LineReader in(path, "the grid file");
+  std::string text, line;
+  while (in.Next(line)) text += line + "\n";
+  std::set<std::string> seen;
+  const nlohmann::json::parser_callback_t check = [&](int depth, nlohmann::json::parse_event_t event,
+                                                      nlohmann::json& parsed) {
+    if (event == nlohmann::json::parse_event_t::key && depth == 1 && parsed.is_string() &&
+        !seen.insert(parsed.get<std::string>()).second)
+      throw Error(path + ": option '" + parsed.get<std::string>() + "' is named twice; give all its values in one list");
+    return true;
+  };
+  const nlohmann::json checked = nlohmann::json::parse(text, check, /*allow_exceptions=*/false);
+  static_cast<void>(checked);  // only the callback's check matters; ReadJsonFile parsed the file
+}
+
+}  // namespace
+
 std::vector<GridAxis> ReadGridFile(const std::string& path) {
   const nlohmann::json j = ReadJsonFile(path, "the grid file");
   if (!j.is_object()) throw Error(path + ": expected an object of option -> list of values");
+  RefuseRepeatedOptions(path);
   std::vector<GridAxis> axes;
   for (const auto& [key, values] : j.items()) {
     if (!values.is_array() || values.empty()) throw Error(path + ": " + key + ": expected a non-empty list");
@@ -51,6 +79,11 @@ std::vector<GridAxis> ReadGridFile(const std::string& path) {
 
 std::vector<GridPoint> ExpandGrid(const std::vector<GridAxis>& axes) {
   if (axes.empty()) throw Error("give at least one --sweep OPTION=V1,V2,... (or --grid FILE, or --find)");
+  // An option on two axes (two --sweep, or --sweep and --grid) would set it twice in every point.
+  for (size_t i = 0; i < axes.size(); ++i)
+    for (size_t j = i + 1; j < axes.size(); ++j)
+      if (axes[i].option == axes[j].option)
+        throw Error("--sweep/--grid: '" + axes[i].option + "' is an axis twice; give all its values in one axis");
   size_t count = 1;
   for (const GridAxis& a : axes) {
     count *= std::max<size_t>(1, a.values.size());
