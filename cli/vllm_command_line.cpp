@@ -12,6 +12,7 @@
 #include "kvcache/budget/all2all_backend.h"
 #include "cli/option_rules.h"
 #include "cli/option_words.h"
+#include "cli/repeated_settings.h"
 #include "cli/serve_flag_values.h"
 #include "cli/serve_flags.h"
 #include "cli/serve_json_flags.h"
@@ -371,32 +372,6 @@ class Translator {
 };
 
 
-// vLLM's argparse keeps the last of a repeated flag, and of --X and --no-X the one given last: so does
-// the translation, naming each flag it dropped.
-void KeepLastOfEachSetting(ServeCommandLine& cmd) {
-  struct Item {
-    std::string flag;
-    std::optional<std::string> value;
-  };
-  std::vector<Item> items;
-  const std::vector<std::string>& a = cmd.kvsim_args;
-  for (size_t i = 0; i < a.size(); ++i) {
-    Item item{a[i], std::nullopt};
-    if (i + 1 < a.size() && !StartsWith(a[i + 1], "--")) item.value = a[++i];
-    items.push_back(std::move(item));
-  }
-  std::vector<Item> kept;
-  std::set<std::string> seen;
-  for (auto it = items.rbegin(); it != items.rend(); ++it) {
-    if (seen.insert(SettingOfFlag(it->flag)).second) kept.push_back(*it);
-    else Note(cmd.replaced_by_later, it->flag);
-  }
-  cmd.kvsim_args.clear();
-  for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
-    cmd.kvsim_args.push_back(it->flag);
-    if (it->value) cmd.kvsim_args.push_back(*it->value);
-  }
-}
 
 }  // namespace
 
@@ -421,7 +396,7 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
                             : runs + "; this plan models " + modelled.text + " (--vllm-version 0." +
                                   std::to_string(launch.image_minor) + " plans the image's release)");
   }
-  KeepLastOfEachSetting(cmd);
+  KeepLastOfEachSetting(cmd.kvsim_args, cmd.replaced_by_later);
   return cmd;
 }
 
