@@ -1,10 +1,14 @@
 #include "cli/yaml_config.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "kvcache/base/error.h"
@@ -89,6 +93,36 @@ std::string ItemText(const YAML::Node& n, const std::string& name, const std::st
   return n.Scalar();
 }
 
+// Where the stream's second document starts, if it has one. yaml-cpp 0.7's LoadAll never returns on
+// some malformed text (",o": its parser reports a new document at every call without reading on), so
+// the documents are counted through the parser's events, two at most.
+std::optional<YAML::Mark> SecondDocument(const std::string& text, const std::string& name) {
+  struct DocumentStarts : YAML::EventHandler {
+    std::optional<YAML::Mark> mark;
+    bool null = false;  // the document is a bare null
+    void OnDocumentStart(const YAML::Mark& m) override { mark = m; }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark&, YAML::anchor_t) override { null = true; }
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+  };
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts first, second;
+  if (!parser.HandleNextDocument(first)) return std::nullopt;
+  if (!parser.HandleNextDocument(second) || !second.mark) return std::nullopt;
+  // A null first document followed by another, in text that does not open with '---', is text no
+  // document can start with (PyYAML: "expected '<document start>'").
+  const size_t start = text.find_first_not_of(" \t\r\n");
+  if (first.null && (start == std::string::npos || text.compare(start, 3, "---") != 0))
+    throw Error(Where(name, *first.mark) + ": malformed YAML: text that cannot start a document");
+  return second.mark;
+}
+
 }  // namespace
 
 ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string& name) {
@@ -96,11 +130,11 @@ ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string&
   try {
     // PyYAML's safe_load, which vLLM calls, refuses a stream of several documents ("expected a
     // single document"); reading only the first would drop the rest without a word.
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    if (documents.size() > 1)
-      throw Error((documents[1].Mark().line >= 0 ? Where(name, documents[1].Mark()) : name) + ": a second YAML document (after '---'); vLLM reads a config "
-                  "file of one document");
-    if (!documents.empty()) root = documents[0];
+    const std::optional<YAML::Mark> second = SecondDocument(text, name);
+    if (second)
+      throw Error((second->line >= 0 ? Where(name, *second) : name) +
+                  ": a second YAML document; vLLM reads a config file of one document");
+    root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw Error(name + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg);
   }
