@@ -46,7 +46,7 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   if (spec.qk_norm_span == QkNormSpan::kAllHeadsGathered && tp_ > 1)
     qk_norm_gathered_bytes_per_token_ = static_cast<double>((spec.num_attention_heads + spec.num_kv_heads) * spec.head_dim) * act_bytes_;
   if (spec.qk_norm_span == QkNormSpan::kAllHeadsReduced && tp_ > 1) {
-    // SGLang joined them from its first MiniMax-M2 release (PR #14416); vLLM from PR #31493.
+    // SGLang normalizes q and k with one all-reduce (its qk_norm); vLLM does from the release rule.
     const bool joint = cap.settings.engine != Engine::kVllm ||
                        HasRule(ParseVllmVersion(cap.settings.vllm_version), ReleaseRule::kJointQkNormAllReduce);
     qk_norm_all_reduces_ = joint ? 1 : 2;

@@ -21,6 +21,16 @@
 namespace kvsim {
 namespace {
 
+// A config kvsim must refuse, its message naming `reason`.
+void ExpectRefused(const std::string& config, const std::string& reason) {
+  try {
+    testing::SpecFromJson(config);
+    ADD_FAILURE() << "accepted " << config;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+}
+
 const std::string kData = KVSIM_DATA_DIR_FOR_TESTS;
 
 ModelSpec Named(const std::string& id) { return ResolveModel(id, kData); }
@@ -215,14 +225,10 @@ TEST(RecipePresetsTest, Nemotron35LightningReadsItsBlockList) {
   EXPECT_EQ(CountParameters(lightning), CountParameters(nano));
   EXPECT_NEAR(Billions(CountParameters(lightning)), 31.6, 31.6 * 0.01);
   EXPECT_EQ(lightning.max_position_embeddings, 1048576);
-  try {
-    testing::SpecFromJson(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h","hidden_size":64,
+  ExpectRefused(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h","hidden_size":64,
       "num_hidden_layers":2,"layers_block_type":["mamba","convolution"],"num_attention_heads":2,"vocab_size":100,
-      "intermediate_size":128,"max_position_embeddings":4096})");
-    FAIL() << "accepted an unknown block name";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("layers_block_type: \"convolution\""), std::string::npos) << e.what();
-  }
+      "intermediate_size":128,"max_position_embeddings":4096})",
+                "layers_block_type: \"convolution\"");
 }
 
 // Qwen3.6-27B and Qwen3.8-27B: "27B" (vllm-project/recipes models/Qwen/Qwen3.6-27B.yaml, Qwen3.8-27B.yaml
@@ -244,36 +250,24 @@ TEST(RecipePresetsTest, Qwen36TwentySevenBMatchesItsCard) {
 // DiffusionGemma (vllm-project/recipes models/Google/diffusiongemma-26B-A4B-it.yaml: "iterative denoising over
 // a fixed-length canvas rather than left-to-right autoregressive decoding") is refused with the reason.
 TEST(RecipePresetsTest, DiffusionGemmaIsRefusedWithItsReason) {
-  try {
-    testing::SpecFromJson(R"({"architectures":["DiffusionGemmaForBlockDiffusion"],"model_type":"diffusion_gemma",
+  ExpectRefused(R"({"architectures":["DiffusionGemmaForBlockDiffusion"],"model_type":"diffusion_gemma",
       "canvas_length":256,"text_config":{"hidden_size":2816,"num_hidden_layers":30,"num_attention_heads":16,
-      "vocab_size":262144}})");
-    FAIL() << "accepted diffusion_gemma";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("block-diffusion"), std::string::npos) << e.what();
-  }
+      "vocab_size":262144}})",
+                "block-diffusion");
 }
 
 // MiniMax-M3's sparse attention is refused with the reason, not read as a MiniMax-M2.
 TEST(RecipePresetsTest, MiniMaxM3IsRefusedWithItsReason) {
-  try {
-    testing::SpecFromJson(R"({"architectures":["MiniMaxM3ForCausalLM"],"model_type":"minimax_m3",
-      "hidden_size":6144,"num_hidden_layers":60,"num_attention_heads":64,"vocab_size":200064})");
-    FAIL() << "accepted minimax_m3";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("MSA sparse attention"), std::string::npos) << e.what();
-  }
+  ExpectRefused(R"({"architectures":["MiniMaxM3ForCausalLM"],"model_type":"minimax_m3",
+      "hidden_size":6144,"num_hidden_layers":60,"num_attention_heads":64,"vocab_size":200064})",
+                "MSA sparse attention");
 }
 
 // Kimi-Linear's KDA layers are refused with the reason, not read as a Llama.
 TEST(RecipePresetsTest, KimiLinearIsRefusedWithItsReason) {
-  try {
-    testing::SpecFromJson(R"({"architectures":["KimiLinearForCausalLM"],"model_type":"kimi_linear",
-      "hidden_size":2304,"num_hidden_layers":27,"num_attention_heads":32,"vocab_size":163840})");
-    FAIL() << "accepted kimi_linear";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Kimi Delta Attention"), std::string::npos) << e.what();
-  }
+  ExpectRefused(R"({"architectures":["KimiLinearForCausalLM"],"model_type":"kimi_linear",
+      "hidden_size":2304,"num_hidden_layers":27,"num_attention_heads":32,"vocab_size":163840})",
+                "Kimi Delta Attention");
 }
 
 }  // namespace
