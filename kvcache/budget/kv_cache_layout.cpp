@@ -101,17 +101,27 @@ int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_ba
   return pages;
 }
 
+namespace {
+
+// vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an MLAAttentionSpec of head_size
+// index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys plus one fp32 scale per 128 values:
+// 132 B per token and layer for index_head_dim 128.
+double IndexerKeyBytesPerToken(const ModelSpec& spec) {
+  if (!spec.has_mla || spec.mla.indexer_head_dim <= 0) return 0;
+  return static_cast<double>(spec.mla.indexer_head_dim + spec.mla.indexer_head_dim / 128 * 4);
+}
+
+}  // namespace
+
 double AttentionBytesPerTokenPerLayer(const ModelSpec& spec, const KvCacheFormat& format, int tp) {
   if (spec.has_mla) {
     double bytes = format.fp8_ds_mla
         ? 656.0
         : static_cast<double>(spec.mla.kv_lora_rank + spec.mla.qk_rope_head_dim) * format.bytes_per_element;
     // DeepSeek-V3.2's sparse-attention indexer keeps its own key cache in every layer, in
-    // the same blocks (vllm/model_executor/models/deepseek_v2.py DeepseekV32IndexerCache: an
-    // MLAAttentionSpec of head_size index_head_dim + index_head_dim / 128 x 4, uint8 -- fp8 keys
-    // plus one fp32 scale per 128 values: 132 B per token and layer for index_head_dim 128).
-    if (spec.mla.indexer_head_dim > 0)
-      bytes += static_cast<double>(spec.mla.indexer_head_dim + spec.mla.indexer_head_dim / 128 * 4);
+    // the same blocks (IndexerKeyBytesPerToken); where only some layers run one, BuildKvCacheLayout
+    // counts their pages apart.
+    if (spec.mla.indexer_head_dim > 0 && spec.mla.indexer_on_layer.empty()) bytes += IndexerKeyBytesPerToken(spec);
     return bytes;
   }
   const int64_t heads = std::max<int64_t>(1, spec.num_kv_heads / tp);
@@ -144,6 +154,25 @@ int64_t HybridStateBlockSize(const ModelSpec& spec, const KvCacheFormat& format,
   return kAlignment * CeilDiv(state, kAlignment * per_token);
 }
 
+namespace {
+
+// A model whose indexer runs on some layers only (GLM-5.2): each such layer's key cache is a layer
+// of the KV pool of its own, of another page size than the latent's. vLLM keeps layers of one
+// attention type but several page sizes in one group whose block spans every layer's page
+// (UniformTypeKVCacheSpecs, vllm/v1/kv_cache_interface.py), so a block holds the latent pages and
+// these.
+void AddIndexerPages(const ModelSpec& spec, int64_t first_layer, int64_t end_layer, KvCacheLayout& layout) {
+  int64_t indexed = 0;
+  for (int64_t i = first_layer; i < end_layer; ++i) indexed += spec.layers[static_cast<size_t>(i)].HasOwnKv() && spec.mla.HasIndexer(i);
+  if (indexed == 0) return;
+  const double per_token = IndexerKeyBytesPerToken(spec);
+  layout.bytes_per_token += per_token * static_cast<double>(indexed);
+  layout.block_bytes += static_cast<int64_t>(std::ceil(per_token * static_cast<double>(layout.block_size))) * indexed;
+  layout.mixed_page_sizes = true;
+}
+
+}  // namespace
+
 KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& format, int tp, int64_t first_layer,
                                  int64_t end_layer, int64_t block_size, KvGrouping grouping) {
   KvCacheLayout layout;
@@ -173,6 +202,7 @@ KvCacheLayout BuildKvCacheLayout(const ModelSpec& spec, const KvCacheFormat& for
     types[{a.kind, a.window_tokens}] += 1;
   }
   AssignLayerGroups(types, layout);
+  if (spec.has_mla && !spec.mla.indexer_on_layer.empty()) AddIndexerPages(spec, first_layer, end_layer, layout);
   return layout;
 }
 

@@ -138,6 +138,7 @@ std::optional<ModelSpec> ProposerModel(const ModelSpec& target, const Speculativ
   const size_t last = static_cast<size_t>(target.num_layers - 1);
   one.num_layers = 1;
   if (!target.layers.empty()) one.layers = {target.layers[last]};
+  one.mla.indexer_on_layer.clear();  // an MTP layer runs its own indexer (it lies past the schedule's layers)
   if (!target.moe.layer_is_moe.empty()) one.moe.layer_is_moe = {target.moe.layer_is_moe[last]};
   if (!target.moe.layer_has_mlp.empty()) one.moe.layer_has_mlp = {target.moe.layer_has_mlp[last]};
   return one;

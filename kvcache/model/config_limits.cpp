@@ -46,6 +46,7 @@ constexpr NamedRange kRanges[] = {
     {"qk_nope_head_dim", {1, 64 * kKi}},      {"qk_rope_head_dim", {1, 64 * kKi}},
     {"v_head_dim", {1, 64 * kKi}},            {"index_n_heads", {0, 16 * kKi}},
     {"index_head_dim", {0, 64 * kKi}},        {"patch_size", {1, 64 * kKi}},
+    {"index_topk_freq", {1, 4 * kKi}},        {"index_skip_topk_offset", {-4 * kKi, 4 * kKi}},
     {"image_size", {0, 64 * kKi}},            {"num_channels", {1, 64 * kKi}},
     {"in_channels", {1, 64 * kKi}},           {"in_chans", {1, 64 * kKi}},
     {"out_hidden_size", {1, 256 * kKi}},      {"vision_output_dim", {1, 256 * kKi}},

@@ -31,11 +31,17 @@ bool ReadExplicitLayerTypes(const FieldReader& r, int64_t window, ModelSpec& spe
     // kind would otherwise size that layer's KV as the longest there is, without a word.
     const nlohmann::json& entry = (*lt)[i];
     const std::string kind = entry.is_string() ? entry.get<std::string>() : std::string();
+    // NVIDIA's GLM-5.2 checkpoints name every layer "deepseek_sparse_attention": latent attention over
+    // the whole context, whose top-k indexer (ReadMla) chooses the keys read, not the keys kept.
+    const bool sparse = kind == "deepseek_sparse_attention";
+    if (sparse && !(spec.has_mla && spec.mla.indexer_head_dim > 0))
+      throw Error(r.source() + ": " + r.prefix() + "layer_types[" + std::to_string(i) + "]: " + entry.dump() +
+                  " needs a latent-attention model with a top-k indexer (kv_lora_rank and index_head_dim)");
     if (kind != "full_attention" && kind != "attention" && kind != "sliding_attention" &&
-        kind != "chunked_attention" && !IsStateOnlyLayerType(kind))
+        kind != "chunked_attention" && !sparse && !IsStateOnlyLayerType(kind))
       throw Error(r.source() + ": " + r.prefix() + "layer_types[" + std::to_string(i) + "]: " + entry.dump() +
                   " is not a layer kind kvsim knows (full_attention, attention, sliding_attention, chunked_attention, "
-                  "linear_attention, mamba, mamba2, ssm, conv, recurrent)");
+                  "deepseek_sparse_attention, linear_attention, mamba, mamba2, ssm, conv, recurrent)");
     if (kind == "sliding_attention" && window > 0) spec.layers[i] = {AttentionKind::kSlidingWindow, window};
     if (kind == "chunked_attention")
       spec.layers[i] = {AttentionKind::kChunkedLocal, r.Optional({"attention_chunk_size"}, window)};

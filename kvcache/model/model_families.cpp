@@ -1,4 +1,5 @@
 #include "kvcache/base/text_format.h"
+#include "kvcache/model/indexer_schedule.h"
 #include "kvcache/model/model_families.h"
 
 #include <algorithm>
@@ -275,6 +276,7 @@ void ReadMla(FieldReader& r, const std::string& type, ModelSpec& spec) {
   mla.v_head_dim = r.Required({"v_head_dim"});
   mla.indexer_heads = r.Optional({"index_n_heads"}, 0);
   mla.indexer_head_dim = r.Optional({"index_head_dim"}, 0);
+  if (mla.indexer_head_dim > 0) mla.indexer_on_layer = ReadIndexerSchedule(r, spec.num_layers);
   // DeepseekV32ForCausalLM.verify_and_update_config (vLLM models/config.py) turns kv_cache_dtype "auto"
   // into fp8_ds_mla. GLM-5 (glm_moe_dsa) runs on deepseek_v2.py with the same indexer (vLLM PR #34124
   // maps GlmMoeDsaForCausalLM there) but without that config hook, so its latent stays in the model dtype.

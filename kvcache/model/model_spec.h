@@ -68,7 +68,16 @@ struct MlaSpec {
   int64_t v_head_dim = 0;
   int64_t indexer_heads = 0;     // DeepSeek-V3.2 sparse-attention indexer (0 = none)
   int64_t indexer_head_dim = 0;
+  // Per layer, whether it runs an indexer of its own (weights and key cache); the others reuse the
+  // top-k of the last layer that did (GLM-5.2's IndexShare, kvcache/model/indexer_schedule.h).
+  // Empty: every layer does, as in DeepSeek-V3.2 and GLM-5; layers past its end (MTP) do too.
+  std::vector<bool> indexer_on_layer;
   bool fp8_ds_mla_default = false;  // V3.2: vLLM stores the latent as fp8_ds_mla (656 B/token/layer)
+
+  bool HasIndexer(int64_t layer) const {
+    return indexer_head_dim > 0 &&
+           (layer < 0 || static_cast<size_t>(layer) >= indexer_on_layer.size() || indexer_on_layer[static_cast<size_t>(layer)]);
+  }
 };
 
 // The fixed per-request state of a linear-attention / SSM layer, shaped as vLLM's

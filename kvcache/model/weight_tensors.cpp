@@ -82,7 +82,7 @@ void AddAttention(TensorList& list, const ModelSpec& spec, int64_t layer) {
     list.Add("attn.kv_b_proj", WeightRole::kAttention, Sharding::kRows,
              heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, 1, layer);
     list.Add("attn.o_proj", WeightRole::kAttention, Sharding::kCols, h, heads * m.v_head_dim, 1, layer);
-    if (m.indexer_heads > 0) {  // DeepSeek-V3.2 lightning indexer
+    if (m.indexer_heads > 0 && m.HasIndexer(layer)) {  // DeepSeek-V3.2 lightning indexer
       const int64_t q_in = m.q_lora_rank > 0 ? m.q_lora_rank : h;
       list.Add("attn.indexer.wq_b", WeightRole::kAttention, Sharding::kReplicated,
                m.indexer_heads * m.indexer_head_dim, q_in, 1, layer);
