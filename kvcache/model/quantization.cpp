@@ -307,15 +307,25 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
     // vLLM's ModelOpt configs (modelopt.py is_layer_excluded) leave every module exclude_modules names in
     // the model dtype: "self_attn" (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4
     // checkpoints) keeps all attention 16-bit; a layer's mixer projection named by index (Nemotron-3)
-    // keeps that layer's attention or SSM projections 16-bit.
-    if (auto ex = config.find("exclude_modules"); ex != config.end() && ex->is_array())
+    // keeps that layer's attention or SSM projections 16-bit. The same list in a config.json's own
+    // quantization_config is "ignore" (ModelOptQuantConfigBase.from_config reads either). Attention and
+    // the shared experts both excluded leave only the routed experts quantized, as NVIDIA's GLM-5.2
+    // NVFP4 release does (its list also names the dense layers 0-2 whole; a checkpoint that kept its
+    // dense MLPs quantized would be counted here a little larger than it is).
+    bool shared_experts = false;
+    for (const char* key : {"exclude_modules", "ignore"}) {
+      auto ex = config.find(key);
+      if (ex == config.end() || !ex->is_array()) continue;
       for (const auto& m : *ex) {
         if (!m.is_string()) continue;
         const std::string name = m.get<std::string>();
         if (name.find("self_attn") != std::string::npos) q.attention_unquantized = true;
+        if (name.find("shared_experts") != std::string::npos) shared_experts = true;
         if (const std::optional<int64_t> layer = MixerProjectionLayer(name))
           q.unquantized_mixer_layers.push_back(*layer);
       }
+    }
+    if (q.attention_unquantized && shared_experts) q.experts_only = true;
     if (auto kv = config.find("kv_cache_quant_algo"); kv != config.end() && !kv->is_null()) {
       const std::string kv_algo = kv->is_string() ? Lower(kv->get<std::string>()) : kv->dump();
       if (kv_algo != "fp8")
