@@ -12,6 +12,7 @@ constexpr int64_t kVocabPadding = 64;  // vLLM DEFAULT_VOCAB_PADDING_SIZE
 
 bool IsQuantized(const WeightTensor& t, const QuantizationSpec& quant) {
   if (quant.method == QuantMethod::kNone) return false;
+  if (t.role == WeightRole::kLmHead) return quant.lm_head_quantized;
   if (quant.experts_only) return t.role == WeightRole::kExpert;
   if (quant.attention_unquantized && t.role == WeightRole::kAttention) return false;
   if (t.role == WeightRole::kAttention &&
@@ -69,6 +70,7 @@ WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>
   const auto ranges = PipelineStageLayers(spec.num_layers, pp);
   const auto [first, end] = ranges[stage];
   const double width = BytesPerElement(dtype);
+  const QuantizationSpec attention = AttentionFormat(quant);
   WeightMemory m;
   for (const WeightTensor& t : tensors) {
     const bool here = t.layer >= 0 ? (t.layer >= first && t.layer < end)
@@ -79,7 +81,8 @@ WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>
     if (quant.method == QuantMethod::kMxfp4 && t.role == WeightRole::kExpert)
       std::tie(rows, cols) = PadForMxfp4(t, {rows, cols});
     if (IsQuantized(t, quant)) {
-      m.quantized_bytes += LinearWeightBytes(quant, rows, cols, width) * static_cast<double>(t.copies);
+      const QuantizationSpec& format = t.role == WeightRole::kAttention ? attention : quant;
+      m.quantized_bytes += LinearWeightBytes(format, rows, cols, width) * static_cast<double>(t.copies);
     } else {
       m.full_width_bytes += static_cast<double>(rows) * static_cast<double>(cols) *
                             static_cast<double>(t.copies) * width;

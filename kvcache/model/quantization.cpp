@@ -10,6 +10,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
+#include "kvcache/model/modelopt_mixed_precision.h"
 
 namespace kvsim {
 namespace {
@@ -224,6 +225,10 @@ double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, 
   return elements * dtype_bytes;
 }
 
+QuantizationSpec AttentionFormat(const QuantizationSpec& spec) {
+  return spec.attention_fp8 ? Fp8(ScaleGranularity::kPerTensor, "modelopt") : spec;
+}
+
 QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std::string& source) {
   if (!config.is_object()) throw Error(source + ": quantization_config: expected an object");
   auto method_it = config.find("quant_method");
@@ -301,8 +306,16 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
       q = Nvfp4();
     } else if (algo == "fp8") {
       q = Fp8(ScaleGranularity::kPerTensor, "modelopt");
+    } else if (algo == "mixed_precision") {
+      const MixedPrecisionFormats f = ReadModelOptMixedPrecision(config, source);
+      q = f.main_fp8 ? Fp8(ScaleGranularity::kPerTensor, "modelopt") : Nvfp4();
+      q.attention_fp8 = f.attention_fp8;
+      q.attention_unquantized = f.attention_unquantized;
+      q.experts_only = f.experts_only;
+      q.lm_head_quantized = f.lm_head_quantized;
     } else {
-      throw Error(source + ": quantization_config.quant_algo: '" + algo + "' is not supported for modelopt (NVFP4, FP8)");
+      throw Error(source + ": quantization_config.quant_algo: '" + algo +
+                  "' is not supported for modelopt (NVFP4, FP8, MIXED_PRECISION)");
     }
     // vLLM's ModelOpt configs (modelopt.py is_layer_excluded) leave every module exclude_modules names in
     // the model dtype: "self_attn" (every layer's "model.layers.N.self_attn*" in NVIDIA's DeepSeek FP4

@@ -54,6 +54,10 @@ struct QuantizationSpec {
   // NVIDIA's Nemotron-3 recipe: the attention layers and the Mamba layer before each): their attention or SSM
   // projections stay 16-bit while the rest of the model is quantized. Sorted, no duplicates.
   std::vector<int64_t> unquantized_mixer_layers;
+  // ModelOpt MIXED_PRECISION (modelopt_mixed_precision.h): the attention and mixer projections in fp8
+  // with per-tensor scales while the MLPs and experts are in `method`, and the lm_head quantized too.
+  bool attention_fp8 = false;
+  bool lm_head_quantized = false;
   // The KV-cache format a ModelOpt checkpoint was calibrated for (hf_quant_config's kv_cache_quant_algo,
   // as --kv-cache-dtype spells it: "fp8"); empty when it names none.
   std::string kv_cache_dtype;
@@ -69,6 +73,10 @@ double LinearWeightBytes(const QuantizationSpec& spec, int64_t out, int64_t in, 
 QuantizationSpec BitsAndBytesNf4();
 // NVIDIA fp4 in blocks of 16 (ModelOpt's NVFP4, --quantization modelopt_fp4 / nvfp4).
 QuantizationSpec Nvfp4();
+
+// The format `spec` stores the attention and mixer projections in: its own, or fp8 with per-tensor
+// scales for a ModelOpt MIXED_PRECISION checkpoint (attention_fp8).
+QuantizationSpec AttentionFormat(const QuantizationSpec& spec);
 
 // Reads a Hugging Face `quantization_config` object. Throws kvsim::Error naming `source` and the
 // field for a method kvsim does not know.

@@ -57,6 +57,9 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   lowbit_ = ChooseLowBitGemm(cap.weight_quantization.method, gpu);
   gemmq_ = gemm_;
   if (lowbit_.peak_flops > 0) gemmq_.peak_flops = lowbit_.peak_flops;
+  lowbit_attention_ = ChooseLowBitGemm(AttentionFormat(cap.weight_quantization).method, gpu);
+  gemmq_attention_ = gemm_;
+  if (lowbit_attention_.peak_flops > 0) gemmq_attention_.peak_flops = lowbit_attention_.peak_flops;
   BuildExperts(spec, cap, gpu, o);
 
   hidden_ = static_cast<double>(spec.hidden_size);
@@ -97,13 +100,16 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   recurrent_state_ = RecurrentStateOf(spec, cap);
   vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;
   lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
+  if (cap.weight_quantization.lm_head_quantized && cap.weight_quantization.method != QuantMethod::kNone)
+    lm_head_bytes_ = LinearWeightBytes(cap.weight_quantization, CeilDiv(spec.vocab_size, 64) * 64 / tp_, spec.hidden_size, act_bytes_);
 }
 
 GemmShape StepModel::Shape(const Gemm& g, int64_t m) const {
   GemmShape s{m, g.n, g.k, g.weight_bytes, act_bytes_, 1.0};
   if (!g.quantized) return s;
-  if (lowbit_.activation_bytes > 0) s.activation_bytes = lowbit_.activation_bytes;
-  s.dequant_factor = lowbit_.dequant_factor * KernelRowShare(lowbit_, m);
+  const LowBitGemm& lowbit = g.attention ? lowbit_attention_ : lowbit_;
+  if (lowbit.activation_bytes > 0) s.activation_bytes = lowbit.activation_bytes;
+  s.dequant_factor = lowbit.dequant_factor * KernelRowShare(lowbit, m);
   return s;
 }
 
@@ -126,7 +132,7 @@ double StepModel::MemoMiss(std::vector<double>& memo, int64_t key, AddFn add) co
 void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double* seconds) const {
   if (tokens <= 0) return;
   auto add = [&](const Gemm& g, const GemmShape& s, double groups, double layers) {
-    const double t = GroupedGemmSeconds(s, groups, g.quantized ? gemmq_ : gemm_) * layers;
+    const double t = GroupedGemmSeconds(s, groups, !g.quantized ? gemm_ : g.attention ? gemmq_attention_ : gemmq_) * layers;
     const std::string& name = g.name;
     *seconds += t;
     if (out) out->push_back({name, "linear", static_cast<int64_t>(layers), GemmFlops(s) * groups * layers, GemmBytes(s) * groups * layers, t});

@@ -221,9 +221,11 @@ class StepModel final : public StepTimer {
     double weight_bytes = 0;
     double layers = 0;        // how many layers run it
     bool quantized = false;   // stored in the checkpoint's quantized format
+    bool attention = false;   // an attention or mixer projection (AttentionFormat: fp8 in a mixed checkpoint)
   };
-  double WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const;
-  void AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers, const CapacityResult& cap);
+  double WeightBytes(int64_t n, int64_t k, bool quantizable, const QuantizationSpec& format) const;
+  void AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers, const CapacityResult& cap,
+               bool attention = false);
   void BuildAttentionGemms(const ModelSpec& spec, const CapacityResult& cap);
   void BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap);
   void BuildExperts(const ModelSpec& spec, const CapacityResult& cap, const GpuSpec& gpu, const StepModelOptions& o);
@@ -256,6 +258,8 @@ class StepModel final : public StepTimer {
   GemmDevice gemm_;
   LowBitGemm lowbit_;               // the kernel the quantized GEMMs run on (lowbit_gemm.h)
   GemmDevice gemmq_;                // gemm_ at the quantized kernel's peak
+  LowBitGemm lowbit_attention_;     // the same for the attention projections (AttentionFormat)
+  GemmDevice gemmq_attention_;
   double peak16_ = 0, hbm_ = 0;
   bool eager_ = false;
   bool overlap_host_ = false;  // StepModelOptions::overlap_host

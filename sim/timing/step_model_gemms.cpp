@@ -28,17 +28,18 @@ ExpertShape KernelExpertShape(MoeKernel kernel, QuantMethod method, int64_t hidd
 
 }  // namespace
 
-double StepModel::WeightBytes(int64_t n, int64_t k, bool quantizable, const CapacityResult& cap) const {
-  const QuantizationSpec& q = cap.weight_quantization;
-  if (quantizable && q.method != QuantMethod::kNone) return LinearWeightBytes(q, n, k, act_bytes_);
+double StepModel::WeightBytes(int64_t n, int64_t k, bool quantizable, const QuantizationSpec& format) const {
+  if (quantizable && format.method != QuantMethod::kNone) return LinearWeightBytes(format, n, k, act_bytes_);
   return static_cast<double>(n) * static_cast<double>(k) * act_bytes_;
 }
 
-// Appends a GEMM run by `layers` layers; `quantizable` GEMMs are stored in the checkpoint's format.
+// Appends a GEMM run by `layers` layers; `quantizable` GEMMs are stored in the checkpoint's format,
+// an `attention` projection in its AttentionFormat.
 void StepModel::AddGemm(const char* name, int64_t n, int64_t k, bool quantizable, double layers,
-                        const CapacityResult& cap) {
-  const bool quantized = quantizable && cap.weight_quantization.method != QuantMethod::kNone;
-  gemms_.push_back({name, n, k, WeightBytes(n, k, quantizable, cap), layers, quantized});
+                        const CapacityResult& cap, bool attention) {
+  const QuantizationSpec format = attention ? AttentionFormat(cap.weight_quantization) : cap.weight_quantization;
+  const bool quantized = quantizable && format.method != QuantMethod::kNone;
+  gemms_.push_back({name, n, k, WeightBytes(n, k, quantizable, format), layers, quantized, attention});
 }
 
 // The attention projections of one TP rank: fused QKV and O, or MLA's down- and up-projections.
@@ -51,21 +52,21 @@ void StepModel::BuildAttentionGemms(const ModelSpec& spec, const CapacityResult&
   const int64_t h = spec.hidden_size, heads = spec.num_attention_heads / tp_;
   const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads / tp_);
   if (!spec.has_mla) {
-    AddGemm("qkv_proj", (heads + 2 * kv_heads) * spec.head_dim, h, quantized, layers, cap);
-    AddGemm("o_proj", h, heads * spec.head_dim, quantized, layers, cap);
+    AddGemm("qkv_proj", (heads + 2 * kv_heads) * spec.head_dim, h, quantized, layers, cap, true);
+    AddGemm("o_proj", h, heads * spec.head_dim, quantized, layers, cap, true);
     return;
   }
   const MlaSpec& m = spec.mla;
   const int64_t qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
   if (m.q_lora_rank > 0) {
-    AddGemm("q_a_proj", m.q_lora_rank, h, quantized, layers, cap);
-    AddGemm("q_b_proj", heads * qk, m.q_lora_rank, quantized, layers, cap);
+    AddGemm("q_a_proj", m.q_lora_rank, h, quantized, layers, cap, true);
+    AddGemm("q_b_proj", heads * qk, m.q_lora_rank, quantized, layers, cap, true);
   } else {
-    AddGemm("q_proj", heads * qk, h, quantized, layers, cap);
+    AddGemm("q_proj", heads * qk, h, quantized, layers, cap, true);
   }
-  AddGemm("kv_a_proj", m.kv_lora_rank + m.qk_rope_head_dim, h, quantized, layers, cap);
-  AddGemm("kv_b_proj", heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, quantized, layers, cap);
-  AddGemm("o_proj", h, heads * m.v_head_dim, quantized, layers, cap);
+  AddGemm("kv_a_proj", m.kv_lora_rank + m.qk_rope_head_dim, h, quantized, layers, cap, true);
+  AddGemm("kv_b_proj", heads * (m.qk_nope_head_dim + m.v_head_dim), m.kv_lora_rank, quantized, layers, cap, true);
+  AddGemm("o_proj", h, heads * m.v_head_dim, quantized, layers, cap, true);
 }
 
 // The MLPs of one TP rank: dense layers' up/down; MoE layers' router, shared experts and routed experts.
@@ -119,8 +120,8 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
   s.up_n = up_factor * shape.width;
   s.down_k = shape.width;
-  s.up_weight_bytes = WeightBytes(s.up_n, s.hidden, true, cap);
-  s.down_weight_bytes = WeightBytes(s.hidden, s.down_k, true, cap);
+  s.up_weight_bytes = WeightBytes(s.up_n, s.hidden, true, cap.weight_quantization);
+  s.down_weight_bytes = WeightBytes(s.hidden, s.down_k, true, cap.weight_quantization);
   s.activation_bytes = act_bytes_;
   s.quantized = cap.weight_quantization.method != QuantMethod::kNone;
   ExpertParallelLinks links = LinksOf(gpu, link_);
