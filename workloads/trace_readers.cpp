@@ -16,6 +16,7 @@ namespace {
 
 struct CsvLayout {
   std::string arrival, prompt, output, model, adapter;  // empty: absent
+  std::string total;  // a column that must equal prompt + output where the file has it (BurstGPT's Total tokens)
   TimeUnit unit = TimeUnit::kSeconds;
   bool skip_zero_output = false;
 };
@@ -54,8 +55,9 @@ class CsvTraceSource final : public RequestSource {
         delimiter_(o.delimiter ? o.delimiter : DetectCsvDelimiter(header)) {
     if (!SplitCsvLine(header, header_, delimiter_))
       throw Error(o.path + ":1: the CSV header has an unterminated quote");
-    const std::string* cols[5] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model, &layout_.adapter};
-    for (int i = 0; i < 5; ++i) {
+    const std::string* cols[6] = {&layout_.arrival, &layout_.prompt, &layout_.output, &layout_.model, &layout_.adapter,
+                                  &layout_.total};
+    for (int i = 0; i < 6; ++i) {
       index_[i] = -1;
       for (size_t c = 0; c < header_.size() && !cols[i]->empty(); ++c) {
         if (header_[c] != *cols[i]) continue;
@@ -65,7 +67,7 @@ class CsvTraceSource final : public RequestSource {
                       std::to_string(index_[i] + 1) + " and " + std::to_string(c + 1) + "); kvsim cannot tell which to read");
         index_[i] = static_cast<int>(c);
       }
-      if (i != 3 && !cols[i]->empty() && index_[i] < 0)
+      if (i != 3 && i != 5 && !cols[i]->empty() && index_[i] < 0)
         throw Error(o.path + ":1: missing column '" + *cols[i] + "' (header: " + PrintableExcerpt(header, 120) + ")");
     }
     if (!filter_.empty() && index_[3] < 0) throw Error("--model-filter: " + o.path + " has no Model column");
@@ -124,6 +126,18 @@ class CsvTraceSource final : public RequestSource {
       else errors_.Bad(line, layout_.output, "0 output tokens");
       return std::nullopt;
     }
+    if (index_[5] >= 0) {
+      // BurstGPT's Total tokens is Request tokens + Response tokens (the dataset's column list, as
+      // ai-dynamo/aiperf docs/tutorials/burst-gpt-trace.md gives it): a row where it is not holds a
+      // wrong count, and kvsim cannot tell which.
+      const std::optional<int64_t> total = ParseInteger(Cell(5));
+      if (!total || *total != *prompt + *output) {
+        errors_.Bad(line, layout_.total, "'" + Excerpt(Cell(5)) + "' is not " + layout_.prompt + " + " + layout_.output +
+                                             " (" + std::to_string(*prompt) + " + " + std::to_string(*output) + " = " +
+                                             std::to_string(*prompt + *output) + ")");
+        return std::nullopt;
+      }
+    }
     std::optional<int64_t> at = ArrivalNs(Cell(0));
     if (!at) {
       errors_.Bad(line, layout_.arrival, "'" + Excerpt(Cell(0)) + "' is not a valid time" +
@@ -168,7 +182,7 @@ class CsvTraceSource final : public RequestSource {
   char delimiter_;
   std::vector<std::string> header_, cell_storage_;  // cell_storage_: a quoted row's cells
   std::vector<std::string_view> cells_;             // into the current line or cell_storage_
-  int index_[5];
+  int index_[6];
   AdapterNames adapters_;
   std::optional<int64_t> first_;
   int64_t last_raw_ = INT64_MIN;
@@ -317,15 +331,15 @@ class MooncakeSource final : public RequestSource {
 CsvLayout LayoutOf(const TraceReaderOptions& o, TraceFormat format) {
   switch (format) {
     case TraceFormat::kAzure:
-      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", o.adapter_column, TimeUnit::kDateTime, false};
+      return {"TIMESTAMP", "ContextTokens", "GeneratedTokens", "", o.adapter_column, "", TimeUnit::kDateTime, false};
     case TraceFormat::kBurstGpt:
-      return {"Timestamp", "Request tokens", "Response tokens", "Model", o.adapter_column, TimeUnit::kSeconds, true};
+      return {"Timestamp", "Request tokens", "Response tokens", "Model", o.adapter_column, "Total tokens", TimeUnit::kSeconds, true};
     case TraceFormat::kVidur:
-      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, TimeUnit::kSeconds, false};
+      return {"arrived_at", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, "", TimeUnit::kSeconds, false};
     case TraceFormat::kGenericCsv:
-      return {o.arrival_column, o.prompt_column, o.output_column, "", o.adapter_column, o.time_unit, false};
+      return {o.arrival_column, o.prompt_column, o.output_column, "", o.adapter_column, "", o.time_unit, false};
     case TraceFormat::kLengths:  // no arrival column
-      return {"", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, TimeUnit::kSeconds, false};
+      return {"", "num_prefill_tokens", "num_decode_tokens", "", o.adapter_column, "", TimeUnit::kSeconds, false};
     case TraceFormat::kMooncake: break;
   }
   throw InternalError("LayoutOf: not a CSV format");
