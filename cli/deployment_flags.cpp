@@ -66,6 +66,8 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("num-gpu-blocks-override", po::value(&o.num_gpu_blocks_override), "use this many KV blocks instead of the profiled number")
       ("cpu-offload-gb", po::value(&o.cpu_offload_gb), "GiB of each GPU's weights kept in CPU memory")
       ("data-parallel-size", po::value(&o.data_parallel_size)->default_value(1), "data-parallel replicas (-dp), each with its own KV cache")
+      ("decode-context-parallel-size", po::value(&o.decode_context_parallel_size)->default_value(1),
+       "decode context parallelism (-dcp): each request's KV cache spread over this many of the TP ranks, token by token")
       ("enable-expert-parallel", po::bool_switch(&o.enable_expert_parallel), "shard MoE experts over TP x DP ranks")
       ("all2all-backend", po::value(&o.all2all_backend),
        "how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive | allgather_reducescatter | pplx | "
@@ -103,6 +105,7 @@ std::vector<std::string> ExpandShortParallelFlags(const std::vector<std::string>
     if (a == "-tp") out.push_back("--tensor-parallel-size");
     else if (a == "-pp") out.push_back("--pipeline-parallel-size");
     else if (a == "-dp") out.push_back("--data-parallel-size");
+    else if (a == "-dcp") out.push_back("--decode-context-parallel-size");
     else if (a.rfind("-tp=", 0) == 0) out.push_back("--tensor-parallel-size=" + a.substr(4));
     else if (a.rfind("-pp=", 0) == 0) out.push_back("--pipeline-parallel-size=" + a.substr(4));
     else out.push_back(a);

@@ -58,8 +58,7 @@ const ServeFlag kVllmFlags[] = {
     {"--distributed-executor-backend", "", V, N},
     {"--pipeline-parallel-size", "-pp", V, M, "--pipeline-parallel-size"},
     {"--tensor-parallel-size", "-tp", V, M, "--tensor-parallel-size"},
-    // Decode context parallel: 1 has no effect; a larger size is refused by the translator with the reason.
-    {"--decode-context-parallel-size", "-dcp", V, N},
+    {"--decode-context-parallel-size", "-dcp", V, M, "--decode-context-parallel-size"},
     {"--data-parallel-size", "-dp", V, M, "--data-parallel-size"}, {"--data-parallel-rank", "-dpn", V, N},
     {"--data-parallel-start-rank", "-dpr", V, N}, {"--data-parallel-size-local", "-dpl", V, N},
     {"--data-parallel-address", "-dpa", V, N}, {"--data-parallel-rpc-port", "-dpp", V, N},

@@ -169,8 +169,7 @@ class Translator {
 
   void Record(const ServeFlag& f, const std::string& canonical, bool negated, const std::string& json_key,
               const std::vector<std::string>& values, const std::string& as_given) {
-    if (canonical == "--decode-context-parallel-size" || canonical == "--prefill-context-parallel-size")
-      return ContextParallel(f, values);
+    if (canonical == "--prefill-context-parallel-size") return ContextParallel(f, values);
     if (const char* key = SpeculativeKeyOf(canonical)) {
       std::string why;
       std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
@@ -221,19 +220,15 @@ class Translator {
     Emit(f.kvsim, values[0]);
   }
 
-  // vLLM shards the KV cache of each request across the DCP ranks, which reuse the GPUs of the
-  // tensor-parallel group (vllm/engine/arg_utils.py create_engine_config: tp_size % dcp_size == 0):
-  // token i lives on the rank i % dcp, and a block of the table spans block_size x dcp tokens
-  // (vllm/v1/worker/block_table.py, "virtual block"). One GPU thus holds dcp times the tokens kvsim
-  // would count. Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size)
-  // interleaves the KV cache across its ranks the same way (--cp-kv-cache-interleave-size). Not
-  // modelled yet: a size above 1 is refused rather than answered that many times too small.
+  // Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size) interleaves each
+  // request's KV cache across its ranks (--cp-kv-cache-interleave-size), as decode context parallelism
+  // does over the TP ranks, but on GPUs of its own. Not modelled: a size above 1 is refused rather than
+  // answered that many times too small.
   void ContextParallel(const ServeFlag& f, const std::vector<std::string>& values) {
     const std::string& v = values.empty() ? std::string() : values[0];
     if (v == "1") return Note(result_.accepted_no_effect, f.name);
     const std::string name = f.name, alias = f.alias;
-    const std::string phase = name == "--decode-context-parallel-size" ? "decode" : "prefill";
-    throw Error(name + " (" + alias + ") " + v + ": " + phase + " context parallelism is not modelled: vLLM splits each "
+    throw Error(name + " (" + alias + ") " + v + ": prefill context parallelism is not modelled: vLLM splits each "
                 "request's KV cache across the " + v + " context-parallel ranks, so a GPU holds " + v +
                 " times the tokens kvsim would count; plan without it (or with " + alias + " 1)");
   }

@@ -39,6 +39,11 @@ std::string RenderCapacityText(const CapacityResult& r) {
                   s.data_parallel_size, s.enable_expert_parallel ? " with expert parallelism (experts over TP x DP)" : "",
                   s.data_parallel_size > 1 ? (std::string(", MoE tokens by ") + NameOf(s.all2all_backend)).c_str() : "",
                   s.data_parallel_size * s.tensor_parallel_size * s.pipeline_parallel_size);
+  if (s.decode_context_parallel_size > 1)
+    out += Format("          decode-context-parallel-size %d: each request's tokens spread over %d of the TP ranks (token i on "
+                  "rank i %% %d), so the KV cache holds %d times one GPU's tokens\n",
+                  s.decode_context_parallel_size, s.decode_context_parallel_size, s.decode_context_parallel_size,
+                  s.decode_context_parallel_size);
   out += "parameters: " + Thousands(r.params);
   if (r.active_params != r.params) out += " (" + Thousands(r.active_params) + " active per token)";
   out += "\n\n";
@@ -137,6 +142,7 @@ nlohmann::json SettingsToJson(const EffectiveSettings& s) {
       {"hybrid_kv_cache_manager", s.kv_grouping == KvGrouping::kHybrid}};
   j["kv_cache_memory_gib"] = s.kv_cache_memory_gib ? nlohmann::json(*s.kv_cache_memory_gib) : nlohmann::json();
   j["data_parallel_size"] = s.data_parallel_size;
+  if (s.decode_context_parallel_size > 1) j["decode_context_parallel_size"] = s.decode_context_parallel_size;
   j["enable_expert_parallel"] = s.enable_expert_parallel;
   // Only data parallelism moves MoE tokens between ranks (vLLM builds the manager at DP > 1).
   if (s.data_parallel_size > 1) j["all2all_backend"] = NameOf(s.all2all_backend);

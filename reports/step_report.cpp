@@ -171,8 +171,9 @@ nlohmann::json MoeJson(const MoeLayout& m) {
 
 std::string RenderStepText(const StepReport& r) {
   const EffectiveSettings& s = r.settings;
-  std::string out = Format("One engine step of %s on %s (TP %d, PP %d, dtype %s, quantization %s, KV %s)\n",
-                           s.model.c_str(), s.gpu_name.c_str(), s.tensor_parallel_size, s.pipeline_parallel_size,
+  const std::string dcp = s.decode_context_parallel_size > 1 ? Format(", DCP %d", s.decode_context_parallel_size) : "";
+  std::string out = Format("One engine step of %s on %s (TP %d%s, PP %d, dtype %s, quantization %s, KV %s)\n",
+                           s.model.c_str(), s.gpu_name.c_str(), s.tensor_parallel_size, dcp.c_str(), s.pipeline_parallel_size,
                            s.dtype.c_str(), s.quantization.empty() ? "none" : s.quantization.c_str(),
                            s.kv_cache_dtype.c_str());
   out += "Batch: " + BatchText(r.batch) + Format(" = %lld new tokens, %lld context tokens read\n",

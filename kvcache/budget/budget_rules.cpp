@@ -53,9 +53,11 @@ class VllmRule final : public BudgetRule {
                          int64_t max_model_len) const override {
     if (HasRule(version_, ReleaseRule::kConcurrencyTokenReport))
       return static_cast<int64_t>(max_concurrency * static_cast<double>(max_model_len));
+    // _report_kv_cache_config multiplies one rank's tokens by the DCP size; the concurrency above already
+    // counts max_model_len / dcp tokens a request per rank.
     if (HasRule(version_, ReleaseRule::kGroupedTokenReport))
-      return blocks / static_cast<int64_t>(layout.groups.size()) * layout.block_size;
-    return blocks * layout.block_size;
+      return blocks / static_cast<int64_t>(layout.groups.size()) * layout.block_size * layout.context_parallel;
+    return blocks * layout.block_size * layout.context_parallel;
   }
 
   // kv_cache_utils.check_enough_kv_cache_memory runs whether the pool is profiled or given with

@@ -84,6 +84,7 @@ EffectiveSettings ResolveSettings(const ModelSpec& spec, const GpuSpec& gpu, con
   s.pipeline_parallel_size = c.pipeline_parallel_size;
   s.enable_prefix_caching = c.enable_prefix_caching;
   s.data_parallel_size = c.data_parallel_size;
+  s.decode_context_parallel_size = c.decode_context_parallel_size;
   s.enable_expert_parallel = c.enable_expert_parallel;
   s.all2all_backend = c.all2all_backend;
   if (c.kv_cache_memory_bytes) s.kv_cache_memory_gib = BytesToGiB(*c.kv_cache_memory_bytes);
@@ -203,6 +204,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
                                st.overhead.activation_peak_bytes)
             .extra_bytes;
   st.layout = BuildKvCacheLayout(spec, f.kv, tp, st.first_layer, st.end_layer, s.block_size, s.kv_grouping);
+  st.layout.context_parallel = s.decode_context_parallel_size;
   if (stage == pp - 1) AddDraftKv(c, f, s, st);
   if (c.engine == Engine::kVllm) {
     CudaGraphShape graphs;

@@ -63,6 +63,7 @@ struct EffectiveSettings {
   KvGrouping kv_grouping = KvGrouping::kHybrid;  // effective: only vLLM v1 has the hybrid manager
   std::optional<double> kv_cache_memory_gib;
   int data_parallel_size = 1;            // replicas, each with its own KV cache
+  int decode_context_parallel_size = 1;  // -dcp: every dcp-th token of a request on each of that many TP ranks
   bool enable_expert_parallel = false;   // whole experts per rank over TP x DP (without: a slice of each)
   All2AllBackend all2all_backend = All2AllBackend::kAllgatherReducescatter;  // how MoE layers move tokens at DP > 1
 };

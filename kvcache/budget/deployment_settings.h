@@ -83,6 +83,7 @@ struct DeploymentConfig {
   std::optional<int64_t> num_gpu_blocks_override;
   double cpu_offload_bytes = 0;                  // --cpu-offload-gb, per GPU
   int data_parallel_size = 1;                    // -dp: replicas, each with its own KV cache
+  int decode_context_parallel_size = 1;          // -dcp: each request's KV spread over that many TP ranks
   bool enable_expert_parallel = false;           // whole experts per rank (without: a slice of each); both over TP x DP
   All2AllBackend all2all_backend = All2AllBackend::kAllgatherReducescatter;  // --all2all-backend, resolved per release
   bool disable_sliding_window = false;           // every layer keeps the full context
@@ -131,6 +132,7 @@ struct DeploymentOptions {
   std::string num_gpu_blocks_override;
   std::string cpu_offload_gb;
   int data_parallel_size = 1;
+  int decode_context_parallel_size = 1;
   bool enable_expert_parallel = false;
   std::string all2all_backend;      // empty: the release's default
   bool disable_sliding_window = false;

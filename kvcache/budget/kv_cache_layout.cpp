@@ -81,6 +81,8 @@ void AssignLayerGroups(const std::map<std::pair<AttentionKind, int64_t>, int64_t
 }
 
 int64_t KvCacheLayout::PagesPerRequest(int64_t max_model_len, int64_t max_num_batched_tokens) const {
+  // vLLM's AttentionSpec.max_memory_usage_bytes: each DCP rank keeps cdiv(max_model_len, dcp) tokens.
+  max_model_len = CeilDiv(max_model_len, context_parallel);
   int64_t pages = 0;
   for (const KvCacheGroup& g : groups) {
     switch (g.kind) {

@@ -55,6 +55,10 @@ struct KvCacheLayout {
   int64_t block_size = 16;            // tokens per block
   int64_t num_attention_layers = 0;   // on this GPU
   double bytes_per_token_per_layer = 0;
+  // Decode context parallelism: the ranks of a TP group that share each request's tokens (token i on
+  // rank i % dcp), so a request needs the blocks of max_model_len / dcp tokens on each and the pool
+  // holds dcp times the tokens of one rank's blocks.
+  int64_t context_parallel = 1;
   double bytes_per_token = 0;         // Σ over this GPU's layers, every layer holding the token
   int64_t page_bytes = 0;             // one layer, block_size tokens
   int64_t group_size = 0;             // layers (tensors) sharing one block id

@@ -216,6 +216,10 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   if (o.data_parallel_size < 1 || o.data_parallel_size > 1024)
     throw Error("--data-parallel-size: " + std::to_string(o.data_parallel_size) + " must be between 1 and 1024");
   c.data_parallel_size = o.data_parallel_size;
+  if (o.decode_context_parallel_size < 1 || o.decode_context_parallel_size > 1024)
+    throw Error("--decode-context-parallel-size: " + std::to_string(o.decode_context_parallel_size) +
+                " must be between 1 and 1024");
+  c.decode_context_parallel_size = o.decode_context_parallel_size;
   c.enable_expert_parallel = o.enable_expert_parallel;
   c.all2all_backend = ReadAll2AllBackend(o.all2all_backend, ParseVllmVersion(o.vllm_version).minor, c.data_parallel_size,
                                          c.enable_expert_parallel);

@@ -4,9 +4,43 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/gpu_catalog.h"
 
 namespace kvsim {
+
+namespace {
+
+// vLLM's rules for decode context parallelism (DCP reuses the TP group's GPUs; vllm/config/parallel.py and
+// ModelConfig.verify_with_parallel_config; the vLLM blog's "Efficient Decode Context Parallelism", 2026-08-07):
+// TP a multiple of DCP; an MLA latent (one KV head) splits up to TP ways; GQA splits only the copies TP makes
+// of its KV heads, so TP // kv_heads must be a multiple of DCP.
+void CheckDecodeContextParallel(const ModelSpec& spec, const DeploymentConfig& c) {
+  const int dcp = c.decode_context_parallel_size, tp = c.tensor_parallel_size;
+  if (dcp == 1) return;
+  const std::string flag = "--decode-context-parallel-size (-dcp) " + std::to_string(dcp) + ": ";
+  if (c.engine != Engine::kVllm) throw Error(flag + "kvsim models vLLM's decode context parallelism only");
+  if (tp % dcp != 0)
+    throw Error(flag + "vLLM requires --tensor-parallel-size (" + std::to_string(tp) + ") to be a multiple of it");
+  if (!spec.has_mla) {
+    const int64_t kv_heads = std::max<int64_t>(1, spec.num_kv_heads);
+    if (tp <= kv_heads)
+      throw Error(flag + "vLLM refuses it: TP " + std::to_string(tp) + " is not greater than the model's " +
+                  std::to_string(kv_heads) + " KV heads, so no rank holds a copy of another's KV to split");
+    if ((tp / kv_heads) % dcp != 0)
+      throw Error(flag + "vLLM requires TP / KV heads (" + std::to_string(tp) + " / " + std::to_string(kv_heads) + " = " +
+                  std::to_string(tp / kv_heads) + ") to be a multiple of it");
+  }
+  if (spec.has_mla && spec.mla.indexer_head_dim > 0)
+    throw Error(flag + "vLLM's sparse-attention (DSA) models keep an indexer key cache whose split under DCP kvsim "
+                "does not model");
+  for (const LayerAttention& l : spec.layers)
+    if (l.has_mixer && l.kind != AttentionKind::kFull)
+      throw Error(flag + "kvsim models DCP for full-attention models; this one has sliding-window, chunked or "
+                  "state layers, whose pages DCP does not split the same way");
+}
+
+}  // namespace
 
 void CheckSettingRanges(const ModelSpec& spec, const DeploymentConfig& c) {
   const int tp = c.tensor_parallel_size, pp = c.pipeline_parallel_size;
@@ -29,6 +63,7 @@ void CheckSettingRanges(const ModelSpec& spec, const DeploymentConfig& c) {
                 Format("%g", kMaxGpuMemoryGib) + ")");
   if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))
     throw Error("--kv-cache-memory: must be a positive number of bytes");
+  CheckDecodeContextParallel(spec, c);
 }
 
 }  // namespace kvsim

@@ -81,6 +81,7 @@ def capacity(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -158,6 +159,8 @@ def capacity(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -244,6 +247,7 @@ def capacity_from_command(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -321,6 +325,8 @@ def capacity_from_command(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -410,6 +416,7 @@ def step(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -491,6 +498,8 @@ def step(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -691,6 +700,7 @@ def replay(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -874,6 +884,8 @@ def replay(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -1037,6 +1049,7 @@ def compare(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -1223,6 +1236,8 @@ def compare(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -1388,6 +1403,7 @@ def sweep(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -1585,6 +1601,8 @@ def sweep(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |
@@ -1754,6 +1772,7 @@ def plan(
     num_gpu_blocks_override: _Value | None = None,
     cpu_offload_gb: _Value | None = None,
     data_parallel_size: int = 1,
+    decode_context_parallel_size: int = 1,
     enable_expert_parallel: bool = False,
     all2all_backend: _Value | None = None,
     disable_sliding_window: bool = False,
@@ -1958,6 +1977,8 @@ def plan(
         num_gpu_blocks_override: use this many KV blocks instead of the profiled number
         cpu_offload_gb: GiB of each GPU's weights kept in CPU memory
         data_parallel_size: data-parallel replicas (-dp), each with its own KV cache
+        decode_context_parallel_size: decode context parallelism (-dcp): each request's KV cache
+            spread over this many of the TP ranks, token by token
         enable_expert_parallel: shard MoE experts over TP x DP ranks
         all2all_backend: how MoE layers move tokens at --data-parallel-size > 1, as vLLM: naive |
             allgather_reducescatter | pplx | deepep_high_throughput | deepep_low_latency |

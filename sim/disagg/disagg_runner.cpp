@@ -164,6 +164,9 @@ struct Pool {
 void BuildPool(const Deployment& d, const ReplayOptions& r, int64_t replicas, Pool& p) {
   p.cap = PlanCapacity(d.model, d.gpu, d.config);
   if (!p.cap.does_not_fit.empty()) throw Error(p.cap.does_not_fit);
+  if (p.cap.settings.decode_context_parallel_size > 1)
+    throw Error("--decode-context-parallel-size: with --prefill-replicas (P/D) not modelled: how the connector moves "
+                "KV that DCP spreads over the decode ranks is not");
   p.timer_options = TimerOptions(d, r);
   p.timer = std::make_unique<StepModel>(d.model, p.cap, d.gpu, p.timer_options);
   p.proposer = MakeProposerTimer(d, p.cap, p.timer_options);

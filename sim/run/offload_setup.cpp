@@ -17,6 +17,9 @@ void CheckOffloadInputs(const Deployment& d, const ReplayOptions& r) {
 std::unique_ptr<OffloadTiers> MakeOffloadTiers(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
   if (!r.offload.enabled()) return nullptr;
   CheckOffloadInputs(d, r);
+  if (cap.settings.decode_context_parallel_size > 1)
+    throw Error("--kv-offload: with --decode-context-parallel-size above 1 not modelled: each rank would offload its "
+                "own share of every block");
   const int64_t block = cap.settings.block_size;
   OffloadConfig per_gpu = r.offload;
   if (per_gpu.chunk_tokens == 0) per_gpu.chunk_tokens = block;

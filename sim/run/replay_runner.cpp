@@ -131,7 +131,7 @@ ReplayResult RunReplay(const Deployment& d, const ReplayOptions& r, const Replay
     if (rep.tiers) rep.engine->SetOffloadTiers(rep.tiers.get());
     LoopReplica l;
     l.engine = rep.engine.get();
-    l.block_size = cap.settings.block_size;
+    l.block_size = SchedulerBlockSize(cap);
     l.usable_blocks = r.allocator == AllocatorKind::kPaged ? std::max<int64_t>(1, cap.usable_gpu_blocks) : 0;
     loop_replicas.push_back(l);
   }

@@ -14,6 +14,10 @@
 
 namespace kvsim {
 
+int64_t SchedulerBlockSize(const CapacityResult& cap) {
+  return cap.settings.block_size * cap.settings.decode_context_parallel_size;
+}
+
 std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOptions& r, const CapacityResult& cap) {
   const StageCapacity& stage = cap.stages[cap.bottleneck_stage];
   if (r.allocator == AllocatorKind::kPaged) {
@@ -21,7 +25,7 @@ std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOpti
     // The allocator keeps block 0 back as vLLM v1's null block; an engine without one (V0 on a model
     // with no sliding window) gets that id on top, so requests hold all of its blocks.
     po.num_blocks = cap.usable_gpu_blocks + 1;
-    po.block_size = cap.settings.block_size;
+    po.block_size = SchedulerBlockSize(cap);
     // Prefix keys come from a trace's block ids (Mooncake hash_ids); without them nothing can hit
     // and the pool may hand out any free block, but a preempted request, which keeps its own block
     // hashes, still finds what is left of its blocks.
@@ -33,11 +37,11 @@ std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& d, const ReplayOpti
     return std::make_unique<PagedAllocator>(po);
   }
   ContiguousAllocatorOptions co;
-  co.capacity_slots = static_cast<int64_t>(cap.kv_cache_bytes / stage.layout.bytes_per_token);
+  co.capacity_slots = static_cast<int64_t>(cap.kv_cache_bytes / stage.layout.bytes_per_token) * cap.settings.decode_context_parallel_size;
   co.max_model_len = cap.settings.max_model_len;
   co.reservation = r.reservation;
   co.placement = r.placement;
-  co.block_size = cap.settings.block_size;
+  co.block_size = SchedulerBlockSize(cap);
   return std::make_unique<ContiguousAllocator>(co);
 }
 
@@ -75,7 +79,7 @@ StepModelOptions TimerOptions(const Deployment& d, const ReplayOptions& r) {
 
 ReplayStatsOptions StatsOptions(const ReplayOptions& r, const CapacityResult& cap, const StepModelOptions& t) {
   const bool paged = r.allocator == AllocatorKind::kPaged;
-  return {paged ? cap.num_gpu_blocks : 0, paged ? cap.usable_gpu_blocks : 0, cap.settings.block_size, r.slo_ttft_s, r.slo_tpot_s,
+  return {paged ? cap.num_gpu_blocks : 0, paged ? cap.usable_gpu_blocks : 0, SchedulerBlockSize(cap), r.slo_ttft_s, r.slo_tpot_s,
           t.efficiency.client_ttft_ms * 1e-3, t.efficiency.tokenize_us_per_token * 1e-6, r.exact_quantiles};
 }
 
@@ -84,7 +88,7 @@ EngineOptions MakeEngineOptions(const Deployment& d, const ReplayOptions& r, con
   eo.max_num_seqs = cap.settings.max_num_seqs;
   eo.max_num_batched_tokens = cap.settings.max_num_batched_tokens;
   eo.max_model_len = cap.settings.max_model_len;
-  eo.block_size = cap.settings.block_size;
+  eo.block_size = SchedulerBlockSize(cap);
   eo.prefix_caching = d.config.enable_prefix_caching && r.allocator == AllocatorKind::kPaged;
   eo.stepping = r.stepping;
   eo.scheduler = r.scheduler;

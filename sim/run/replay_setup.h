@@ -21,6 +21,11 @@
 namespace kvsim {
 
 // One replica's KV allocator over the planned pool. Throws kvsim::Error for a pool under 2 blocks.
+// The tokens a block of vLLM's block table spans: under decode context parallelism one block id names
+// a block on each of the dcp ranks, block_size x dcp tokens in all (vllm/v1/worker/block_table.py,
+// the "virtual block").
+int64_t SchedulerBlockSize(const CapacityResult& capacity);
+
 std::unique_ptr<KvAllocator> MakeAllocator(const Deployment& deployment, const ReplayOptions& options,
                                            const CapacityResult& capacity);
 StepModelOptions TimerOptions(const Deployment& deployment, const ReplayOptions& options);

@@ -40,6 +40,7 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
   gemm_ = {peak16_, hbm_, gpu.sm_count, eff_.gemm_compute, eff_.gemm_memory, eff_.gemm_floor_us * 1e-6};
   tp_ = cap.settings.tensor_parallel_size;
   pp_ = cap.settings.pipeline_parallel_size;
+  dcp_ = std::max(1, cap.settings.decode_context_parallel_size);
   act_bytes_ = BytesPerElement(cap.compute_dtype);
   link_ = o.link_bytes_per_s > 0 ? o.link_bytes_per_s : LinkBytesPerSecond(gpu.interconnect);
   allreduce_latency_s_ = AllReduceLatencySeconds(gpu.interconnect);
@@ -146,6 +147,10 @@ StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64
   a.t = static_cast<double>(new_tokens);
   a.per_layer_kv = own_kv_layers_ > 0 ? kv_bytes_per_token_ / own_kv_layers_ : 0.0;
   a.query_bytes = a.t * (q_width_ + v_width_) * act_bytes_;
+  // Decode context parallelism: a rank attends the gathered queries of the DCP group's heads (dcp times
+  // its own) over the 1/dcp of the context it holds, the same pairs per rank and 1/dcp of the KV reads.
+  a.per_layer_kv /= dcp_;
+  a.query_bytes *= dcp_;
   // MLA decodes in the latent space (the up-projections absorbed into q and the output): a pair
   // costs q·[latent, rope] plus p·latent per head. Prefill expands K and V and attends per head.
   const bool decode_only = new_tokens == sequences;
@@ -265,6 +270,17 @@ void StepModel::AddCommunication(int64_t tokens, std::vector<OperatorCost>* out,
     *seconds += s;
     if (out) out->push_back({"qk_norm_all_gather", "communication", static_cast<int64_t>(calls), 0.0, bytes, s});
   }
+  if (dcp_ > 1 && kv_layers_ > 0) {
+    // Each attention layer: an all-gather of the queries over the DCP group, then the partial outputs
+    // merged by their log-sum-exps, an all-gather of the LSEs and a reduce-scatter of the outputs back to
+    // each rank's heads (vLLM's cp_lse_ag_out_rs; the vLLM blog's "AllGather Q -> Compute -> AllGather +
+    // ReduceScatter"). A ring moves (dcp - 1) of the rank's own shares over its link.
+    const double calls = 3 * kv_layers_;
+    const double bytes = static_cast<double>(tokens) * (dcp_ - 1) * (q_width_ + v_width_) * act_bytes_ * kv_layers_;
+    const double s = calls * allreduce_latency_s_ + bytes / link_;
+    *seconds += s;
+    if (out) out->push_back({"dcp_gather_scatter", "communication", static_cast<int64_t>(calls), 0.0, bytes, s});
+  }
   if (pp_ > 1) {
     const double s = (pp_ - 1) * (allreduce_latency_s_ + message / link_);
     *seconds += s;
@@ -280,6 +296,7 @@ int64_t StepModel::KernelsPerStep() const {
   kernels += recurrent_state_.Kernels();
   if (tp_ > 1) kernels += 2 * layers_ + qk_norm_all_reduces_ * kv_layers_;
   if (qk_norm_gathered_bytes_per_token_ > 0) kernels += 2 * kv_layers_;
+  if (dcp_ > 1) kernels += 3 * kv_layers_;
   return static_cast<int64_t>(kernels);
 }
 

@@ -265,6 +265,7 @@ class StepModel final : public StepTimer {
   bool overlap_host_ = false;  // StepModelOptions::overlap_host
   double input_update_kernels_ = 0;  // StepModelOptions::input_update_kernels
   int tp_ = 1, pp_ = 1;
+  int dcp_ = 1;  // decode context parallelism: each rank holds and reads 1/dcp of every request's KV
   double act_bytes_ = 2;            // activation element size
   double hidden_ = 0, layers_ = 0, kv_layers_ = 0, gated_ = 1, inter_per_gpu_ = 0;
   double own_kv_layers_ = 0;  // kv_layers_ less the layers reading another layer's KV

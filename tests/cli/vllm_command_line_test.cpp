@@ -254,14 +254,14 @@ TEST(VllmCommandLineTest, DottedKeysMergeWithTheJsonAndConflictsAreRefused) {
   EXPECT_NE(conflict.err.find("num_speculative_tokens: 3"), std::string::npos) << conflict.err;
 }
 
-// Decode context parallel shards the KV cache across the DCP ranks (vllm/v1/worker/block_table.py): not
-// modelled, so a size above 1 is refused with that reason; 1 is the default and has no effect.
-TEST(VllmCommandLineTest, DecodeContextParallelIsRefusedWithTheReason) {
+// Decode context parallelism is planned (decode_context_parallel_cli_test.cpp); prefill context
+// parallelism, which shards each request's KV over GPUs of its own, is refused with the reason; 1 is
+// the default and has no effect.
+TEST(VllmCommandLineTest, PrefillContextParallelIsRefusedWithTheReason) {
   const auto r = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "8",
-                         "-dcp", "8"});
+                         "--prefill-context-parallel-size", "2"});
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--decode-context-parallel-size (-dcp) 8: decode context parallelism is not modelled"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("prefill context parallelism is not modelled"), std::string::npos) << r.err;
   const auto one = RunCli({"capacity", "--gpu", "h200", "--", "vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct", "-tp", "8",
                            "--decode-context-parallel-size=1"});
   EXPECT_EQ(one.exit_code, 0) << one.err;
