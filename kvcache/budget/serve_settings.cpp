@@ -13,6 +13,7 @@
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/all2all_backend.h"
+#include "kvcache/budget/compilation_config_keys.h"
 #include "kvcache/budget/serving_engine.h"
 #include "kvcache/budget/speculative_config.h"
 #include "kvcache/model/model_catalog.h"
@@ -65,8 +66,8 @@ std::vector<int64_t> ReadCaptureSizes(const nlohmann::json& list, const std::str
   return sizes;
 }
 
-// --compilation-config as vLLM takes it: a JSON object, or (-O3) an optimization level. Keys other
-// than the graph-capture ones steer compilation and fusion, which change kernels, not memory.
+// --compilation-config as vLLM takes it: a JSON object, or (-O3) an optimization level. Its keys are
+// checked as compilation_config_keys.h says; the graph-capture ones are read here.
 void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
   const std::string flag = "--compilation-config";
   if (text.empty()) return;
@@ -75,6 +76,9 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     return;
   }
   const nlohmann::json j = ParseJsonFlag(text, flag);
+  CompilationKeyReport keys = CheckCompilationConfigKeys(j, flag);
+  g.compilation_keys_without_effect = std::move(keys.without_effect);
+  g.compilation_keys_not_modelled = std::move(keys.not_modelled);
   if (auto it = j.find("cudagraph_mode"); it != j.end() && !it->is_null()) {
     const std::string name = it->is_string() ? it->get<std::string>() : it->dump();
     std::string upper;
@@ -103,7 +107,6 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     if (mode == 0 && !g.mode) g.mode = CudaGraphMode::kNone;
   }
   if (auto it = j.find("cudagraph_capture_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
-  if (auto it = j.find("cuda_graph_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
   if (auto it = j.find("max_cudagraph_capture_size"); it != j.end() && !it->is_null())
     g.max_capture_size = JsonCount(*it, "max_cudagraph_capture_size", flag);
 }
