@@ -68,5 +68,33 @@ TEST(PastedLineFieldsTest, CompilationConfigFieldsWithoutEffectAreNoted) {
   EXPECT_EQ(j.at("gpu_kv_cache_tokens"), nlohmann::json::parse(without.out).at("gpu_kv_cache_tokens"));
 }
 
+// `vllm serve [model_tag] [options]`: the positional is optional (vllm/entrypoints/cli/serve.py), and
+// without it or --model vLLM serves ModelConfig.model's default, Qwen/Qwen3-0.6B. The plan is for that
+// model and says so, never for kvsim's own default.
+TEST(PastedLineFieldsTest, ALineWithoutAModelPlansVllmsDefaultModel) {
+  const auto none = Pasted("vllm serve --gpu-memory-utilization 0.9", true);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const nlohmann::json j = nlohmann::json::parse(none.out);
+  EXPECT_NE(j.dump().find("Qwen3-0.6B"), std::string::npos);
+  EXPECT_EQ(j.dump().find("Llama-3.1-8B"), std::string::npos);
+  EXPECT_NE(j.at("notes").dump().find("names no model: vLLM then serves its default model, Qwen/Qwen3-0.6B"), std::string::npos)
+      << j.at("notes").dump();
+  // Qwen3-0.6B (its config.json): 28 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 112 KiB a token.
+  EXPECT_EQ(j.at("kv_bytes_per_token").get<int64_t>(), 28 * 8 * 128 * 2 * 2);
+  // --model in place of the positional keeps working, and then no default is named.
+  const auto flag = Pasted("vllm serve --model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192", true);
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_EQ(flag.out.find("names no model"), std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(flag.out).at("kv_bytes_per_token").get<int64_t>(), 32 * 8 * 128 * 2 * 2);
+  // The positional and --model naming two models is refused, naming both.
+  const auto two = Pasted("vllm serve Qwen/Qwen3-8B --model meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("names two models"), std::string::npos) << two.err;
+  // SGLang's launch_server requires --model-path.
+  const auto sglang = Pasted("python3 -m sglang.launch_server --tp 1");
+  EXPECT_EQ(sglang.exit_code, 2);
+  EXPECT_NE(sglang.err.find("SGLang requires --model-path"), std::string::npos) << sglang.err;
+}
+
 }  // namespace
 }  // namespace kvsim
