@@ -88,6 +88,12 @@ std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line) {
     out.push_back("given again later in the pasted line, so vLLM uses the later value: " + Join(line.replaced_by_later, ", "));
   if (!line.not_modelled.empty())
     out.push_back("accepted but not modelled (they change memory): " + Join(line.not_modelled, ", "));
+  if (!line.kernel_choices.empty())
+    out.push_back("kernel choices, no effect on memory; kvsim's step times do not tell kernels apart: " +
+                  Join(line.kernel_choices, ", "));
+  if (!line.unknown_environment.empty())
+    out.push_back("environment variables kvsim has no entry for, so not modelled (they may change memory or time): " +
+                  Join(line.unknown_environment, ", "));
   return out;
 }
 

@@ -227,6 +227,13 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   c.lora = ReadLora(o);
   c.multimodal = ReadMultimodal(o);
   c.cuda_graphs = ReadCudaGraphs(o);
+  // VLLM_USE_V2_MODEL_RUNNER set picks the runner over the release's capability check (vllm/envs.py:
+  // "If unset, use config defaults"); the V0 engine has neither.
+  if (o.model_runner != "auto") {
+    c.model_runner = ParseEnum<ModelRunner>(o.model_runner, "--model-runner");
+    if (ParseVllmVersion(o.vllm_version).v0_engine)
+      throw Error("--model-runner " + o.model_runner + ": the V0 engine (--vllm-version v0) has its own model runner, not V1's or V2's");
+  }
 }
 
 nlohmann::json ConfigOverrides(const DeploymentOptions& o) {

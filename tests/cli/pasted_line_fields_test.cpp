@@ -96,5 +96,42 @@ TEST(PastedLineFieldsTest, ALineWithoutAModelPlansVllmsDefaultModel) {
   EXPECT_NE(sglang.err.find("SGLang requires --model-path"), std::string::npos) << sglang.err;
 }
 
+// VLLM_USE_V2_MODEL_RUNNER picks the GPU model runner (vllm/envs.py: unset uses the config's default,
+// read as bool(int(value))), whose profile differs: V1's sampler keeps fp32 logits, probabilities and
+// log-probabilities (15 B a logit), V2's one fp32 copy beside the model-dtype logits (6 B)
+// (kvcache/budget/model_runner.h). Llama-3.1-8B, 256 sequences, a 128,256-entry vocabulary (a
+// multiple of 64): the sampler peaks differ by 256 x 128,256 x 9 B = 0.2752 GiB.
+TEST(PastedLineFieldsTest, TheV2ModelRunnerVariablePicksTheRunner) {
+  auto sampler_gib = [](const std::string& value) {
+    const auto r = Pasted("VLLM_USE_V2_MODEL_RUNNER=" + value +
+                              " vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --max-num-seqs 256",
+                          true);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err.find("not modelled"), std::string::npos) << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("stages").at(0).at("sampler_peak_gib").get<double>() : 0.0;
+  };
+  EXPECT_NEAR(sampler_gib("0") - sampler_gib("1"), 256.0 * 128256 * 9 / (1 << 30), 2e-4);
+  const auto word = Pasted("VLLM_USE_V2_MODEL_RUNNER=true vllm serve meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_NE(word.err.find("reads VLLM_USE_V2_MODEL_RUNNER as an integer"), std::string::npos) << word.err;
+}
+
+// The environment of a pasted line is classified as vllm/envs.py and the libraries describe each
+// variable: process plumbing has no effect; kernel choices allocate nothing kvsim counts; what changes
+// memory is said with why; a variable kvsim has no entry for is named as such, never called a memory change.
+TEST(PastedLineFieldsTest, EnvironmentVariablesAreClassifiedAsTheyAct) {
+  const auto r = Pasted("MASTER_PORT=29500 TP_SOCKET_IFNAME=eth0 VLLM_USE_DEEP_GEMM=1 VLLM_DISABLE_COMPILE_CACHE=1 HEAD_IP=10.0.0.1 "
+                        "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("accepted, no effect on memory: MASTER_PORT, TP_SOCKET_IFNAME"), std::string::npos) << all;
+  EXPECT_NE(all.find("kernel choices, no effect on memory; kvsim's step times do not tell kernels apart: VLLM_USE_DEEP_GEMM"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("not modelled (they change memory): VLLM_DISABLE_COMPILE_CACHE (every start compiles without the cache"),
+            std::string::npos) << all;
+  EXPECT_NE(all.find("kvsim has no entry for, so not modelled (they may change memory or time): HEAD_IP"), std::string::npos) << all;
+  EXPECT_EQ(all.find("change memory): HEAD_IP"), std::string::npos) << all;
+}
+
 }  // namespace
 }  // namespace kvsim
