@@ -13,6 +13,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
+#include "cli/serve_flags.h"
 
 namespace kvsim {
 namespace {
@@ -155,10 +156,11 @@ ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string&
       if (value.IsScalar() && IsPlain(value) && IsYamlTrue(value.Scalar())) {
         out.tokens.push_back({flag, where});
       } else if (value.IsScalar() && IsPlain(value) && IsYamlFalse(value.Scalar())) {
-        out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key);
+        out.tokens.push_back({"--no-" + key, where, true});
       } else if (value.IsSequence()) {
         if (value.size() == 0) {
-          out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key + " (an empty list)");
+          out.dropped.push_back(Where(name, kv.first.Mark()) + ": " + key +
+                                " is an empty list, which vLLM's config reader drops (the flag keeps its default)");
           continue;
         }
         out.tokens.push_back({flag, where});
@@ -192,6 +194,60 @@ ServeConfigFile ReadServeConfigYaml(const std::string& path) {
     text += '\n';
   }
   return ParseServeConfigYaml(text, path);
+}
+
+// The first release kvsim takes to emit --no-KEY for `KEY: false` (PR #51573, merged 2026-08-09):
+// 0.29.0 came out on 2026-08-31; whether 0.28 had it is not known here, so it keeps the older drop.
+constexpr int kFirstReleaseNegatingFalseConfigKeys = 29;
+
+ServeArgsWithConfig ExpandServeConfigFile(const std::vector<std::string>& given, const VllmVersion& modelled) {
+  ServeArgsWithConfig out;
+  std::vector<std::string> rest;
+  std::string path;
+  for (size_t i = 0; i < given.size(); ++i) {
+    std::string value;
+    if (given[i] == "--config") {
+      if (i + 1 >= given.size() || given[i + 1].rfind('-', 0) == 0)
+        throw Error("--config: expects a YAML file (in the pasted server command line)");
+      value = given[++i];
+    } else if (given[i].rfind("--config=", 0) == 0) {
+      value = given[i].substr(9);
+    } else {
+      rest.push_back(given[i]);
+      continue;
+    }
+    if (!path.empty()) throw Error("--config is given twice in the pasted server command line ('" + path + "' and '" + value + "')");
+    path = value;
+  }
+  size_t lead = 0;  // a positional model comes first on the line (`vllm serve MODEL --config F`): kept first
+  if (!path.empty())
+    while (lead < rest.size() && !rest[lead].empty() && rest[lead][0] != '-') ++lead;
+  for (size_t i = 0; i < lead; ++i) out.args.push_back(rest[i]), out.origins.emplace_back();
+  if (!path.empty()) {
+    const bool negates = !modelled.v0_engine && modelled.minor >= kFirstReleaseNegatingFalseConfigKeys;
+    const ServeConfigFile file = ReadServeConfigYaml(path);
+    out.notes = file.dropped;
+    for (const ConfigToken& t : file.tokens) {
+      if (t.from_false) {
+        // vLLM looks the --no- form up as written (argparse's option strings): a switch's dashed name.
+        const ServeFlag* f = FindServeFlag(false, t.text.substr(5).insert(0, "--"));
+        if (negates && f && f->takes == Takes::kSwitch && f->name == t.text.substr(5).insert(0, "--")) {
+          out.args.push_back(t.text), out.origins.push_back(t.origin);
+        } else {
+          const std::string where = t.origin.substr(0, t.origin.find(": key '"));
+          out.notes.push_back(where + ": " + t.text.substr(5) + " is false, which vLLM's config reader drops (" +
+                              (negates ? "its parser has no option " + t.text + ", looked up as written"
+                                       : "before 0." + std::to_string(kFirstReleaseNegatingFalseConfigKeys) +
+                                             " it adds a flag only for true") +
+                              "; the flag keeps its default)");
+        }
+        continue;
+      }
+      out.args.push_back(t.text), out.origins.push_back(t.origin);
+    }
+  }
+  for (size_t i = lead; i < rest.size(); ++i) out.args.push_back(rest[i]), out.origins.emplace_back();
+  return out;
 }
 
 }  // namespace kvsim

@@ -2,7 +2,9 @@
 // accepted with a note that it moves no memory, or refused with the reason, as vLLM reads it.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -131,6 +133,52 @@ TEST(PastedLineFieldsTest, EnvironmentVariablesAreClassifiedAsTheyAct) {
             std::string::npos) << all;
   EXPECT_NE(all.find("kvsim has no entry for, so not modelled (they may change memory or time): HEAD_IP"), std::string::npos) << all;
   EXPECT_EQ(all.find("change memory): HEAD_IP"), std::string::npos) << all;
+}
+
+// vLLM's FlexibleArgumentParser.load_config_file (vllm/utils/argparse_utils.py) turns each YAML value
+// into argv: true -> --KEY; false -> --no-KEY where the parser has it (BooleanOptionalAction, PR #51573),
+// else nothing; a list -> --KEY and str() of each item; any other scalar -> --KEY and str(value). A
+// switch followed by a word ("1", "true", "True") leaves that word to argparse, which refuses it.
+TEST(PastedLineFieldsTest, ConfigYamlValuesAreTheArgvVllmMakesOfThem) {
+  testing::TempDir dir;
+  auto run = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = dir.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    return RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                   "--max-model-len", "8192", "--config", path});
+  };
+  auto graphs = [](const testing::CommandResult& r) { return nlohmann::json::parse(r.out).contains("cuda_graph_gib"); };
+  const auto on = run("on", "enforce-eager: true\n");
+  ASSERT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_FALSE(graphs(on));  // eager: no graphs captured
+  const auto off = run("off", "enforce-eager: false\n");
+  ASSERT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_TRUE(graphs(off));
+  for (const auto& [name, yaml, word] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"int1", "enforce-eager: 1\n", "1"}, {"int0", "enforce-eager: 0\n", "0"},
+           {"string", "enforce-eager: \"true\"\n", "true"}, {"list", "enforce-eager: [true]\n", "True"},
+           {"optional", "enable-prefix-caching: 1\n", "1"}}) {
+    const auto r = run(name, yaml);
+    EXPECT_EQ(r.exit_code, 2) << name << ": " << r.out;
+    EXPECT_NE(r.err.find(name + ".yaml:1: key '"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("argparse refuses the stray '" + word + "'"), std::string::npos) << r.err;
+  }
+  const auto null = run("null", "enforce-eager: null\n");
+  EXPECT_EQ(null.exit_code, 2);
+  EXPECT_NE(null.err.find("has no value (vLLM would pass the text 'None'"), std::string::npos) << null.err;
+  // A BooleanOptionalAction switch set false is its --no- form; a key whose --no- form the parser lacks
+  // as written (underscores, a value flag) is dropped by vLLM, and the answer says so.
+  const auto cache_off = run("cache_off", "enable-prefix-caching: false\n");
+  ASSERT_EQ(cache_off.exit_code, 0) << cache_off.err;
+  EXPECT_FALSE(nlohmann::json::parse(cache_off.out).at("settings").at("enable_prefix_caching").get<bool>());
+  const auto underscored = run("underscored", "enable_prefix_caching: false\n");
+  ASSERT_EQ(underscored.exit_code, 0) << underscored.err;
+  EXPECT_TRUE(nlohmann::json::parse(underscored.out).at("settings").at("enable_prefix_caching").get<bool>());
+  EXPECT_NE(underscored.out.find("enable_prefix_caching is false, which vLLM's config reader drops"), std::string::npos)
+      << underscored.out;
+  const auto two = run("two", "max-model-len: [1024, 2048]\n");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_NE(two.err.find("'2048' is left over"), std::string::npos) << two.err;
 }
 
 }  // namespace
