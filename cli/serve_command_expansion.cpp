@@ -61,6 +61,11 @@ void ServeTheDefaultModelIfNoneGiven(ServeCommandLine& line, const std::vector<s
   };
   if (names_model(line.kvsim_args) || names_model(own)) return;
   if (line.sglang) throw Error("the pasted sglang.launch_server line names no model: SGLang requires --model-path");
+  // vLLM's FlexibleArgumentParser.parse_args refuses --served-model-name without a positional model
+  // (vllm/utils/argparse_utils.py): a name for a default model is taken as a forgotten model.
+  if (std::find(line.accepted_no_effect.begin(), line.accepted_no_effect.end(), "--served-model-name") != line.accepted_no_effect.end())
+    throw Error("the pasted line gives --served-model-name but no model; vLLM refuses it (\"`model` should be provided as "
+                "the first positional argument\"): give the model after vllm serve");
   line.kvsim_args.insert(line.kvsim_args.begin(), {"--model", kVllmDefaultModel});
   line.notes.push_back(std::string("the pasted line names no model: vLLM then serves its default model, ") + kVllmDefaultModel +
                        " (ModelConfig.model), and this plan is for that model");

@@ -4,6 +4,7 @@
 #include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -226,6 +227,12 @@ ServeArgsWithConfig ExpandServeConfigFile(const std::vector<std::string>& given,
   if (!path.empty()) {
     const bool negates = !modelled.v0_engine && modelled.minor >= kFirstReleaseNegatingFalseConfigKeys;
     const ServeConfigFile file = ReadServeConfigYaml(path);
+    // With a config file vLLM requires a model on the line or in the file (_pull_args_from_config).
+    auto is_model = [](const std::string& a) { return a == "--model" || a.rfind("--model=", 0) == 0; };
+    if (lead == 0 && std::none_of(rest.begin(), rest.end(), is_model) &&
+        std::none_of(file.tokens.begin(), file.tokens.end(), [&](const ConfigToken& t) { return is_model(t.text); }))
+      throw Error(path + ": no model on the line or in the config file; vLLM refuses it (\"No model specified!\"): "
+                  "give it after vllm serve or as model: in the file");
     out.notes = file.dropped;
     for (const ConfigToken& t : file.tokens) {
       if (t.from_false) {

@@ -92,6 +92,20 @@ TEST(PastedLineFieldsTest, ALineWithoutAModelPlansVllmsDefaultModel) {
   const auto two = Pasted("vllm serve Qwen/Qwen3-8B --model meta-llama/Llama-3.1-8B-Instruct");
   EXPECT_EQ(two.exit_code, 2);
   EXPECT_NE(two.err.find("names two models"), std::string::npos) << two.err;
+  // vLLM's parser refuses a served name without a model, and a config file with no model on the line
+  // or in the file (vllm/utils/argparse_utils.py); so does kvsim.
+  const auto named = Pasted("vllm serve --served-model-name chat --port 8000");
+  EXPECT_EQ(named.exit_code, 2);
+  EXPECT_NE(named.err.find("--served-model-name but no model; vLLM refuses it"), std::string::npos) << named.err;
+  testing::TempDir dir;
+  std::ofstream(dir.path() + "/no_model.yaml") << "max-model-len: 4096\n";
+  const auto config = Pasted("vllm serve --config " + dir.path() + "/no_model.yaml");
+  EXPECT_EQ(config.exit_code, 2);
+  EXPECT_NE(config.err.find("no model on the line or in the config file; vLLM refuses it"), std::string::npos) << config.err;
+  std::ofstream(dir.path() + "/model.yaml") << "model: Qwen/Qwen3-8B\nmax-model-len: 4096\n";
+  const auto in_file = Pasted("vllm serve --config " + dir.path() + "/model.yaml", true);
+  ASSERT_EQ(in_file.exit_code, 0) << in_file.err;
+  EXPECT_EQ(in_file.out.find("names no model"), std::string::npos);
   // SGLang's launch_server requires --model-path.
   const auto sglang = Pasted("python3 -m sglang.launch_server --tp 1");
   EXPECT_EQ(sglang.exit_code, 2);
