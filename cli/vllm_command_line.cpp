@@ -179,6 +179,12 @@ class Translator {
       return;
     }
     if (canonical == "--model" || canonical == "--model-path") return SetModel(values[0]);
+    // vLLM's --block-size takes the sizes of CacheConfig's BlockSize (vllm/config/cache.py); argparse
+    // refuses any other. (SGLang's --page-size takes any.)
+    if (canonical == "--block-size" && !sglang_ && values.size() == 1 && values[0] != "1" && values[0] != "8" &&
+        values[0] != "16" && values[0] != "32" && values[0] != "64" && values[0] != "128" && values[0] != "256")
+      throw Error("--block-size " + values[0] + ": vLLM's --block-size is one of 1, 8, 16, 32, 64, 128, 256 (CacheConfig's "
+                  "BlockSize); argparse refuses any other");
     // The offloading connectors are KV tiers kvsim models; a connector between prefill and decode
     // instances is modelled by --prefill-replicas/--decode-replicas, not by one server's flags.
     if (canonical == "--kv-transfer-config") {

@@ -195,5 +195,23 @@ TEST(PastedLineFieldsTest, ConfigYamlValuesAreTheArgvVllmMakesOfThem) {
   EXPECT_NE(two.err.find("'2048' is left over"), std::string::npos) << two.err;
 }
 
+// Values vLLM's parser refuses are refused: a decimal with a binary suffix (human_readable_int in
+// vllm/utils/argparse_utils.py: 25.6k is 25,600, 1.5K is an error) and a block size outside
+// CacheConfig's BlockSize (vllm/config/cache.py: 1, 8, 16, 32, 64, 128, 256).
+TEST(PastedLineFieldsTest, ValuesVllmsParserRefusesAreRefused) {
+  const auto binary = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 1.5K");
+  EXPECT_EQ(binary.exit_code, 2);
+  EXPECT_NE(binary.err.find("a decimal with a binary suffix (K), which vLLM refuses; did you mean 1.5k?"), std::string::npos)
+      << binary.err;
+  const auto decimal = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 25.6k", true);
+  ASSERT_EQ(decimal.exit_code, 0) << decimal.err;
+  EXPECT_EQ(nlohmann::json::parse(decimal.out).at("settings").at("max_model_len").get<int64_t>(), 25600);
+  const auto block = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size=7");
+  EXPECT_EQ(block.exit_code, 2);
+  EXPECT_NE(block.err.find("--block-size 7: vLLM's --block-size is one of 1, 8, 16, 32, 64, 128, 256"), std::string::npos)
+      << block.err;
+  EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size 32").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace kvsim
