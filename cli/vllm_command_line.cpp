@@ -157,7 +157,7 @@ class Translator {
     if (!json_key.empty()) {
       if (!IsJsonFlag(canonical) || values.size() != 1) throw Error(as_given + ": only JSON-valued flags take .key spellings");
       std::string why;
-      std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
+      std::optional<nlohmann::json> v = json_key.back() == '+' ? std::nullopt : ParseJsonText(values[0], &why);
       if (!json_flags_.SetDotted(f.kvsim, json_key, v ? std::move(*v) : nlohmann::json(values[0]), as_given))
         Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
       return;

@@ -58,9 +58,14 @@ MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
 std::vector<int64_t> ReadCaptureSizes(const nlohmann::json& list, const std::string& flag) {
   if (!list.is_array()) throw Error(flag + ": cudagraph_capture_sizes must be a list of batch sizes");
   std::vector<int64_t> sizes;
-  for (const nlohmann::json& n : list) {
+  for (const nlohmann::json& item : list) {
+    // pydantic's lax mode reads the text of a whole number ("8", as the dotted `+` form gives) as one.
+    nlohmann::json n = item;
+    if (item.is_string() && !item.get<std::string>().empty() &&
+        item.get<std::string>().find_first_not_of("0123456789") == std::string::npos && item.get<std::string>().size() < 10)
+      n = std::stoll(item.get<std::string>());
     if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 1 << 20)
-      throw Error(flag + ": cudagraph_capture_sizes holds '" + n.dump() + "'; each must be a batch size from 1 to 1048576");
+      throw Error(flag + ": cudagraph_capture_sizes holds '" + item.dump() + "'; each must be a batch size from 1 to 1048576");
     sizes.push_back(n.get<int64_t>());
   }
   return sizes;

@@ -213,5 +213,18 @@ TEST(PastedLineFieldsTest, ValuesVllmsParserRefusesAreRefused) {
   EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size 32").exit_code, 0);
 }
 
+// vLLM's parser takes a list key one item at a time with a trailing '+' (`-cc.cudagraph_capture_sizes+ 1`,
+// items split at commas and appended; vllm/utils/argparse_utils.py); it was refused as an unknown key.
+// Sizes [1, 2, 4] under FULL_AND_PIECEWISE: three piecewise and three full graphs.
+TEST(PastedLineFieldsTest, DottedListAppendsAreOneList) {
+  const auto r = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct -cc.cudagraph_capture_sizes+ 1 "
+                        "-cc.cudagraph_capture_sizes+=2,4", true);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("cuda_graphs_captured").get<int64_t>(), 6);
+  const auto bad = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct -cc.cudagraph_capture_sizes+ 1,x");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("cudagraph_capture_sizes holds '\"x\"'"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace kvsim
