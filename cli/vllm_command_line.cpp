@@ -190,6 +190,8 @@ class Translator {
     if (canonical == "--kv-transfer-config") {
       std::string why;
       const std::optional<nlohmann::json> j = ParseJsonText(values[0], &why);
+      if (!j || !j->is_object())  // KVTransferConfig is built from a JSON object; vLLM refuses anything else
+        throw Error(canonical + ": '" + values[0] + "' is not a JSON object" + (j ? "" : " (" + why + ")"));
       if (!j || !IsOffloadingConnector(*j)) return Note(result_.not_modelled, canonical);
     }
     // A backend whose transport kvsim does not time: said, and the release's default timed instead.

@@ -57,6 +57,10 @@ MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
 
 std::vector<int64_t> ReadCaptureSizes(const nlohmann::json& list, const std::string& flag) {
   if (!list.is_array()) throw Error(flag + ": cudagraph_capture_sizes must be a list of batch sizes");
+  // An empty list is not "vLLM's pattern" (what kvsim plans when no list is given): refused rather than
+  // read as the default.
+  if (list.empty())
+    throw Error(flag + ": cudagraph_capture_sizes is an empty list; give the batch sizes, or cudagraph_mode \"NONE\" for no graphs");
   std::vector<int64_t> sizes;
   for (const nlohmann::json& item : list) {
     // pydantic's lax mode reads the text of a whole number ("8", as the dotted `+` form gives) as one.

@@ -226,5 +226,17 @@ TEST(PastedLineFieldsTest, DottedListAppendsAreOneList) {
   EXPECT_NE(bad.err.find("cudagraph_capture_sizes holds '\"x\"'"), std::string::npos) << bad.err;
 }
 
+// Two JSON values that were answered as something else: a --kv-transfer-config that is not an object
+// (vLLM builds KVTransferConfig from an object) was "accepted but not modelled", and an empty
+// cudagraph_capture_sizes was planned as vLLM's default pattern of sizes.
+TEST(PastedLineFieldsTest, JsonValuesOfTheWrongShapeAreRefused) {
+  const auto text = Pasted(R"(vllm serve meta-llama/Llama-3.1-8B-Instruct --kv-transfer-config '"NixlConnector"')");
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("--kv-transfer-config: '\"NixlConnector\"' is not a JSON object"), std::string::npos) << text.err;
+  const auto empty = Pasted(R"(vllm serve meta-llama/Llama-3.1-8B-Instruct -cc '{"cudagraph_capture_sizes": []}')");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("cudagraph_capture_sizes is an empty list"), std::string::npos) << empty.err;
+}
+
 }  // namespace
 }  // namespace kvsim
