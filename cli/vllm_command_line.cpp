@@ -291,7 +291,13 @@ class Translator {
     if (!(*origins_)[i].empty())
       throw Error("'" + tok + "' is left over after the key's flag and its value: argparse refuses it (unrecognized arguments)");
     if (!sglang_) {
+      // vllm serve takes one positional, the model; argparse refuses a second word (a value given to a
+      // flag that takes none, or a stray word) as unrecognized, not as a second model.
+      if (model_positional_)
+        throw Error("'" + tok + "': vllm serve takes one positional argument, the model ('" + model_ +
+                    "'); argparse refuses another (unrecognized arguments)");
       SetModel(tok);
+      model_positional_ = true;
       return i;
     }
     throw Error("'" + tok + "': SGLang's launch_server takes no positional arguments (give --model-path)");
@@ -355,6 +361,7 @@ class Translator {
   const std::vector<std::string>* origins_ = nullptr;  // per token of Run's args: the --config file's key, or ""
   ServeCommandLine result_;
   std::string model_;
+  bool model_positional_ = false;  // model_ came from the positional model_tag
   ServeJsonFlags json_flags_;  // the JSON-valued flags, whole and dotted, by kvsim flag
 };
 

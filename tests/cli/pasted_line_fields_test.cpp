@@ -238,5 +238,26 @@ TEST(PastedLineFieldsTest, JsonValuesOfTheWrongShapeAreRefused) {
   EXPECT_NE(empty.err.find("cudagraph_capture_sizes is an empty list"), std::string::npos) << empty.err;
 }
 
+// A pasted line is split as a shell splits it: outside quotes a backslash keeps the next character
+// ({\"k\":3} is {"k":3}) and a backslash-newline (or CRLF) joins lines; a second positional word is
+// refused as argparse refuses it, not read as a second model.
+TEST(PastedLineFieldsTest, ShellQuotingIsReadAsAShellReadsIt) {
+  const auto escaped = Pasted(R"(vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config {\"method\":\"ngram\",\"num_speculative_tokens\":3,\"prompt_lookup_max\":4})",
+                              true);
+  ASSERT_EQ(escaped.exit_code, 0) << escaped.err;
+  const auto quoted = Pasted(R"(vllm serve meta-llama/Llama-3.1-8B-Instruct --speculative-config '{"method":"ngram","num_speculative_tokens":3,"prompt_lookup_max":4}')",
+                             true);
+  ASSERT_EQ(quoted.exit_code, 0) << quoted.err;
+  EXPECT_EQ(escaped.out, quoted.out);  // the same JSON word, so the same plan
+  const auto crlf = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct \\\r\n  --max-model-len 4096\r\n", true);
+  ASSERT_EQ(crlf.exit_code, 0) << crlf.err;
+  EXPECT_EQ(nlohmann::json::parse(crlf.out).at("settings").at("max_model_len").get<int64_t>(), 4096);
+  const auto tabs = Pasted("vllm serve\tmeta-llama/Llama-3.1-8B-Instruct\t--max-model-len\t4096", true);
+  ASSERT_EQ(tabs.exit_code, 0) << tabs.err;
+  const auto stray = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 extra");
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("'extra': vllm serve takes one positional argument, the model"), std::string::npos) << stray.err;
+}
+
 }  // namespace
 }  // namespace kvsim
