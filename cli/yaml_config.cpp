@@ -234,7 +234,17 @@ ServeArgsWithConfig ExpandServeConfigFile(const std::vector<std::string>& given,
       throw Error(path + ": no model on the line or in the config file; vLLM refuses it (\"No model specified!\"): "
                   "give it after vllm serve or as model: in the file");
     out.notes = file.dropped;
-    for (const ConfigToken& t : file.tokens) {
+    for (size_t k = 0; k < file.tokens.size(); ++k) {
+      const ConfigToken& t = file.tokens[k];
+      // The line's positional model wins over the file's `model:` (vllm/entrypoints/cli/serve.py sets
+      // args.model from model_tag when given), and the answer says which it plans.
+      if (lead > 0 && t.text == "--model" && k + 1 < file.tokens.size()) {
+        if (file.tokens[k + 1].text != rest[0])
+          out.notes.push_back(t.origin.substr(0, t.origin.find(": key '")) + ": model " + file.tokens[k + 1].text +
+                              " is replaced by the line's positional model " + rest[0] + ", which vllm serve takes first");
+        ++k;
+        continue;
+      }
       if (t.from_false) {
         // vLLM looks the --no- form up as written (argparse's option strings): a switch's dashed name.
         const ServeFlag* f = FindServeFlag(false, t.text.substr(5).insert(0, "--"));

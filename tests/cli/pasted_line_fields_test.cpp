@@ -106,6 +106,12 @@ TEST(PastedLineFieldsTest, ALineWithoutAModelPlansVllmsDefaultModel) {
   const auto in_file = Pasted("vllm serve --config " + dir.path() + "/model.yaml", true);
   ASSERT_EQ(in_file.exit_code, 0) << in_file.err;
   EXPECT_EQ(in_file.out.find("names no model"), std::string::npos);
+  // A positional model on the line wins over the file's model: key, as vllm serve's model_tag does.
+  const auto both = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --config " + dir.path() + "/model.yaml", true);
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("model Qwen/Qwen3-8B is replaced by the line's positional model meta-llama/Llama-3.1-8B-Instruct"),
+            std::string::npos) << both.out;
+  EXPECT_EQ(nlohmann::json::parse(both.out).at("kv_bytes_per_token").get<int64_t>(), 32 * 8 * 128 * 2 * 2);
   // SGLang's launch_server requires --model-path.
   const auto sglang = Pasted("python3 -m sglang.launch_server --tp 1");
   EXPECT_EQ(sglang.exit_code, 2);
