@@ -95,6 +95,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
       ("cuda-graph-estimate", po::value(&o.cuda_graph_estimate)->default_value(o.cuda_graph_estimate),
        "on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken out of the KV budget "
        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)")
+      ("model-runner", po::value(&o.model_runner)->default_value(o.model_runner),
+       "auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget (VLLM_USE_V2_MODEL_RUNNER=0 or 1; "
+       "auto: the release's choice, V2 for every model from vLLM 0.29)")
       ("cuda-graph-memory", po::value(&o.cuda_graph_memory),
        "CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB), instead of kvsim's estimate");
 }

@@ -21,9 +21,16 @@ std::vector<std::string> SplitOptionString(const std::string& text, const std::s
     } else if (c == '"' || c == '\'') {
       quote = c;
       in_token = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {  // \r: a line pasted with CRLF endings
       if (in_token) out.push_back(cur), cur.clear(), in_token = false;
-    } else if (!in_token && (c == '{' || c == '[')) {
+    } else if (c == '\\' && i + 1 < text.size() && text[i + 1] != ' ' && text[i + 1] != '\t') {
+      // As in a shell, outside quotes a backslash keeps the next character literal ({\"method\":3} is
+      // {"method":3}) and joins a line to the next. (A backslash before a space is a continuation
+      // whose newline was lost in pasting: it stays its own word, which the translator skips.)
+      if (text[i + 1] == '\r' && i + 2 < text.size() && text[i + 2] == '\n') ++i;  // CRLF continuation
+      else if (text[i + 1] != '\n') cur += text[i + 1], in_token = true;
+      ++i;
+    } else if (!in_token && (c == '{' || c == '[') && text.find('\\', i) >= text.find_first_of(" \t\n", i)) {
       // A word that starts a JSON value (--speculative-config {"method": "ngram"}) runs to its
       // closing bracket: a shell would strip its quotes and split it at its spaces.
       const size_t end = JsonValueEnd(text, i, what);

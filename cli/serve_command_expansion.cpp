@@ -48,6 +48,29 @@ void WarnIfQuantizedIdOverBaseConfig(const std::string& pasted_id, const std::ve
 
 }  // namespace
 
+// vLLM's default model: ModelConfig.model in vllm/config/model.py ("facebook/opt-125m" in older releases).
+// `vllm serve [model_tag] [options]` takes the positional as optional (vllm/entrypoints/cli/serve.py
+// sets args.model from it only when given), so a line without one starts this model.
+constexpr const char* kVllmDefaultModel = "Qwen/Qwen3-0.6B";
+
+void ServeTheDefaultModelIfNoneGiven(ServeCommandLine& line, const std::vector<std::string>& own) {
+  auto names_model = [](const std::vector<std::string>& args) {
+    return std::any_of(args.begin(), args.end(), [](const std::string& a) {
+      return a == "--model" || a == "-m" || StartsWith(a, "--model=");
+    });
+  };
+  if (names_model(line.kvsim_args) || names_model(own)) return;
+  if (line.sglang) throw Error("the pasted sglang.launch_server line names no model: SGLang requires --model-path");
+  // vLLM's FlexibleArgumentParser.parse_args refuses --served-model-name without a positional model
+  // (vllm/utils/argparse_utils.py): a name for a default model is taken as a forgotten model.
+  if (std::find(line.accepted_no_effect.begin(), line.accepted_no_effect.end(), "--served-model-name") != line.accepted_no_effect.end())
+    throw Error("the pasted line gives --served-model-name but no model; vLLM refuses it (\"`model` should be provided as "
+                "the first positional argument\"): give the model after vllm serve");
+  line.kvsim_args.insert(line.kvsim_args.begin(), {"--model", kVllmDefaultModel});
+  line.notes.push_back(std::string("the pasted line names no model: vLLM then serves its default model, ") + kVllmDefaultModel +
+                       " (ModelConfig.model), and this plan is for that model");
+}
+
 // The release the plan models: kvsim's own --vllm-version (the last given, as the option parser
 // keeps it), else the newest. A malformed one is left for the option parser to refuse.
 VllmVersion ModelledRelease(const std::vector<std::string>& own) {
@@ -70,6 +93,12 @@ std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line) {
     out.push_back("given again later in the pasted line, so vLLM uses the later value: " + Join(line.replaced_by_later, ", "));
   if (!line.not_modelled.empty())
     out.push_back("accepted but not modelled (they change memory): " + Join(line.not_modelled, ", "));
+  if (!line.kernel_choices.empty())
+    out.push_back("kernel choices, no effect on memory; kvsim's step times do not tell kernels apart: " +
+                  Join(line.kernel_choices, ", "));
+  if (!line.unknown_environment.empty())
+    out.push_back("environment variables kvsim has no entry for, so not modelled (they may change memory or time): " +
+                  Join(line.unknown_environment, ", "));
   return out;
 }
 
@@ -96,6 +125,7 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   if (!found) return args;
   if (server.empty()) throw Error("nothing after `--`: paste the server command line there (vllm serve MODEL [flags])");
   ServeCommandLine cmd = TranslateServeCommand(server, ModelledRelease(own));
+  ServeTheDefaultModelIfNoneGiven(cmd, own);
   // kvsim's own --model names the config for the pasted model (a local path, or an id without a preset).
   const bool own_model = std::any_of(own.begin(), own.end(), [](const std::string& a) {
     return a == "--model" || a == "-m" || StartsWith(a, "--model=");

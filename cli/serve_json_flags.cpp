@@ -37,12 +37,28 @@ bool ServeJsonFlags::SetWhole(const std::string& flag, nlohmann::json value, con
 bool ServeJsonFlags::SetDotted(const std::string& flag, const std::string& dotted, nlohmann::json value,
                                const std::string& as_given) {
   nlohmann::json* node = &dotted_[flag];
+  const bool append = !dotted.empty() && dotted.back() == '+';
+  if (append) {
+    const std::string items = value.is_string() ? value.get<std::string>() : ServeJsonText(value);
+    value = nlohmann::json::array();
+    for (size_t at = 0;;) {
+      const size_t comma = items.find(',', at);
+      value.push_back(items.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
+  }
+  const std::string path = append ? dotted.substr(0, dotted.size() - 1) : dotted;
   size_t start = 0;
   while (true) {
-    const size_t dot = dotted.find('.', start);
-    const std::string key = dotted.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
     if (key.empty()) throw Error(as_given + ": an empty key in the dotted spelling");
     if (!node->is_object()) *node = nlohmann::json::object();
+    if (dot == std::string::npos && append && node->contains(key) && (*node)[key].is_array()) {
+      for (nlohmann::json& item : value) (*node)[key].push_back(std::move(item));
+      return true;
+    }
     if (dot == std::string::npos) {
       const bool same = !node->contains(key) || (*node)[key] == value;
       (*node)[key] = std::move(value);

@@ -24,7 +24,9 @@ class ServeJsonFlags {
   bool SetWhole(const std::string& flag, nlohmann::json value, const std::string& as_given);
 
   // Key path `dotted` ("a.b") of the flag's object. Returns false when it replaces a different value
-  // given earlier for the same path. Throws kvsim::Error on an empty key.
+  // given earlier for the same path. A path ending in '+' ("a.b+") appends: `value` is the text's
+  // comma-separated items as strings, added to the list given before, as vLLM's parser adds them
+  // (vllm/utils/argparse_utils.py). Throws kvsim::Error on an empty key.
   bool SetDotted(const std::string& flag, const std::string& dotted, nlohmann::json value, const std::string& as_given);
 
   // One object per flag, in flag order: the whole object with the dotted keys merged in. A key set

@@ -1,7 +1,10 @@
 #include "cli/server_environment.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <stdexcept>
 
+#include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/budget/all2all_backend.h"
 
@@ -38,6 +41,22 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
     cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--cuda-graph-estimate", on ? "on" : "off"});
     return;
   }
+  // VLLM_USE_V2_MODEL_RUNNER picks the GPU model runner (vllm/envs.py: "Flag to control the v2 model
+  // runner. If unset, use config defaults"; read as bool(int(value))). The runners' profiles differ
+  // (kvcache/budget/model_runner.h), so it becomes --model-runner.
+  if (name == "VLLM_USE_V2_MODEL_RUNNER") {
+    int64_t number = 0;
+    try {
+      size_t used = 0;
+      number = std::stoll(value, &used);
+      if (used != value.size()) throw std::invalid_argument(value);
+    } catch (const std::exception&) {
+      throw Error(assignment + ": vLLM reads VLLM_USE_V2_MODEL_RUNNER as an integer (bool(int(value)), vllm/envs.py), "
+                  "and '" + value + "' is not one: give 0 or 1");
+    }
+    cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--model-runner", number != 0 ? "v2" : "v1"});
+    return;
+  }
   // Devices, credentials, caches, logging, ports and process plumbing: no effect on memory or time.
   static const char* const kNoEffect[] = {
       "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HF_TOKEN",
@@ -47,14 +66,40 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
       "VLLM_CACHE_ROOT", "VLLM_NO_USAGE_STATS", "VLLM_DO_NOT_TRACK", "DO_NOT_TRACK", "VLLM_RPC_TIMEOUT",
       "VLLM_ENGINE_ITERATION_TIMEOUT_S", "VLLM_SKIP_P2P_CHECK", "NCCL_DEBUG", "NCCL_SOCKET_IFNAME", "GLOO_SOCKET_IFNAME",
       "OMP_NUM_THREADS", "TOKENIZERS_PARALLELISM", "PYTHONUNBUFFERED", "PYTHONPATH", "SAFETENSORS_FAST_GPU",
-      "VLLM_SERVER_DEV_MODE", "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH", "VLLM_DISABLE_COMPILE_CACHE",
-      "VLLM_ALLOW_RUNTIME_LORA_UPDATING"};
+      "VLLM_SERVER_DEV_MODE", "VLLM_KEEP_ALIVE_ON_ENGINE_DEATH", "VLLM_ALLOW_RUNTIME_LORA_UPDATING",
+      // torch.distributed's rendezvous and tensorpipe's RPC interface: where processes meet, not what they hold.
+      "MASTER_ADDR", "MASTER_PORT", "TP_SOCKET_IFNAME"};
   for (const char* known : kNoEffect)
     if (name == known) return Note(cmd.accepted_no_effect, name);
+  // What changes memory in a way kvsim does not model, each with why.
+  struct Explained {
+    const char* name;
+    const char* why;
+  };
+  static const Explained kChangeMemory[] = {
+      // Every start compiles cold; a cold torch.compile cache holds compilation workspace a warm one does
+      // not (0.53 GiB more outside the weights on the development set's R170 against R169).
+      {"VLLM_DISABLE_COMPILE_CACHE", "every start compiles without the cache, and a cold compile holds workspace kvsim does not count"},
+      {"PYTORCH_CUDA_ALLOC_CONF", "the caching allocator's segments and fragmentation, which kvsim does not model"},
+      // NCCL's own buffers are non-torch memory: NVLink SHARP buffers, and the per-peer channel buffers.
+      {"NCCL_NVLS_ENABLE", "NVLink SHARP buffers, non-torch memory kvsim does not size"},
+      {"NCCL_BUFFSIZE", "NCCL's per-peer buffers, non-torch memory kvsim does not size"},
+      // The older spelling of --attention-backend, which kvsim does not model either.
+      {"VLLM_ATTENTION_BACKEND", "as --attention-backend: a backend can set the KV block size and layout"}};
+  for (const Explained& e : kChangeMemory)
+    if (name == e.name) return Note(cmd.not_modelled, name + " (" + e.why + ")");
   // Transport settings of the collective and KV-transfer libraries.
   for (const char* prefix : {"NCCL_", "GLOO_", "UCX_", "VLLM_NIXL_"})
     if (StartsWith(name, prefix)) return Note(cmd.accepted_no_effect, name);
-  Note(cmd.not_modelled, name);  // kernels, allocator, engine version, graph capture: they can change the answer
+  // Kernel choices (vllm/envs.py): which GEMM, attention or MoE kernels run, and the fp32 matmul
+  // precision. They allocate nothing kvsim counts; kvsim's step times do not tell the kernels apart.
+  static const char* const kKernelPrefixes[] = {"VLLM_USE_DEEP_GEMM", "VLLM_ROCM_USE_AITER", "VLLM_USE_TRITON_FLASH_ATTN",
+                                                "VLLM_FLOAT32_MATMUL_PRECISION", "VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT",
+                                                "VLLM_USE_FLASHINFER_MOE", "VLLM_MARLIN_USE_ATOMIC_ADD"};
+  for (const char* prefix : kKernelPrefixes)
+    if (StartsWith(name, prefix)) return Note(cmd.kernel_choices, name);
+  // Anything else: kvsim does not know what it does, and says so rather than guess.
+  Note(cmd.unknown_environment, name);
 }
 
 }  // namespace kvsim

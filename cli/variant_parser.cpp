@@ -56,7 +56,8 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
                                              overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
   std::vector<std::string> own = overrides;
   if (pasted) {
-    const ServeCommandLine line = TranslateServeCommand(overrides, ModelledRelease(base_args));
+    ServeCommandLine line = TranslateServeCommand(overrides, ModelledRelease(base_args));
+    ServeTheDefaultModelIfNoneGiven(line, base_args);
     own = line.kvsim_args;
     v.warnings = ServeLineWarnings(line);
   }

@@ -48,8 +48,14 @@ class Translator {
 
   ServeCommandLine Run(const std::vector<std::string>& given) {
     if (!sglang_) RefuseVllmOmni(given);
-    std::vector<std::string> args, origins;
-    ExpandConfigFile(given, args, origins);
+    // vLLM's FlexibleArgumentParser puts the flags of `--config FILE.yaml` before those of the command
+    // line; each token the file gave keeps its origin, so an error about it names the file, line and key.
+    ServeArgsWithConfig expanded = sglang_ ? ServeArgsWithConfig{given, std::vector<std::string>(given.size()), {}}
+                                           : ExpandServeConfigFile(given, modelled_);
+    for (const std::string& n : expanded.notes) Note(result_.notes, n);
+    const std::vector<std::string>& args = expanded.args;
+    const std::vector<std::string>& origins = expanded.origins;
+    origins_ = &origins;
     for (size_t i = 0; i < args.size(); ++i) {
       try {
         i = Consume(args, i);
@@ -64,43 +70,6 @@ class Translator {
   }
 
  private:
-  // vLLM's FlexibleArgumentParser puts the flags of `--config FILE.yaml` before those of the command
-  // line, so a flag typed on the line wins over the file's (argparse keeps the last). Each token the
-  // file gave keeps its origin, so an error about it names the file, line and key.
-  void ExpandConfigFile(const std::vector<std::string>& given, std::vector<std::string>& args,
-                        std::vector<std::string>& origins) {
-    std::vector<std::string> rest;
-    std::string path;
-    for (size_t i = 0; i < given.size(); ++i) {
-      std::string value;
-      if (!sglang_ && given[i] == "--config") {
-        if (i + 1 >= given.size() || StartsWith(given[i + 1], "-"))
-          throw Error("--config: expects a YAML file (in the pasted server command line)");
-        value = given[++i];
-      } else if (!sglang_ && StartsWith(given[i], "--config=")) {
-        value = given[i].substr(9);
-      } else {
-        rest.push_back(given[i]);
-        continue;
-      }
-      if (!path.empty()) throw Error("--config is given twice in the pasted server command line ('" + path + "' and '" + value + "')");
-      path = value;
-    }
-    if (!path.empty()) {
-      const ServeConfigFile file = ReadServeConfigYaml(path);
-      // A positional model comes first on the line (`vllm serve MODEL --config F`): keep it first.
-      size_t lead = 0;
-      while (lead < rest.size() && !rest[lead].empty() && rest[lead][0] != '-') ++lead;
-      for (size_t i = 0; i < lead; ++i) args.push_back(rest[i]), origins.emplace_back();
-      for (const ConfigToken& t : file.tokens) args.push_back(t.text), origins.push_back(t.origin);
-      rest.erase(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(lead));
-      for (const std::string& d : file.dropped_false)
-        Note(result_.notes, d + " is false, which vLLM's config reader drops (the flag keeps its default; "
-                                "write no-<key>: true to turn a switch off)");
-    }
-    for (std::string& t : rest) args.push_back(std::move(t)), origins.emplace_back();
-  }
-
   std::optional<ServeFlag> Lookup(const std::string& name, bool& negated) const {
     negated = false;
     const ServeFlag* f = FindServeFlag(sglang_, name);
@@ -148,6 +117,11 @@ class Translator {
     } else if (flag->takes == Takes::kList) {
       while (next_is_value(i + 1)) values.push_back(args[++i]);
       if (values.empty()) throw Error(std::string(tok) + ": expects at least one value (in the pasted server command line)");
+    } else if (flag->takes == Takes::kSwitch && i + 1 < args.size() && !(*origins_)[i + 1].empty() && next_is_value(i + 1)) {
+      // vLLM's reader writes `KEY: 1` (or "true", a list) as --KEY 1: a switch takes no value, and argparse
+      // refuses the stray word (unrecognized arguments).
+      throw Error("a switch takes true or false; vLLM's config reader passes --" + name.substr(2) + " " + args[i + 1] +
+                  ", and argparse refuses the stray '" + args[i + 1] + "' (unrecognized arguments)");
     } else if (flag->takes == Takes::kOptionalValue || (flag->takes == Takes::kSwitch && i + 1 < args.size() && IsBoolWord(args[i + 1]))) {
       if (next_is_value(i + 1)) values.push_back(args[++i]);
     }
@@ -182,7 +156,7 @@ class Translator {
     if (!json_key.empty()) {
       if (!IsJsonFlag(canonical) || values.size() != 1) throw Error(as_given + ": only JSON-valued flags take .key spellings");
       std::string why;
-      std::optional<nlohmann::json> v = ParseJsonText(values[0], &why);
+      std::optional<nlohmann::json> v = json_key.back() == '+' ? std::nullopt : ParseJsonText(values[0], &why);
       if (!json_flags_.SetDotted(f.kvsim, json_key, v ? std::move(*v) : nlohmann::json(values[0]), as_given))
         Note(result_.replaced_by_later, as_given.substr(0, as_given.find('=')));
       return;
@@ -204,11 +178,19 @@ class Translator {
       return;
     }
     if (canonical == "--model" || canonical == "--model-path") return SetModel(values[0]);
+    // vLLM's --block-size takes the sizes of CacheConfig's BlockSize (vllm/config/cache.py); argparse
+    // refuses any other. (SGLang's --page-size takes any.)
+    if (canonical == "--block-size" && !sglang_ && values.size() == 1 && values[0] != "1" && values[0] != "8" &&
+        values[0] != "16" && values[0] != "32" && values[0] != "64" && values[0] != "128" && values[0] != "256")
+      throw Error("--block-size " + values[0] + ": vLLM's --block-size is one of 1, 8, 16, 32, 64, 128, 256 (CacheConfig's "
+                  "BlockSize); argparse refuses any other");
     // The offloading connectors are KV tiers kvsim models; a connector between prefill and decode
     // instances is modelled by --prefill-replicas/--decode-replicas, not by one server's flags.
     if (canonical == "--kv-transfer-config") {
       std::string why;
       const std::optional<nlohmann::json> j = ParseJsonText(values[0], &why);
+      if (!j || !j->is_object())  // KVTransferConfig is built from a JSON object; vLLM refuses anything else
+        throw Error(canonical + ": '" + values[0] + "' is not a JSON object" + (j ? "" : " (" + why + ")"));
       if (!j || !IsOffloadingConnector(*j)) return Note(result_.not_modelled, canonical);
     }
     // A backend whose transport kvsim does not time: said, and the release's default timed instead.
@@ -299,8 +281,18 @@ class Translator {
 
   size_t Positional(const std::string& tok, size_t i) {
     if (tok == "\\" || tok.empty()) return i;
+    // The model comes from the line or from a `model:` key, never from a value the file left over
+    // (`max-model-len: [1, 2]` is --max-model-len 1 2, and argparse refuses the 2).
+    if (!(*origins_)[i].empty())
+      throw Error("'" + tok + "' is left over after the key's flag and its value: argparse refuses it (unrecognized arguments)");
     if (!sglang_) {
+      // vllm serve takes one positional, the model; argparse refuses a second word (a value given to a
+      // flag that takes none, or a stray word) as unrecognized, not as a second model.
+      if (model_positional_)
+        throw Error("'" + tok + "': vllm serve takes one positional argument, the model ('" + model_ +
+                    "'); argparse refuses another (unrecognized arguments)");
       SetModel(tok);
+      model_positional_ = true;
       return i;
     }
     throw Error("'" + tok + "': SGLang's launch_server takes no positional arguments (give --model-path)");
@@ -361,8 +353,10 @@ class Translator {
 
   bool sglang_;
   VllmVersion modelled_;
+  const std::vector<std::string>* origins_ = nullptr;  // per token of Run's args: the --config file's key, or ""
   ServeCommandLine result_;
   std::string model_;
+  bool model_positional_ = false;  // model_ came from the positional model_tag
   ServeJsonFlags json_flags_;  // the JSON-valued flags, whole and dotted, by kvsim flag
 };
 

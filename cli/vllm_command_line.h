@@ -39,6 +39,11 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
 // A malformed one is left for the option parser to refuse.
 VllmVersion ModelledRelease(const std::vector<std::string>& args);
 
+// `vllm serve` with no model (neither the positional model_tag nor --model) serves vLLM's default model,
+// ModelConfig.model: the line's --model becomes that one, with a note, unless the command's own
+// arguments (`own`) name the model. SGLang's launch_server requires --model-path: refused without it.
+void ServeTheDefaultModelIfNoneGiven(ServeCommandLine& line, const std::vector<std::string>& own);
+
 // What a translated line says that the answer must carry (text and JSON): the notes, the flags given
 // again later, and the flags kvsim accepts without modelling though they change memory.
 std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line);

@@ -4,6 +4,7 @@
 #include <yaml-cpp/parser.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/line_reader.h"
+#include "cli/serve_flags.h"
 
 namespace kvsim {
 namespace {
@@ -155,10 +157,11 @@ ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string&
       if (value.IsScalar() && IsPlain(value) && IsYamlTrue(value.Scalar())) {
         out.tokens.push_back({flag, where});
       } else if (value.IsScalar() && IsPlain(value) && IsYamlFalse(value.Scalar())) {
-        out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key);
+        out.tokens.push_back({"--no-" + key, where, true});
       } else if (value.IsSequence()) {
         if (value.size() == 0) {
-          out.dropped_false.push_back(Where(name, kv.first.Mark()) + ": " + key + " (an empty list)");
+          out.dropped.push_back(Where(name, kv.first.Mark()) + ": " + key +
+                                " is an empty list, which vLLM's config reader drops (the flag keeps its default)");
           continue;
         }
         out.tokens.push_back({flag, where});
@@ -192,6 +195,76 @@ ServeConfigFile ReadServeConfigYaml(const std::string& path) {
     text += '\n';
   }
   return ParseServeConfigYaml(text, path);
+}
+
+// The first release kvsim takes to emit --no-KEY for `KEY: false` (PR #51573, merged 2026-08-09):
+// 0.29.0 came out on 2026-08-31; whether 0.28 had it is not known here, so it keeps the older drop.
+constexpr int kFirstReleaseNegatingFalseConfigKeys = 29;
+
+ServeArgsWithConfig ExpandServeConfigFile(const std::vector<std::string>& given, const VllmVersion& modelled) {
+  ServeArgsWithConfig out;
+  std::vector<std::string> rest;
+  std::string path;
+  for (size_t i = 0; i < given.size(); ++i) {
+    std::string value;
+    if (given[i] == "--config") {
+      if (i + 1 >= given.size() || given[i + 1].rfind('-', 0) == 0)
+        throw Error("--config: expects a YAML file (in the pasted server command line)");
+      value = given[++i];
+    } else if (given[i].rfind("--config=", 0) == 0) {
+      value = given[i].substr(9);
+    } else {
+      rest.push_back(given[i]);
+      continue;
+    }
+    if (!path.empty()) throw Error("--config is given twice in the pasted server command line ('" + path + "' and '" + value + "')");
+    path = value;
+  }
+  size_t lead = 0;  // a positional model comes first on the line (`vllm serve MODEL --config F`): kept first
+  if (!path.empty())
+    while (lead < rest.size() && !rest[lead].empty() && rest[lead][0] != '-') ++lead;
+  for (size_t i = 0; i < lead; ++i) out.args.push_back(rest[i]), out.origins.emplace_back();
+  if (!path.empty()) {
+    const bool negates = !modelled.v0_engine && modelled.minor >= kFirstReleaseNegatingFalseConfigKeys;
+    const ServeConfigFile file = ReadServeConfigYaml(path);
+    // With a config file vLLM requires a model on the line or in the file (_pull_args_from_config).
+    auto is_model = [](const std::string& a) { return a == "--model" || a.rfind("--model=", 0) == 0; };
+    if (lead == 0 && std::none_of(rest.begin(), rest.end(), is_model) &&
+        std::none_of(file.tokens.begin(), file.tokens.end(), [&](const ConfigToken& t) { return is_model(t.text); }))
+      throw Error(path + ": no model on the line or in the config file; vLLM refuses it (\"No model specified!\"): "
+                  "give it after vllm serve or as model: in the file");
+    out.notes = file.dropped;
+    for (size_t k = 0; k < file.tokens.size(); ++k) {
+      const ConfigToken& t = file.tokens[k];
+      // The line's positional model wins over the file's `model:` (vllm/entrypoints/cli/serve.py sets
+      // args.model from model_tag when given), and the answer says which it plans.
+      if (lead > 0 && t.text == "--model" && k + 1 < file.tokens.size()) {
+        if (file.tokens[k + 1].text != rest[0])
+          out.notes.push_back(t.origin.substr(0, t.origin.find(": key '")) + ": model " + file.tokens[k + 1].text +
+                              " is replaced by the line's positional model " + rest[0] + ", which vllm serve takes first");
+        ++k;
+        continue;
+      }
+      if (t.from_false) {
+        // vLLM looks the --no- form up as written (argparse's option strings): a switch's dashed name.
+        const ServeFlag* f = FindServeFlag(false, t.text.substr(5).insert(0, "--"));
+        if (negates && f && f->takes == Takes::kSwitch && f->name == t.text.substr(5).insert(0, "--")) {
+          out.args.push_back(t.text), out.origins.push_back(t.origin);
+        } else {
+          const std::string where = t.origin.substr(0, t.origin.find(": key '"));
+          out.notes.push_back(where + ": " + t.text.substr(5) + " is false, which vLLM's config reader drops (" +
+                              (negates ? "its parser has no option " + t.text + ", looked up as written"
+                                       : "before 0." + std::to_string(kFirstReleaseNegatingFalseConfigKeys) +
+                                             " it adds a flag only for true") +
+                              "; the flag keeps its default)");
+        }
+        continue;
+      }
+      out.args.push_back(t.text), out.origins.push_back(t.origin);
+    }
+  }
+  for (size_t i = lead; i < rest.size(); ++i) out.args.push_back(rest[i]), out.origins.emplace_back();
+  return out;
 }
 
 }  // namespace kvsim

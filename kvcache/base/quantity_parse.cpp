@@ -22,12 +22,21 @@ int64_t ParseTokenCount(const std::string& text, const std::string& what) {
   size_t used = 0;
   const double v = ParseNumberPrefix(text, what, &used);
   const std::string suffix = text.substr(used);
+  // vLLM's human_readable_int (vllm/utils/argparse_utils.py): k m g t are powers of 1000 and take a
+  // decimal (25.6k); K M G T are powers of 1024 and refuse one.
   double scale = 1;
   if (suffix == "k") scale = 1e3;
   else if (suffix == "K") scale = 1024;
   else if (suffix == "m") scale = 1e6;
   else if (suffix == "M") scale = 1024.0 * 1024.0;
+  else if (suffix == "g") scale = 1e9;
+  else if (suffix == "G") scale = 1024.0 * 1024.0 * 1024.0;
+  else if (suffix == "t") scale = 1e12;
+  else if (suffix == "T") scale = 1024.0 * 1024.0 * 1024.0 * 1024.0;
   else if (!suffix.empty()) throw Error(what + ": '" + text + "' has an unknown suffix (use k=1000 or K=1024)");
+  if (scale > 1 && suffix[0] >= 'A' && suffix[0] <= 'Z' && v != std::floor(v))
+    throw Error(what + ": '" + text + "': a decimal with a binary suffix (" + suffix + "), which vLLM refuses; did you mean " +
+                text.substr(0, used) + static_cast<char>(suffix[0] - 'A' + 'a') + "?");
   const double value = v * scale;
   if (value != std::floor(value) || value < -9e15 || value > 9e15)
     throw Error(what + ": '" + text + "' is not a whole number");

@@ -33,6 +33,11 @@ void NoteSettings(const DeploymentConfig& c, CapacityResult& r) {
     r.notes.push_back("hybrid KV cache: " + std::to_string(layout.padding_layers) +
                       " padding layer(s) added to equalise groups, as vLLM does");
   const CudaGraphSettings& g = c.cuda_graphs;
+  if (!g.compilation_keys_without_effect.empty())
+    r.notes.push_back("accepted, no effect on memory: --compilation-config " + Join(g.compilation_keys_without_effect, ", ") +
+                      " (compilation, fusion and cache choices: kernels and start-up time, not allocations)");
+  if (!g.compilation_keys_not_modelled.empty())
+    r.notes.push_back("accepted but not modelled: --compilation-config " + Join(g.compilation_keys_not_modelled, ", "));
   if (c.engine != Engine::kVllm && (g.mode || !g.capture_sizes.empty() || g.max_capture_size || g.estimate_in_budget ||
                                     g.total_bytes || !c.enable_chunked_prefill))
     r.notes.push_back("the CUDA-graph and chunked-prefill settings are vLLM's; the " + std::string(NameOf(c.engine)) +

@@ -194,7 +194,8 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   profile.activation_dtype = f.dtype;
   profile.version = f.version;
   profile.interconnect = gpu.interconnect;
-  if (c.engine == Engine::kVllm) profile.runner = SelectModelRunner(f.version, spec, c.speculative.method);
+  if (c.engine == Engine::kVllm)
+    profile.runner = c.model_runner ? *c.model_runner : SelectModelRunner(f.version, spec, c.speculative.method);
   st.overhead = EstimateRuntimeOverhead(spec, profile);
   if (stage == 0 && c.engine == Engine::kVllm)  // the encoder runs on the first stage
     st.overhead.encoder_profile_bytes =

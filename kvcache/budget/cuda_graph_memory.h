@@ -52,6 +52,9 @@ struct CudaGraphSettings {
   std::optional<int64_t> max_capture_size;  // max_cudagraph_capture_size
   std::optional<bool> estimate_in_budget;   // VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
   std::optional<double> total_bytes;        // --cuda-graph-memory: the figure a log gave, per GPU
+  // --compilation-config keys beyond the graph-capture ones, reported in the plan's notes.
+  std::vector<std::string> compilation_keys_without_effect;
+  std::vector<std::string> compilation_keys_not_modelled;  // each with why
 };
 
 struct CudaGraphShape {

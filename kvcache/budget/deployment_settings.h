@@ -12,6 +12,7 @@
 #include "kvcache/budget/all2all_backend.h"
 #include "kvcache/budget/cuda_graph_memory.h"
 #include "kvcache/budget/kv_cache_layout.h"
+#include "kvcache/budget/model_runner.h"
 #include "kvcache/budget/serving_engine.h"
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_spec.h"
@@ -91,6 +92,7 @@ struct DeploymentConfig {
   LoraSettings lora;                             // --enable-lora, --max-loras, ...
   MultimodalSettings multimodal;                 // --limit-mm-per-prompt, --mm-processor-kwargs, --skip-mm-profiling
   CudaGraphSettings cuda_graphs;                 // --compilation-config, capture sizes, the profiler's estimate
+  std::optional<ModelRunner> model_runner;       // --model-runner (VLLM_USE_V2_MODEL_RUNNER); unset: the release's choice
 };
 
 struct Deployment {
@@ -154,6 +156,7 @@ struct DeploymentOptions {
   std::string cudagraph_capture_sizes;     // 1,2,4,8
   std::string max_cudagraph_capture_size;
   std::string cuda_graph_estimate = "auto";  // on | off | auto (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)
+  std::string model_runner = "auto";         // auto | v1 | v2 (VLLM_USE_V2_MODEL_RUNNER)
   std::string cuda_graph_memory;           // per GPU, e.g. 0.9GiB: the figure a start-up log gave
 };
 

@@ -13,6 +13,7 @@
 #include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/all2all_backend.h"
+#include "kvcache/budget/compilation_config_keys.h"
 #include "kvcache/budget/serving_engine.h"
 #include "kvcache/budget/speculative_config.h"
 #include "kvcache/model/model_catalog.h"
@@ -56,17 +57,26 @@ MultimodalSettings ReadMultimodal(const DeploymentOptions& o) {
 
 std::vector<int64_t> ReadCaptureSizes(const nlohmann::json& list, const std::string& flag) {
   if (!list.is_array()) throw Error(flag + ": cudagraph_capture_sizes must be a list of batch sizes");
+  // An empty list is not "vLLM's pattern" (what kvsim plans when no list is given): refused rather than
+  // read as the default.
+  if (list.empty())
+    throw Error(flag + ": cudagraph_capture_sizes is an empty list; give the batch sizes, or cudagraph_mode \"NONE\" for no graphs");
   std::vector<int64_t> sizes;
-  for (const nlohmann::json& n : list) {
+  for (const nlohmann::json& item : list) {
+    // pydantic's lax mode reads the text of a whole number ("8", as the dotted `+` form gives) as one.
+    nlohmann::json n = item;
+    if (item.is_string() && !item.get<std::string>().empty() &&
+        item.get<std::string>().find_first_not_of("0123456789") == std::string::npos && item.get<std::string>().size() < 10)
+      n = std::stoll(item.get<std::string>());
     if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > 1 << 20)
-      throw Error(flag + ": cudagraph_capture_sizes holds '" + n.dump() + "'; each must be a batch size from 1 to 1048576");
+      throw Error(flag + ": cudagraph_capture_sizes holds '" + item.dump() + "'; each must be a batch size from 1 to 1048576");
     sizes.push_back(n.get<int64_t>());
   }
   return sizes;
 }
 
-// --compilation-config as vLLM takes it: a JSON object, or (-O3) an optimization level. Keys other
-// than the graph-capture ones steer compilation and fusion, which change kernels, not memory.
+// --compilation-config as vLLM takes it: a JSON object, or (-O3) an optimization level. Its keys are
+// checked as compilation_config_keys.h says; the graph-capture ones are read here.
 void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
   const std::string flag = "--compilation-config";
   if (text.empty()) return;
@@ -75,6 +85,9 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     return;
   }
   const nlohmann::json j = ParseJsonFlag(text, flag);
+  CompilationKeyReport keys = CheckCompilationConfigKeys(j, flag);
+  g.compilation_keys_without_effect = std::move(keys.without_effect);
+  g.compilation_keys_not_modelled = std::move(keys.not_modelled);
   if (auto it = j.find("cudagraph_mode"); it != j.end() && !it->is_null()) {
     const std::string name = it->is_string() ? it->get<std::string>() : it->dump();
     std::string upper;
@@ -103,7 +116,6 @@ void ReadCompilationConfig(const std::string& text, CudaGraphSettings& g) {
     if (mode == 0 && !g.mode) g.mode = CudaGraphMode::kNone;
   }
   if (auto it = j.find("cudagraph_capture_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
-  if (auto it = j.find("cuda_graph_sizes"); it != j.end() && !it->is_null()) g.capture_sizes = ReadCaptureSizes(*it, flag);
   if (auto it = j.find("max_cudagraph_capture_size"); it != j.end() && !it->is_null())
     g.max_capture_size = JsonCount(*it, "max_cudagraph_capture_size", flag);
 }
@@ -228,6 +240,13 @@ void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   c.lora = ReadLora(o);
   c.multimodal = ReadMultimodal(o);
   c.cuda_graphs = ReadCudaGraphs(o);
+  // VLLM_USE_V2_MODEL_RUNNER set picks the runner over the release's capability check (vllm/envs.py:
+  // "If unset, use config defaults"); the V0 engine has neither.
+  if (o.model_runner != "auto") {
+    c.model_runner = ParseEnum<ModelRunner>(o.model_runner, "--model-runner");
+    if (ParseVllmVersion(o.vllm_version).v0_engine)
+      throw Error("--model-runner " + o.model_runner + ": the V0 engine (--vllm-version v0) has its own model runner, not V1's or V2's");
+  }
 }
 
 nlohmann::json ConfigOverrides(const DeploymentOptions& o) {

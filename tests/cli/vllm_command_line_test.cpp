@@ -192,16 +192,23 @@ TEST(VllmCommandLineTest, ConfigYamlFlagsApplyAndTheLineWins) {
 }
 
 // A nested speculative-config mapping is the flag's JSON: EAGLE-3, k = 3 gives 3 drafts + 3 lookahead
-// slots (as PastedSpeculativeConfigShowsItsSlots); `enable-prefix-caching: false` is dropped by vLLM's
-// reader (load_config_file appends a flag only for true), which the line says.
+// slots (as PastedSpeculativeConfigShowsItsSlots). `enable-prefix-caching: false` is
+// --no-enable-prefix-caching from 0.29 (load_config_file, PR #51573); before, vLLM's reader appended a
+// flag only for true and dropped it, which the line says.
 TEST(VllmCommandLineTest, ConfigYamlNestedMappingIsTheFlagsJson) {
   const auto r = RunCli({"capacity", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "--config",
                          testing::TestDataPath("serve_configs/nested_speculative.yaml")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["spec_decode_slots"], 6);
-  EXPECT_NE(nlohmann::json::parse(r.out).at("notes").dump().find(
+  EXPECT_FALSE(nlohmann::json::parse(r.out).at("settings").at("enable_prefix_caching").get<bool>());
+  const auto old = RunCli({"capacity", "--vllm-version", "0.27", "--json", "-", "--", "vllm", "serve",
+                           "meta-llama/Llama-3.1-8B-Instruct", "--config",
+                           testing::TestDataPath("serve_configs/nested_speculative.yaml")});
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_TRUE(nlohmann::json::parse(old.out).at("settings").at("enable_prefix_caching").get<bool>());
+  EXPECT_NE(nlohmann::json::parse(old.out).at("notes").dump().find(
                 "nested_speculative.yaml:6: enable-prefix-caching is false, which vLLM's config reader drops"),
-            std::string::npos) << r.out;
+            std::string::npos) << old.out;
 }
 
 TEST(VllmCommandLineTest, ConfigYamlErrorsNameFileLineAndKey) {
