@@ -101,6 +101,7 @@ def capacity(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     kv_offload: _Value | None = None,
     kv_offload_chunk_tokens: _Value | None = None,
@@ -189,6 +190,9 @@ def capacity(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
@@ -267,6 +271,7 @@ def capacity_from_command(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     kv_offload: _Value | None = None,
     kv_offload_chunk_tokens: _Value | None = None,
@@ -355,6 +360,9 @@ def capacity_from_command(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         kv_offload: KV tiers below the GPU, per replica (summed over its GPUs): cpu=SIZE[,disk=SIZE]
@@ -436,6 +444,7 @@ def step(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     calibration: _Value | None = None,
     compute_efficiency: _Value | None = None,
@@ -528,6 +537,9 @@ def step(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         calibration: kernel efficiencies fitted by `kvsim calibrate` (a JSON file)
@@ -720,6 +732,7 @@ def replay(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     prefill_replicas: _Value | None = None,
     decode_replicas: _Value | None = None,
@@ -914,6 +927,9 @@ def replay(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
@@ -1069,6 +1085,7 @@ def compare(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     prefill_replicas: _Value | None = None,
     decode_replicas: _Value | None = None,
@@ -1266,6 +1283,9 @@ def compare(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
@@ -1423,6 +1443,7 @@ def sweep(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     prefill_replicas: _Value | None = None,
     decode_replicas: _Value | None = None,
@@ -1631,6 +1652,9 @@ def sweep(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
@@ -1792,6 +1816,7 @@ def plan(
     cudagraph_capture_sizes: _Value | None = None,
     max_cudagraph_capture_size: _Value | None = None,
     cuda_graph_estimate: str = 'auto',
+    model_runner: str = 'auto',
     cuda_graph_memory: _Value | None = None,
     prefill_replicas: _Value | None = None,
     decode_replicas: _Value | None = None,
@@ -2007,6 +2032,9 @@ def plan(
         max_cudagraph_capture_size: largest captured batch (vLLM: min(2 x max-num-seqs, 512))
         cuda_graph_estimate: on | off | auto: vLLM's start-up estimate of CUDA-graph memory taken
             out of the KV budget (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; auto: on from vLLM 0.21)
+        model_runner: auto | v1 | v2: the GPU model runner whose profile run sizes the KV budget
+            (VLLM_USE_V2_MODEL_RUNNER=0 or 1; auto: the release's choice, V2 for every model from
+            vLLM 0.29)
         cuda_graph_memory: CUDA-graph memory per GPU when a start-up log gave it (e.g. 0.91GiB),
             instead of kvsim's estimate
         prefill_replicas: prefill/decode disaggregation: P prefill instances (the deployment flags
