@@ -67,6 +67,7 @@ class CheckedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t ComputedTokens(RequestId id) const override { return inner_.ComputedTokens(id); }
   int64_t live_requests() const override { return inner_.live_requests(); }
   KvAccounting Accounting() const override { return inner_.Accounting(); }
+  void FillAccounting(KvAccounting* out, int64_t filled) const override { inner_.FillAccounting(out, filled); }
   int64_t UsedBlocks() const override { return inner_.UsedBlocks(); }
   void CheckInvariants() const override { inner_.CheckInvariants(); }
   std::string name() const override { return inner_.name(); }

@@ -158,6 +158,15 @@ class KvAllocator {
   virtual int64_t live_requests() const = 0;
 
   virtual KvAccounting Accounting() const = 0;
+  // Accounting() into *out with `filled` of the slots it counts as reserved counted as token states
+  // (tokens the caller decoded into held slots and has not handed over yet).
+  // speed: written field by field where it lands, so a caller that reads the result right away does
+  // not stall loading it whole from the stores that built it.
+  virtual void FillAccounting(KvAccounting* out, int64_t filled) const {
+    *out = Accounting();
+    out->token_slots += filled;
+    out->reserved_slots -= filled;
+  }
   // Memory held by requests in blocks: paged, the blocks in use; contiguous, the slots its regions
   // occupy divided by the block size the options give (for side-by-side reports).
   virtual int64_t UsedBlocks() const = 0;

@@ -377,17 +377,23 @@ int64_t PagedAllocator::ComputedTokens(RequestId id) const { return requests_.at
 
 KvAccounting PagedAllocator::Accounting() const {
   KvAccounting a;
+  FillAccounting(&a, 0);
+  return a;
+}
+
+void PagedAllocator::FillAccounting(KvAccounting* out, int64_t filled) const {
   const int64_t used_blocks = num_used_blocks();
-  a.capacity_slots = pool_.num_blocks() * block_size_;
-  a.token_slots = token_slots_;
   // Held blocks are used and reserved: lazy decoders' tokens will fill them.
-  a.reserved_slots = reserved_slots_ + held_ * block_size_;
-  a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - a.reserved_slots;
+  const int64_t reserved = reserved_slots_ + held_ * block_size_;
+  KvAccounting& a = *out;
+  a.capacity_slots = pool_.num_blocks() * block_size_;
+  a.token_slots = token_slots_ + filled;
+  a.reserved_slots = reserved - filled;
+  a.internal_fragmentation_slots = used_blocks * block_size_ - token_slots_ - reserved;
   a.external_fragmentation_slots = block_size_;  // the null block
   a.cached_slots = pool_.num_cached() * block_size_;
   a.free_slots = (QueuedBlocks() - pool_.num_cached()) * block_size_;
   a.shared_saved_slots = shared_saved_;
-  return a;
 }
 
 }  // namespace kvsim

@@ -73,6 +73,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t ComputedTokens(RequestId id) const override;
   int64_t live_requests() const override { return static_cast<int64_t>(requests_.size()); }
   KvAccounting Accounting() const override;
+  void FillAccounting(KvAccounting* out, int64_t filled) const override;
   int64_t UsedBlocks() const override { return num_used_blocks(); }
   void CheckInvariants() const override;
   std::string name() const override { return "paged"; }

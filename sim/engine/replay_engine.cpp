@@ -223,14 +223,17 @@ int64_t ReplayEngine::AfterStep(const std::vector<Scheduled>& scheduled) {
 }
 
 KvAccounting ReplayEngine::AccountingWithLazyTokens(int64_t step) const {
-  KvAccounting a = alloc_.Accounting();
+  KvAccounting a;
+  FillAccountingWithLazyTokens(step, &a);
+  return a;
+}
+
+void ReplayEngine::FillAccountingWithLazyTokens(int64_t step, KvAccounting* out) const {
   // Tokens decoded lazily since each request's last sync, and those a speculative run has not yet
   // handed to the allocator, are the engine's to report: they filled slots the allocator still
   // counts as reserved.
   const int64_t lag = (lazy_count_ * step - lazy_sum_sync_ + deferred_tokens_) * slots_per_token_;
-  a.token_slots += lag;
-  a.reserved_slots -= lag;
-  return a;
+  alloc_.FillAccounting(out, lag);
 }
 
 void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
@@ -239,18 +242,20 @@ void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
   for (size_t i = 0; i < tiers_->tiers(); ++i) s.offload_used_fraction[i] = tiers_->UsedFraction(i);
 }
 
-// speed: every field initialized in place, the accounting built in the sample itself: zeroing the
-// sample first and copying the accounting into it stalled on the copy's loads (store forwarding).
+// speed: the accounting is written field by field into the sample itself, which is reused: zeroing a
+// fresh sample each step, copying the accounting into it or adjusting two of its fields after the
+// allocator wrote them all stalled on loads of just-stored data (store forwarding).
 void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
-  StepSample sample{.start_ns = start_ns,
-                    .duration_ns = duration_ns,
-                    .later_tokens = later_tokens,
-                    .running = static_cast<int64_t>(running_.size()),
-                    .waiting = waiting(),
-                    .used_blocks = alloc_.UsedBlocks(),
-                    .kv = AccountingWithLazyTokens(step_),
-                    .preemptions_total = counters_.preemptions,
-                    .lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0};
+  StepSample& sample = step_sample_;
+  sample.start_ns = start_ns;
+  sample.duration_ns = duration_ns;
+  sample.later_tokens = later_tokens;
+  sample.running = static_cast<int64_t>(running_.size());
+  sample.waiting = waiting();
+  sample.used_blocks = alloc_.UsedBlocks();
+  FillAccountingWithLazyTokens(step_, &sample.kv);
+  sample.preemptions_total = counters_.preemptions;
+  sample.lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0;
   if (tiers_) SampleOffloadTiers(sample);
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);

@@ -242,6 +242,8 @@ class ReplayEngine final {
   int64_t PendingTokens(const Live& l) const { return l.req.prompt_tokens + l.generated - l.computed; }
   int64_t LazyContextBeforeStep() const;
   KvAccounting AccountingWithLazyTokens(int64_t step) const;
+  // The same, written into *out (RecordStep's sample).
+  void FillAccountingWithLazyTokens(int64_t step, KvAccounting* out) const;
   void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void SampleOffloadTiers(StepSample& s) const;
   void Done(const RequestRecord& record) {
@@ -334,6 +336,9 @@ class ReplayEngine final {
   const DecodeRunTimer& DecodeRunFor(int64_t batch);
   std::vector<std::unique_ptr<DecodeRunTimer>> verify_runs_;  // by batch size, 1 + k tokens each
   const DecodeRunTimer& VerifyRunFor(int64_t batch);
+  // The sample RecordStep fills for the observers: every field is set at each step except the KV tiers'
+  // shares, which stay zero without tiers (speed: no zeroing of the whole sample each step).
+  StepSample step_sample_;
   StepRun quiet_run_;  // the current quiet run, reported to the observers (RunQuietSteps sets every field)
   static constexpr size_t kMaxRunSteps = 4096;
   int64_t waiting_tokens_ = 0;

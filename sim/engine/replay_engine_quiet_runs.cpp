@@ -209,7 +209,7 @@ void ReplayEngine::RunQuietSteps(int64_t horizon_ns) {
   s.later_tokens = lazy_count_;  // every lazy request samples its next token
   s.running = static_cast<int64_t>(running_.size());
   s.waiting = waiting();
-  s.kv = AccountingWithLazyTokens(step_);
+  FillAccountingWithLazyTokens(step_, &s.kv);
   s.used_blocks = alloc_.UsedBlocks();
   s.preemptions_total = counters_.preemptions;
   if (tiers_) SampleOffloadTiers(s);  // no chunk is stored or evicted while only decodes run
