@@ -91,6 +91,13 @@ void StepModel::BuildMlpGemms(const ModelSpec& spec, const CapacityResult& cap) 
   if (moe_layers <= 0) return;
   const MoeSpec& m = spec.moe;
   AddGemm("router", m.num_experts, h, false, moe_layers, cap);
+  if (m.latent_size > 0) {
+    // LatentMoE (nemotron_h.py NemotronHMoE): every rank takes its tokens down to the latent width before
+    // the routed experts and their sum back up after, with replicated fc1/fc2_latent_proj (BuildExperts
+    // times the experts at the latent width).
+    AddGemm("latent_down_proj", m.latent_size, h, dense_quantized, moe_layers, cap);
+    AddGemm("latent_up_proj", h, m.latent_size, dense_quantized, moe_layers, cap);
+  }
   if (m.shared_intermediate_size > 0) {
     const int64_t shared = m.shared_intermediate_size / tp_;
     AddGemm("shared_expert_up", up_factor * shared, h, dense_quantized, moe_layers, cap);
@@ -114,7 +121,10 @@ void StepModel::BuildExperts(const ModelSpec& spec, const CapacityResult& cap, c
   s.expert_parallel = d.enable_expert_parallel && tp_ * s.dp > 1;
   s.all2all = d.all2all_backend;
   const MoeKernel kernel = ChooseMoeKernel(lowbit_, gpu);
-  const ExpertShape shape = KernelExpertShape(kernel, cap.weight_quantization.method, spec.hidden_size,
+  // A LatentMoE's experts read and write the latent width (BuildMlpGemms adds its projections), and its
+  // dispatch and combine move latent-width tokens.
+  const int64_t expert_input = m.latent_size > 0 ? m.latent_size : spec.hidden_size;
+  const ExpertShape shape = KernelExpertShape(kernel, cap.weight_quantization.method, expert_input,
                                               m.expert_intermediate_size / (s.expert_parallel ? 1 : tp_ * s.dp));
   s.hidden = shape.hidden;
   const int64_t up_factor = spec.mlp_kind == MlpKind::kGated ? 2 : 1;
