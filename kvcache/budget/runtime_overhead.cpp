@@ -19,8 +19,11 @@ double ForwardElementsPerToken(const ModelSpec& spec, int tp, int64_t tokens, in
   if (spec.is_moe()) {
     const MoeSpec& m = spec.moe;
     for (bool is_moe : m.layer_is_moe) any_dense |= !is_moe;
+    // fused_moe's caches per routed token: the expert's up output (gated: both halves) and activation,
+    // and its down output, at the width the experts write (a LatentMoE's latent width).
+    const double expert_out = m.latent_size > 0 ? static_cast<double>(m.latent_size) : h;
     const double experts = static_cast<double>(m.experts_per_token) *
-                           (3.0 * static_cast<double>(m.expert_intermediate_size) / tp + h);
+                           (3.0 * static_cast<double>(m.expert_intermediate_size) / tp + expert_out);
     const double shared = 3.0 * static_cast<double>(m.shared_intermediate_size) / tp;
     *moe_tokens = std::min(tokens, kFusedMoeChunkTokens);
     // Expert workspaces only span one fused-MoE chunk; scale them to per-token of the whole batch.

@@ -37,5 +37,21 @@ TEST(RuntimeOverheadTest, V0ProfileSamplesEverySequenceWithTopKTopP) {
   EXPECT_DOUBLE_EQ(o.activation_peak_bytes, 948174848.0);
 }
 
+// NVIDIA-Nemotron-3-Super-120B-A12B (LatentMoE: hidden 4,096, experts of 2,688 working at the latent
+// width 1,024, 22 routed a token, a shared expert of 5,376; relu2, so one up projection) at TP 1 with
+// 8,192 batched tokens, within one fused-MoE chunk: per token the routed experts' caches hold
+// 22 x (3 x 2,688 + 1,024) = 199,936 values (their output at the latent width, not the hidden one), the
+// shared expert 3 x 5,376 = 16,128 and the hidden states 3 x 4,096 = 12,288: 228,352 bf16 values a
+// token, 8,192 x 228,352 x 2 = 3,741,319,168 B.
+TEST(RuntimeOverheadTest, LatentMoeExpertCachesAreLatentWide) {
+  const ModelSpec spec = LoadModelConfigFile(std::string(KVSIM_DATA_DIR_FOR_TESTS) +
+                                             "/models/nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16.json");
+  ProfileSettings s;
+  s.max_num_batched_tokens = 8192;
+  s.max_num_seqs = 256;
+  s.version = ParseVllmVersion("0.30");
+  EXPECT_DOUBLE_EQ(EstimateRuntimeOverhead(spec, s).forward_peak_bytes, 3741319168.0);
+}
+
 }  // namespace
 }  // namespace kvsim
