@@ -40,6 +40,16 @@ inline ModelSpec SpecFromJson(const std::string& text) {
   return ParseModelConfig(nlohmann::json::parse(text), "inline-config.json");
 }
 
+// A config.json kvsim must refuse, the message naming `reason`.
+inline void ExpectConfigRefused(const std::string& config, const std::string& reason) {
+  try {
+    SpecFromJson(config);
+    ADD_FAILURE() << "accepted " << config;
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
+}
+
 inline ModelSpec SharedModel(const std::string& file) { return LoadModelConfigFile(SharedPath("models/" + file)); }
 
 // A Llama-style dense config: gated MLP, RMSNorm, untied embeddings unless told otherwise.

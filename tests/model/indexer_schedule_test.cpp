@@ -35,15 +35,6 @@ std::vector<int64_t> IndexedLayers(const ModelSpec& spec) {
   return on;
 }
 
-void ExpectRefused(const std::string& config, const std::string& reason) {
-  try {
-    testing::SpecFromJson(config);
-    ADD_FAILURE() << "accepted " << config;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
-  }
-}
-
 // Without the fields every layer runs one (DeepSeek-V3.2, GLM-5): frequency 1.
 TEST(IndexerScheduleTest, EveryLayerByDefault) {
   const ModelSpec spec = testing::SpecFromJson(DsaConfig(""));
@@ -69,15 +60,15 @@ TEST(IndexerScheduleTest, ListsThatDisagreeOrDoNotFitAreRefused) {
       R"(, "index_topk_freq": 4, "index_skip_topk_offset": 3, "indexer_types": ["full", "full", "full", "shared",
           "shared", "shared", "full", "shared", "shared", "shared", "full", "shared"])";
   EXPECT_EQ(IndexedLayers(testing::SpecFromJson(DsaConfig(agree))), (std::vector<int64_t>{0, 1, 2, 6, 10}));
-  ExpectRefused(DsaConfig(R"(, "index_topk_freq": 4, "indexer_types": ["full", "full", "full", "shared", "shared",
+  testing::ExpectConfigRefused(DsaConfig(R"(, "index_topk_freq": 4, "indexer_types": ["full", "full", "full", "shared", "shared",
                           "shared", "full", "shared", "shared", "shared", "full", "shared"])"),
                 "indexer_types: layer 2 is \"full\" but index_topk_freq");
-  ExpectRefused(DsaConfig(R"(, "indexer_types": ["full"])"), "indexer_types: has 1 entries but num_hidden_layers is 12");
-  ExpectRefused(DsaConfig(R"(, "index_topk_freq": 1, "indexer_types": ["full", "full", "full", "full", "full", "full",
+  testing::ExpectConfigRefused(DsaConfig(R"(, "indexer_types": ["full"])"), "indexer_types: has 1 entries but num_hidden_layers is 12");
+  testing::ExpectConfigRefused(DsaConfig(R"(, "index_topk_freq": 1, "indexer_types": ["full", "full", "full", "full", "full", "full",
                           "full", "full", "full", "full", "full", "dense"])"),
                 "layer 11 is \"dense\"");
-  ExpectRefused(DsaConfig(R"(, "index_topk_freq": 0)"), "index_topk_freq: 0 is outside the valid range");
-  ExpectRefused(DsaConfig(R"(, "index_topk_pattern": "FS")"), "index_topk_pattern: has 2 letters");
+  testing::ExpectConfigRefused(DsaConfig(R"(, "index_topk_freq": 0)"), "index_topk_freq: 0 is outside the valid range");
+  testing::ExpectConfigRefused(DsaConfig(R"(, "index_topk_pattern": "FS")"), "index_topk_pattern: has 2 letters");
 }
 
 // Weights: a shared layer has no indexer (wq_b 4 x 128 x 256, wk 128 x 1,024, k_norm's weight and bias
@@ -137,10 +128,10 @@ TEST(IndexerScheduleTest, Glm52Nvfp4QuantizesTheRoutedExpertsOnly) {
   EXPECT_EQ(CountParameters(spec), 743377019904);
   EXPECT_TRUE(spec.checkpoint_quantization.experts_only);
   EXPECT_TRUE(spec.checkpoint_quantization.attention_unquantized);
-  ExpectRefused(DsaConfig(R"(, "layer_types": ["deepseek_sparse_attention"])"), "layer_types: has 1 entries");
+  testing::ExpectConfigRefused(DsaConfig(R"(, "layer_types": ["deepseek_sparse_attention"])"), "layer_types: has 1 entries");
   nlohmann::json dense = nlohmann::json::parse(testing::LlamaConfig(1024, 2048, 2, 8, 8, 1000));
   dense["layer_types"] = {"deepseek_sparse_attention", "full_attention"};
-  ExpectRefused(dense.dump(), "needs a latent-attention model with a top-k indexer");
+  testing::ExpectConfigRefused(dense.dump(), "needs a latent-attention model with a top-k indexer");
 }
 
 }  // namespace

@@ -21,16 +21,6 @@
 namespace kvsim {
 namespace {
 
-// A config kvsim must refuse, its message naming `reason`.
-void ExpectRefused(const std::string& config, const std::string& reason) {
-  try {
-    testing::SpecFromJson(config);
-    ADD_FAILURE() << "accepted " << config;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
-  }
-}
-
 const std::string kData = KVSIM_DATA_DIR_FOR_TESTS;
 
 ModelSpec Named(const std::string& id) { return ResolveModel(id, kData); }
@@ -225,7 +215,7 @@ TEST(RecipePresetsTest, Nemotron35LightningReadsItsBlockList) {
   EXPECT_EQ(CountParameters(lightning), CountParameters(nano));
   EXPECT_NEAR(Billions(CountParameters(lightning)), 31.6, 31.6 * 0.01);
   EXPECT_EQ(lightning.max_position_embeddings, 1048576);
-  ExpectRefused(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h","hidden_size":64,
+  testing::ExpectConfigRefused(R"({"architectures":["NemotronHForCausalLM"],"model_type":"nemotron_h","hidden_size":64,
       "num_hidden_layers":2,"layers_block_type":["mamba","convolution"],"num_attention_heads":2,"vocab_size":100,
       "intermediate_size":128,"max_position_embeddings":4096})",
                 "layers_block_type: \"convolution\"");
@@ -250,7 +240,7 @@ TEST(RecipePresetsTest, Qwen36TwentySevenBMatchesItsCard) {
 // DiffusionGemma (vllm-project/recipes models/Google/diffusiongemma-26B-A4B-it.yaml: "iterative denoising over
 // a fixed-length canvas rather than left-to-right autoregressive decoding") is refused with the reason.
 TEST(RecipePresetsTest, DiffusionGemmaIsRefusedWithItsReason) {
-  ExpectRefused(R"({"architectures":["DiffusionGemmaForBlockDiffusion"],"model_type":"diffusion_gemma",
+  testing::ExpectConfigRefused(R"({"architectures":["DiffusionGemmaForBlockDiffusion"],"model_type":"diffusion_gemma",
       "canvas_length":256,"text_config":{"hidden_size":2816,"num_hidden_layers":30,"num_attention_heads":16,
       "vocab_size":262144}})",
                 "block-diffusion");
@@ -258,14 +248,14 @@ TEST(RecipePresetsTest, DiffusionGemmaIsRefusedWithItsReason) {
 
 // MiniMax-M3's sparse attention is refused with the reason, not read as a MiniMax-M2.
 TEST(RecipePresetsTest, MiniMaxM3IsRefusedWithItsReason) {
-  ExpectRefused(R"({"architectures":["MiniMaxM3ForCausalLM"],"model_type":"minimax_m3",
+  testing::ExpectConfigRefused(R"({"architectures":["MiniMaxM3ForCausalLM"],"model_type":"minimax_m3",
       "hidden_size":6144,"num_hidden_layers":60,"num_attention_heads":64,"vocab_size":200064})",
                 "MSA sparse attention");
 }
 
 // Kimi-Linear's KDA layers are refused with the reason, not read as a Llama.
 TEST(RecipePresetsTest, KimiLinearIsRefusedWithItsReason) {
-  ExpectRefused(R"({"architectures":["KimiLinearForCausalLM"],"model_type":"kimi_linear",
+  testing::ExpectConfigRefused(R"({"architectures":["KimiLinearForCausalLM"],"model_type":"kimi_linear",
       "hidden_size":2304,"num_hidden_layers":27,"num_attention_heads":32,"vocab_size":163840})",
                 "Kimi Delta Attention");
 }
