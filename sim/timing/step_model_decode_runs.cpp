@@ -32,6 +32,17 @@ StepModel::DecodeSteps::DecodeSteps(const StepModel& m, int64_t sequences, int64
     overhead_ = 0;
     overhead_known_ = m.Overhead(Work(0), gpu0) == 0;
   }
+  if (!overhead_known_ && tokens > 1 && !m.eager_ && m.overlap_host_) {
+    // A verify step launches attention between graph pieces; overlapped, that host share is
+    // max(0, host - GPU), which only falls as the context (and the GPU's time) grows: zero at context 0,
+    // zero throughout. Its steps are still timed one by one (the verify terms are not lines).
+    const double gpu0 = linear_ + (Attention(0) + state_seconds_) + other_ + lm_head_ + communication_;
+    if (m.Overhead(Work(0), gpu0) == 0) {
+      overhead_known_ = true;
+      overhead_ = 0;
+      return;
+    }
+  }
   if (!overhead_known_) return;  // the overhead depends on the GPU time: Ns per step
   // Ns's terms as exact lines in the context c (2^-48 ns): a layer group's time is
   // count·max(compute, KV reads) + count·floor, compute = fpp·(c + t)/rate, reads = ((c + t + L0)·kv + q)/rate.
