@@ -78,7 +78,8 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
     nlohmann::json root = ReadJsonFile(base.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
     root.merge_patch(alias->patch);
     if (!overrides.empty()) root.merge_patch(overrides);
-    ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")");
+    ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")" +
+                                                (overrides.empty() ? "" : " with --hf-overrides"));
     spec.name = alias->id;
     spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
     return spec;

@@ -157,6 +157,14 @@ int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& 
 }
 
 // The sizes every decoder has: hidden size, layers, heads, vocabulary, positions, MLP width, head_dim and
+// Fields a reader found required but absent, named in one error.
+void ThrowIfMissing(const FieldReader& r, const std::string& type, const std::string& source) {
+  if (r.missing().empty()) return;
+  std::string list;
+  for (const auto& m : r.missing()) list += (list.empty() ? "" : ", ") + m;
+  throw Error(source + ": model_type '" + type + "' is missing required field(s): " + list);
+}
+
 // KV heads. Missing fields are collected so one error names them all.
 void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& source, const std::string& prefix,
                    ModelSpec& spec) {
@@ -184,11 +192,7 @@ void ReadCoreShape(FieldReader& r, const std::string& type, const std::string& s
   } else {
     spec.intermediate_size = r.Required({"intermediate_size", "ffn_hidden_size", "n_inner"});
   }
-  if (!r.missing().empty()) {
-    std::string list;
-    for (const auto& m : r.missing()) list += (list.empty() ? "" : ", ") + m;
-    throw Error(source + ": model_type '" + type + "' is missing required field(s): " + list);
-  }
+  ThrowIfMissing(r, type, source);
   if (spec.hidden_size % spec.num_attention_heads != 0 && !r.Has("head_dim"))
     throw Error(source + ": " + prefix + "head_dim: missing and hidden_size " + std::to_string(spec.hidden_size) +
                 " is not divisible by num_attention_heads " + std::to_string(spec.num_attention_heads));
@@ -301,6 +305,7 @@ ModelSpec ParseModelConfigFields(const json& root, const std::string& source) {
   ReadFamilyShape(r, type, spec);
   ReadMoe(r, type, spec);
   ReadMla(r, type, spec);
+  ThrowIfMissing(r, type, source);  // an MLA config without its ranks and head widths
   ReadLayerAttention(r, type, spec);
   ReadDropout(r, spec);
 
@@ -362,7 +367,8 @@ ModelSpec LoadModelConfigFile(const std::string& path, const nlohmann::json& ove
   if (fs::is_directory(file, ec)) file /= "config.json";
   json root = ReadJsonFile(file.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
   if (!overrides.empty() && root.is_object()) root.merge_patch(overrides);
-  ModelSpec spec = ParseModelConfig(root, file.string());
+  // A field --hf-overrides set is named as the flag's, not as the file's.
+  ModelSpec spec = ParseModelConfig(root, file.string() + (overrides.empty() ? "" : " with --hf-overrides"));
   spec.name = path;
   return spec;
 }
