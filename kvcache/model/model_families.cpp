@@ -266,7 +266,13 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
 }
 
 void ReadMla(FieldReader& r, const std::string& type, ModelSpec& spec) {
-  if (!r.Has("kv_lora_rank")) return;
+  // DeepSeek's families are latent attention unless the config says use_mla: false (DeepSeek-VL2-tiny's
+  // language model; vLLM's deepseek_v2.py builds MLA otherwise): a config of theirs without the
+  // latent's rank is incomplete, not a plain-attention model.
+  static constexpr const char* kMlaFamilies[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "glm_moe_dsa"};
+  const bool mla_family = std::find(std::begin(kMlaFamilies), std::end(kMlaFamilies), type) != std::end(kMlaFamilies) &&
+                          r.Bool("use_mla", true);
+  if (!r.Has("kv_lora_rank") && !mla_family) return;
   spec.has_mla = true;
   MlaSpec& mla = spec.mla;
   mla.q_lora_rank = r.Optional({"q_lora_rank"}, 0);
