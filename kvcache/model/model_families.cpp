@@ -208,6 +208,17 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
                 " exceeds the " + std::to_string(experts) + " routed experts");
   moe.layer_is_moe.assign(spec.num_layers, true);
   moe.dense_intermediate_size = spec.intermediate_size;
+  // Families whose config class gives the routed experts a width of their own (moe_intermediate_size,
+  // with a class default unrelated to intermediate_size) must state it; Mixtral-style configs size the
+  // experts by intermediate_size.
+  static constexpr const char* kOwnExpertWidth[] = {"deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2",
+                                                    "glm4_moe", "glm_moe_dsa", "qwen2_moe", "qwen3_moe",
+                                                    "qwen3_next", "ernie4_5_moe"};
+  const bool own_width = StartsWith(type, "qwen3_5_moe") ||
+                         std::find(std::begin(kOwnExpertWidth), std::end(kOwnExpertWidth), type) != std::end(kOwnExpertWidth);
+  if (own_width && !r.Has("moe_intermediate_size"))
+    throw Error(r.source() + ": " + r.prefix() + "moe_intermediate_size: missing; model_type '" + type +
+                "' sizes its routed experts by it, not by intermediate_size");
   moe.expert_intermediate_size = r.Optional({"moe_intermediate_size"}, spec.intermediate_size);
 
   if (const std::string pattern = HybridPattern(r, type, spec.num_layers); !pattern.empty()) {
