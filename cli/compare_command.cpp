@@ -70,6 +70,12 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const std::string data_dir = DataDirectory();
   std::vector<Variant> variants;
+  // The columns and the "b - a" difference are named by letter: a gap (--a and --c without --b)
+  // would print c's figures under a heading that says b.
+  for (size_t i = 1; i < std::size(kNames); ++i)
+    if (vm.count(kNames[i]) && !vm.count(kNames[i - 1]))
+      throw Error("--" + std::string(kNames[i]) + " is given without --" + std::string(kNames[i - 1]) +
+                  ": name the deployments --a, --b, --c, ... in order");
   for (size_t i = 0; i < std::size(kNames); ++i)
     if (vm.count(kNames[i]))
       variants.push_back(ParseVariant(std::string(kNames[i]) + ": " + variant_args[i], base,
