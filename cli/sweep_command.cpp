@@ -115,6 +115,10 @@ SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std
   } else {
     throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale, replicas or pd-ratio");
   }
+  // The search finds where the limits stop holding: with none, every probe meets them and the answer
+  // would be the search's own bound (rate-scale 1024, max-num-seqs = --find-max), not the deployment's.
+  if (criteria.slos.empty() && criteria.max_preemption_rate < 0)
+    throw Error("--find " + f.find + ": needs a limit to search against: give --slo (or --max-preemption-rate)");
   RefuseUnpricedCost(criteria, make_probe(1));  // the search varies no price: one probe tells
   SearchResult r;
   if (farm) {  // MPI: probes in rounds across the ranks, same answer and probes as the serial search
