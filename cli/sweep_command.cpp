@@ -247,6 +247,13 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     return kExitOk;
   }
   ValidateJobs(f.jobs);
+  // Each knob of the search belongs to some searches only: given to the others it would be dropped.
+  if (!vm["precision"].defaulted() && f.find != "rate-scale")
+    throw Error("--precision: applies to --find rate-scale only (the other searches are over whole numbers)");
+  if (!vm["find-max"].defaulted() && (f.find.empty() || f.find == "rate-scale"))
+    throw Error("--find-max: applies to --find max-num-seqs, replicas or pd-ratio only");
+  if (f.find == "replicas" && f.find_max > 256)
+    throw Error("--find-max: " + std::to_string(f.find_max) + " replicas; --find replicas searches at most 256");
   outputs.Check(args);
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
