@@ -134,6 +134,11 @@ def sweep(grid=None, find=None, slo=None, **flags):
             values = [values]
         if not values:
             raise ValueError("kvsim sweep: grid[%r] lists no values" % (option,))
+        for v in values:
+            # str(True) reached the CLI as a stray word "True" (a switch takes no value, so it is no axis).
+            if v is None or isinstance(v, bool):
+                raise ValueError("kvsim sweep: grid[%r] holds %r: an axis lists an option's values; a switch "
+                                 "(True/False) or None is not one" % (option, v))
         # A dict or list (speculative_config) goes as compact JSON: the CLI keeps a JSON value's commas.
         axes.append("%s=%s" % (option.replace("_", "-"),
                                ",".join(json.dumps(v, separators=(",", ":")) if isinstance(v, (dict, list)) else str(v)

@@ -112,3 +112,13 @@ def test_compare_deployment_without_options_is_the_shared_one(cli, tmp_path):
     expected = cli.json_file(["compare", "--a", "", "--b", "--max-num-seqs 16", "--synthetic=10", "--rate=5",
                               "--omit-wall-time", "--gpu=h100", "--max-model-len=4096"], tmp_path)
     assert got == expected
+
+
+def test_a_grid_of_switches_raises():
+    with pytest.raises(ValueError, match="grid\\['enforce_eager'\\] holds True"):
+        kvsim.sweep(grid={"enforce_eager": [True, False]}, synthetic=10, rate=5, **_SMALL)
+
+
+def test_find_without_a_limit_raises():
+    with pytest.raises(ValueError, match="needs a limit to search against"):
+        kvsim.sweep(find="max-num-seqs", synthetic=10, rate=5, **_SMALL)
