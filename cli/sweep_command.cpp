@@ -252,7 +252,7 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     throw Error("--precision: applies to --find rate-scale only (the other searches are over whole numbers)");
   if (!vm["find-max"].defaulted() && (f.find.empty() || f.find == "rate-scale"))
     throw Error("--find-max: applies to --find max-num-seqs, replicas or pd-ratio only");
-  if (f.find == "replicas" && f.find_max > 256)
+  if (f.find == "replicas" && !vm["find-max"].defaulted() && f.find_max > 256)
     throw Error("--find-max: " + std::to_string(f.find_max) + " replicas; --find replicas searches at most 256");
   outputs.Check(args);
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
