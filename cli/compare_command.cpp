@@ -31,6 +31,23 @@ std::string NeedsMore(const std::string& reason) {
   return "does not fit: needs " + gib + " GiB more (" + reason.substr(std::string("does not fit: ").size()) + ")";
 }
 
+// compare replays the same requests through every deployment: a workload flag inside one deployment's
+// options (--a "--synthetic 10", --b "--rate-scale 2") gave it other requests, whose figures were then
+// differenced against the rest under a heading naming a's workload alone. LoRA adapters drawn per
+// request stay a deployment's own (a LoRA deployment beside the base model is a fair comparison).
+void RefuseDifferentRequests(const std::vector<Variant>& variants) {
+  for (size_t i = 1; i < variants.size(); ++i) {
+    ReplayOptions a = variants.front().replay, b = variants[i].replay;
+    b.adapters = a.adapters;
+    b.adapter_popularity = a.adapter_popularity;
+    b.reader.adapter_column = a.reader.adapter_column;
+    if (!SameTraceInput(a, b) || a.window.rate_scale != b.window.rate_scale)
+      throw Error("deployment " + variants[i].label + " replays other requests than deployment " + variants.front().label +
+                  " (a workload option in its own options); give the workload once, outside --a/--b/..., or vary it "
+                  "with kvsim sweep");
+  }
+}
+
 }  // namespace
 
 int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, std::ostream& err) {
@@ -70,11 +87,18 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
   const std::string data_dir = DataDirectory();
   std::vector<Variant> variants;
+  // The columns and the "b - a" difference are named by letter: a gap (--a and --c without --b)
+  // would print c's figures under a heading that says b.
+  for (size_t i = 1; i < std::size(kNames); ++i)
+    if (vm.count(kNames[i]) && !vm.count(kNames[i - 1]))
+      throw Error("--" + std::string(kNames[i]) + " is given without --" + std::string(kNames[i - 1]) +
+                  ": name the deployments --a, --b, --c, ... in order");
   for (size_t i = 0; i < std::size(kNames); ++i)
     if (vm.count(kNames[i]))
       variants.push_back(ParseVariant(std::string(kNames[i]) + ": " + variant_args[i], base,
                                       SplitOptionString(variant_args[i], "--" + std::string(kNames[i])), data_dir));
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
+  RefuseDifferentRequests(variants);
 
   std::vector<ChartRecorder> charts(variants.size());
   std::vector<VariantRun> runs;

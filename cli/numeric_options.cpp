@@ -22,11 +22,13 @@ struct NamedOptionRange {
 constexpr NamedOptionRange kRanges[] = {
     {"rate-scale", {1e-3, 1e6, false}},
     {"start", {0, 1e9, false}},
-    {"duration", {0, 1e9, false}},
+    // 0 is what leaving --duration or --max-requests out means (no limit): given, it would read as
+    // "no arrivals" or "no requests" yet replay the whole trace, so a given 0 is refused.
+    {"duration", {0, 1e9, true}},
     {"rate", {0, 1e9, true}},
     {"cv", {0, 1e3, true}},
     {"synthetic", {1, 1e9, false}},
-    {"max-requests", {0, 1e12, false}},
+    {"max-requests", {1, 1e12, false}},
     {"repeat", {1, 1e6, false}},
     {"adapters", {1, 1e6, false}},
     {"adapter-disk-read", {0, 1e4, true}},
@@ -41,6 +43,7 @@ constexpr NamedOptionRange kRanges[] = {
     {"min-kv-pass", {0, 1, false}},
     {"tensor-parallel-size", {1, 1024, false}},
     {"pipeline-parallel-size", {1, 1024, false}},
+    {"decode-context-parallel-size", {1, 1024, false}},
     {"jobs", {1, 256, false}},
     {"decode-seqs", {0, 1e7, false}},
     {"decode-context", {0, 1e10, false}},

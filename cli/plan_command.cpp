@@ -118,7 +118,7 @@ PlanAxes ParseAxes(const PlanFlags& f) {
   if (!f.pd_ratios.empty())
     for (const std::string& piece : SplitList(f.pd_ratios, "pd-ratios")) {
       const size_t colon = piece.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == piece.size())
+      if (colon == std::string::npos || colon == 0 || colon + 1 == piece.size() || piece.find(':', colon + 1) != std::string::npos)
         throw Error("--pd-ratios: '" + piece + "' is not P:D (prefill:decode instances, e.g. 1:2)");
       PdRatio r;
       r.prefill = ParseTokenCount(piece.substr(0, colon), "--pd-ratios prefill");

@@ -47,7 +47,8 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   outputs.Json(flags.options.json_path, "write the summary JSON to FILE (- for standard output)")
       .File("bench-json", bench_json_path,
             "write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms, median_ttft_ms, std_ttft_ms, "
-            "p99_ttft_ms, ... in milliseconds; ttft as the client measures it)");
+            "p99_ttft_ms, ... in milliseconds; ttft as the client measures it; - for standard output)",
+            /*dash_is_stdout=*/true);
   AddReplayOptions(desc, flags, outputs);
   AddDeploymentOptions(desc, dep);
   AddDisaggOptions(desc, disagg);
@@ -93,10 +94,9 @@ int RunReplayCommand(const std::vector<std::string>& given, std::ostream& out, s
   if (series) series->Commit(partial);
   if (requests) requests->Commit(partial);
   if (!r.report_path.empty()) WriteFileAtomically(r.report_path, RenderHtmlReport(summary, charts));
-  if (!bench_json_path.empty())
-    WriteFileAtomically(bench_json_path, ReplaySummaryToBenchJson(summary).dump(2) + "\n");
+  if (!bench_json_path.empty()) WriteOutput(bench_json_path, ReplaySummaryToBenchJson(summary).dump(2) + "\n", out);
   if (!r.json_path.empty()) WriteOutput(r.json_path, ReplaySummaryToJson(summary).dump(2) + "\n", out);
-  if (!r.quiet && r.json_path != "-") out << RenderReplayText(summary);
+  if (!r.quiet && r.json_path != "-" && bench_json_path != "-") out << RenderReplayText(summary);
   for (const auto& w : summary.warnings) err << "kvsim replay: warning: " << w << "\n";
   if (summary.partial) err << "kvsim replay: " << partial << "; outputs cover the replay so far (marked partial)\n";
   return kExitOk;

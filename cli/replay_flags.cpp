@@ -87,6 +87,10 @@ PrefixOverlayOptions ParsePrefixOverlay(const std::string& shared_prefix, const 
   return o;
 }
 
+// The highest hourly price per GPU accepted: far above any cloud list price, low enough that a cost
+// summed over a long replay stays a finite, printable figure.
+constexpr double kMaxGpuHourlyUsd = 1e6;
+
 // --gpu-hourly-cost: "USD" for every GPU, or "GPU=USD,GPU=USD" per GPU id (for grids over GPUs).
 void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
   auto number = [&](const std::string& v) {
@@ -97,7 +101,10 @@ void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != v.size() || !(x >= 0)) throw Error("--gpu-hourly-cost: '" + v + "' is not a non-negative USD amount per GPU-hour");
+    // A price of 0 would drop the cost section without a word (a cost needs a positive price) and an
+    // infinite one prints "$inf": both are refused, as is any price past a plausible hourly rate.
+    if (used != v.size() || !(x > 0 && x <= kMaxGpuHourlyUsd))
+      throw Error("--gpu-hourly-cost: '" + v + "' is not a USD amount per GPU-hour in (0, " + Format("%g", kMaxGpuHourlyUsd) + "]");
     return x;
   };
   if (text.find('=') == std::string::npos) {
@@ -110,7 +117,10 @@ void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
     const std::string piece = text.substr(start, comma - start);
     const size_t eq = piece.find('=');
     if (eq == std::string::npos || eq == 0) throw Error("--gpu-hourly-cost: '" + piece + "' is not GPU=USD (e.g. h100=3.2)");
-    r.gpu_hourly_costs[piece.substr(0, eq)] = number(piece.substr(eq + 1));
+    const std::string gpu = piece.substr(0, eq);
+    if (r.gpu_hourly_costs.count(gpu))
+      throw Error("--gpu-hourly-cost: '" + gpu + "' is priced twice; give each GPU one price");
+    r.gpu_hourly_costs[gpu] = number(piece.substr(eq + 1));
     start = comma + 1;
   }
 }

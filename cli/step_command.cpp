@@ -47,6 +47,24 @@ StepWork WorkOf(const StepBatch& b) {
   return w;
 }
 
+// vLLM's scheduler never forms a batch past its running cap, its token budget or its KV cache
+// (vllm/v1/core/sched/scheduler.py: max_num_running_reqs, token_budget, kv_cache_manager.allocate_slots),
+// so the time of one would answer for a step the server never runs. The caps are held to when given
+// (a contradiction on the command line); left at their defaults (and past the KV cache), step stays a
+// what-if calculator for any batch.
+void RefuseBatchTheServerCannotForm(const StepBatch& b, const CapacityResult& cap, const po::variables_map& vm) {
+  const int64_t seqs = b.decode_seqs + b.prefill_seqs;
+  const int64_t new_tokens = b.decode_seqs + b.prefill_seqs * b.prefill_tokens;
+  if (vm.count("max-num-seqs") && seqs > cap.settings.max_num_seqs)
+    throw Error(Format("the batch has %lld sequences (--decode-seqs + --prefill-seqs) but --max-num-seqs is %lld; "
+                       "vLLM never runs more at once", static_cast<long long>(seqs),
+                       static_cast<long long>(cap.settings.max_num_seqs)));
+  if (vm.count("max-num-batched-tokens") && new_tokens > cap.settings.max_num_batched_tokens)
+    throw Error(Format("the batch computes %lld new tokens but --max-num-batched-tokens is %lld; vLLM's scheduler "
+                       "never schedules more in one step (a longer prefill is chunked over steps)",
+                       static_cast<long long>(new_tokens), static_cast<long long>(cap.settings.max_num_batched_tokens)));
+}
+
 // With --speculative-config: the verify pass, the drafter's passes and what they give per token.
 void AddSpeculation(const Deployment& d, const CapacityResult& cap, const StepModel& model,
                     const StepModelOptions& model_options, const StepBatch& b, const std::string& spec_acceptance,
@@ -129,6 +147,7 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
     throw Error(Format("--prefill-context + --prefill-tokens: %lld tokens exceed max-model-len %lld; vLLM refuses such a "
                        "prompt", static_cast<long long>(batch.prefill_context + batch.prefill_tokens),
                        static_cast<long long>(max_len)));
+  RefuseBatchTheServerCannotForm(batch, cap, vm);
   StepModelOptions model_options;
   model_options.enforce_eager = d.config.enforce_eager;
   ApplyStepModelFlags(model_flags, model_options);

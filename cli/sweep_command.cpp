@@ -73,6 +73,15 @@ void RefuseFixedAndVaried(const std::vector<std::string>& varied, const std::vec
         throw Error("--" + option + " is given as a fixed option and varied by " + how + "; give it one way");
 }
 
+// --objective cost ranks points by USD per output token: a point without a price would be judged
+// infeasible one by one and the sweep answered "no point meets the constraints" for want of a flag.
+void RefuseUnpricedCost(const SweepCriteria& criteria, const Variant& v) {
+  if (criteria.objective != Objective::kCost) return;
+  if (v.replay.gpu_hourly_cost > 0 || !v.replay.gpu_hourly_costs.empty()) return;
+  throw Error("--objective cost: needs --gpu-hourly-cost (USD per GPU-hour, or GPU=USD,...)" +
+              (v.label.empty() ? std::string() : "; point " + v.label + " has no price"));
+}
+
 // --find: one knob searched; the probes and the answer.
 SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std::vector<std::string>& base,
                    RankFarm* farm, std::ostream& out, std::ostream& err) {
@@ -106,6 +115,11 @@ SweepRun RunSearch(const SweepFlags& f, const SweepCriteria& criteria, const std
   } else {
     throw Error("--find: '" + f.find + "' is not max-num-seqs, rate-scale, replicas or pd-ratio");
   }
+  // The search finds where the limits stop holding: with none, every probe meets them and the answer
+  // would be the search's own bound (rate-scale 1024, max-num-seqs = --find-max), not the deployment's.
+  if (criteria.slos.empty() && criteria.max_preemption_rate < 0)
+    throw Error("--find " + f.find + ": needs a limit to search against: give --slo (or --max-preemption-rate)");
+  RefuseUnpricedCost(criteria, make_probe(1));  // the search varies no price: one probe tells
   SearchResult r;
   if (farm) {  // MPI: probes in rounds across the ranks, same answer and probes as the serial search
     std::optional<RankedSearch> ranked;
@@ -193,6 +207,7 @@ SweepRun RunPdRatio(const SweepFlags& f, const SweepCriteria& criteria, const st
 
 SweepRun EvaluateVariants(const SweepFlags& f, const SweepCriteria& criteria, std::vector<Variant> variants, RankFarm* farm,
                           std::ostream& out, std::ostream& err) {
+  for (const Variant& v : variants) RefuseUnpricedCost(criteria, v);
   if (farm) return RunGridOnRanks(*farm, f, criteria, std::move(variants), out, err);
   if (variants.size() > 1) err << "kvsim sweep: " << variants.size() << " points on " << f.jobs << " threads\n";
   GridOutcome grid = EvaluateGrid(std::move(variants), criteria, f.jobs, &StopFlag());
@@ -232,6 +247,13 @@ int RunSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     return kExitOk;
   }
   ValidateJobs(f.jobs);
+  // Each knob of the search belongs to some searches only: given to the others it would be dropped.
+  if (!vm["precision"].defaulted() && f.find != "rate-scale")
+    throw Error("--precision: applies to --find rate-scale only (the other searches are over whole numbers)");
+  if (!vm["find-max"].defaulted() && (f.find.empty() || f.find == "rate-scale"))
+    throw Error("--find-max: applies to --find max-num-seqs, replicas or pd-ratio only");
+  if (f.find == "replicas" && !vm["find-max"].defaulted() && f.find_max > 256)
+    throw Error("--find-max: " + std::to_string(f.find_max) + " replicas; --find replicas searches at most 256");
   outputs.Check(args);
   const SweepCriteria criteria = ParseCriteria(f.objective, f.slo, f.max_preemption_rate);
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);

@@ -95,6 +95,9 @@ int RunTrainCommand(const std::vector<std::string>& args, std::ostream& out, std
   }
   if (!flags.find.empty() && flags.find != "micro-batch-size")
     throw Error("--find: '" + flags.find + "' is not one of micro-batch-size");
+  // The range checks of the text-valued GPU flags (--gpu-memory-gib 0 or -5 would size a GPU with
+  // no memory or less than none), as every serving command runs them.
+  ApplyDeploymentSwitches(vm, opts);
   outputs.Check(args);
   // Adapter settings of a full fine-tune would be ignored: refuse them.
   if (setup.finetune == Finetune::kFull)

@@ -48,9 +48,32 @@ bool IsStdout(const OutputPath& o) { return o.dash_is_stdout && o.path == "-"; }
 
 bool SameFile(const std::string& a, const std::string& b) { return Same(Identify(a), Identify(b)); }
 
+namespace {
+
+// An output that cannot be written (a directory, or in a folder that does not exist) is refused
+// before the command runs: found only at the end, it would cost the whole run and leave the answer
+// half-written (the table printed, the file missing).
+void CheckWritablePlace(const OutputPath& o) {
+  struct stat st {};
+  if (::stat(o.path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error(o.option + " '" + o.path + "': is a directory, not a file to write");
+    return;
+  }
+  const size_t slash = o.path.find_last_of('/');
+  if (slash == std::string::npos || slash == 0) return;
+  const std::string dir = o.path.substr(0, slash);
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(o.option + " '" + o.path + "': cannot write: the folder '" + dir + "' does not exist");
+}
+
+}  // namespace
+
 void CheckOutputPaths(const std::vector<OutputPath>& outputs, const std::vector<std::string>& inputs) {
   std::vector<Identity> ids;
-  for (const OutputPath& o : outputs) ids.push_back(IsStdout(o) ? Identity{} : Identify(o.path));
+  for (const OutputPath& o : outputs) {
+    if (!IsStdout(o) && !o.path.empty()) CheckWritablePlace(o);
+    ids.push_back(IsStdout(o) ? Identity{} : Identify(o.path));
+  }
   for (size_t i = 0; i < outputs.size(); ++i)
     for (size_t j = 0; j < i; ++j) {
       const OutputPath &a = outputs[j], &b = outputs[i];

@@ -58,6 +58,15 @@ Formats ResolveFormats(const ModelSpec& spec, const DeploymentConfig& c) {
   Formats f{ParseVllmVersion(c.vllm_version), ResolveDtype(c.dtype, spec), {}, {}};
   f.quant = c.quantization.empty() ? spec.checkpoint_quantization
                                    : ParseQuantizationFlag(c.quantization, spec.checkpoint_quantization);
+  // A pre-quantized checkpoint is loaded in its own format: vLLM refuses a --quantization of another
+  // method (vllm/config/model.py, ModelConfig._verify_quantization: "Quantization method specified in
+  // the model config (...) does not match the quantization method specified in the `quantization`
+  // argument (...)"), so its weights are never re-quantized the way the flag would size them.
+  const QuantizationSpec& checkpoint = spec.checkpoint_quantization;
+  if (c.engine == Engine::kVllm && checkpoint.method != QuantMethod::kNone && f.quant.method != QuantMethod::kNone &&
+      f.quant.method != checkpoint.method)
+    throw Error("--quantization " + c.quantization + ": the checkpoint is already quantized (" + checkpoint.name +
+                ", its quantization_config) and vLLM refuses another method for it; leave --quantization out");
   f.kv = ParseKvCacheFormat(CacheDtype(spec, c, f.version), spec, f.dtype);
   const bool ssm_auto = c.mamba_ssm_cache_dtype.empty() || c.mamba_ssm_cache_dtype == "auto";
   ApplyStateDtypes(c.mamba_cache_dtype, ssm_auto && !spec.checkpoint_state_ssm_dtype.empty()

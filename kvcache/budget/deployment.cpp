@@ -86,7 +86,18 @@ GpuSpec ResolveGpu(const DeploymentOptions& o, const DeploymentConfig& c, const 
   } else {
     gpu = catalog.Find(o.gpu);  // throws with close matches
   }
-  if (o.interconnect != "auto") gpu.interconnect = ParseEnum<Interconnect>(o.interconnect, "--interconnect");
+  if (o.interconnect != "auto") {
+    const Interconnect given = ParseEnum<Interconnect>(o.interconnect, "--interconnect");
+    // NVLink and NVLS are NVIDIA's, Infinity Fabric (xgmi) AMD's: the other vendor's link on a GPU the
+    // table names would time TP all-reduces over a link that GPU cannot have.
+    const bool amd_link = given == Interconnect::kXgmi;
+    const bool nvidia_link = given == Interconnect::kNvlink || given == Interconnect::kNvls;
+    const bool amd_gpu = gpu.name.rfind("AMD ", 0) == 0, nvidia_gpu = gpu.name.rfind("NVIDIA ", 0) == 0;
+    if ((amd_link && nvidia_gpu) || (nvidia_link && amd_gpu))
+      throw Error("--interconnect " + o.interconnect + ": " + gpu.name + " has no such link (" +
+                  (amd_gpu ? "AMD GPUs join by Infinity Fabric: xgmi, or pcie" : "xgmi is AMD's Infinity Fabric") + ")");
+    gpu.interconnect = given;
+  }
   if (!o.gpu_tflops.empty()) {
     const double tflops = ParseFiniteNumber(o.gpu_tflops, "--gpu-tflops");
     if (!(tflops > 0 && tflops < 1e6))

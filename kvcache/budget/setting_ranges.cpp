@@ -20,6 +20,9 @@ void CheckDecodeContextParallel(const ModelSpec& spec, const DeploymentConfig& c
   if (dcp == 1) return;
   const std::string flag = "--decode-context-parallel-size (-dcp) " + std::to_string(dcp) + ": ";
   if (c.engine != Engine::kVllm) throw Error(flag + "kvsim models vLLM's decode context parallelism only");
+  // DCP came with the V1 engine's attention backends; the V0 engine never had the flag.
+  if (ParseVllmVersion(c.vllm_version).v0_engine)
+    throw Error(flag + "the V0 engine (--vllm-version v0) has no decode context parallelism");
   if (tp % dcp != 0)
     throw Error(flag + "vLLM requires --tensor-parallel-size (" + std::to_string(tp) + ") to be a multiple of it");
   if (!spec.has_mla) {
@@ -64,6 +67,11 @@ void CheckSettingRanges(const ModelSpec& spec, const DeploymentConfig& c) {
   if (c.kv_cache_memory_bytes && !(*c.kv_cache_memory_bytes > 0.0))
     throw Error("--kv-cache-memory: must be a positive number of bytes");
   CheckDecodeContextParallel(spec, c);
+  // VLLM_USE_V2_MODEL_RUNNER is vLLM's switch; SGLang and TensorRT-LLM have their own runners, so a
+  // runner given for them would be accepted and change nothing.
+  if (c.model_runner && c.engine != Engine::kVllm)
+    throw Error("--model-runner " + std::string(NameOf(*c.model_runner)) +
+                ": picks one of vLLM's GPU model runners; --engine " + std::string(NameOf(c.engine)) + " has its own");
 }
 
 }  // namespace kvsim

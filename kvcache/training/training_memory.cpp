@@ -29,6 +29,18 @@ void Validate(const TrainingSetup& s) {
   in(s.zero, 0, 3, "zero");
   if (s.finetune != Finetune::kFull) in(s.lora_rank, 1, 1 << 16, "lora-rank");
   if (s.sequence_parallel && s.tp == 1) throw Error("--sequence-parallel needs --tensor-parallel-size > 1");
+  // Sequence parallelism scatters each sequence evenly over the TP ranks; Megatron-LM asserts the
+  // split (megatron/core/tensor_parallel/mappings.py, _split_along_first_dim: "First dimension of
+  // the tensor should be divisible by tensor parallel size").
+  if (s.sequence_parallel && s.seq_len % s.tp != 0)
+    throw Error(Format("--sequence-parallel: --seq-len %lld is not a multiple of --tensor-parallel-size %d; the "
+                       "sequence is split evenly over the TP ranks (Megatron-LM refuses an uneven split)",
+                       static_cast<long long>(s.seq_len), s.tp));
+  // DeepSpeed offloads the optimizer as part of ZeRO (its offload_optimizer config: "Valid for ZeRO
+  // stage 1, 2, 3"); plain data parallelism has no optimizer offload to model.
+  if (s.offload_optimizer && s.zero == 0)
+    throw Error("--offload-optimizer: DeepSpeed offloads the optimizer with ZeRO stage 1, 2 or 3 only; give --zero 1 "
+                "or more");
   if (!s.model) {
     if (!(s.params > 0 && s.params < 1e15)) throw Error("--params: give a positive parameter count (e.g. 7.5e9)");
     if (s.finetune != Finetune::kFull) throw Error("--finetune lora/qlora needs --model (adapters follow the projections' shapes)");

@@ -49,6 +49,9 @@ def capacity(**flags):
 def capacity_from_command(command, **flags):
     """kvsim capacity for a pasted `vllm serve MODEL ...` line (the CLI's --vllm-cmd); flags such as
     gpu=... are kvsim's own and apply on top."""
+    if not isinstance(command, str) or not command.strip():
+        # None would leave --vllm-cmd out and plan kvsim's default deployment as if it were the line.
+        raise ValueError("kvsim capacity: command=%r: give the `vllm serve MODEL ...` line as a string" % (command,))
     return _structured("capacity", CapacityResult, dict(flags, vllm_cmd=command))
 
 
@@ -98,10 +101,13 @@ def _deployment_options(value):
 def compare(a, b, c=None, d=None, e=None, f=None, g=None, h=None, **flags):
     """kvsim compare: the same trace through deployments a, b, ... (each a dict of flags or an option
     string); every other keyword is a replay flag shared by all of them."""
+    deployments = []
     for name, value in (("a", a), ("b", b), ("c", c), ("d", d), ("e", e), ("f", f), ("g", g), ("h", h)):
         if value is not None:
-            flags[name] = _deployment_options(value)
-    data, text, _ = run_json_to_file([_PROG, "compare"] + flags_from_kwargs(flags, command="compare"))
+            # Two words, not "--a=...": a deployment with no options of its own ({} or "") is "--a ''",
+            # which the CLI takes, while "--a=" is refused as a missing value.
+            deployments += ["--" + name, _deployment_options(value)]
+    data, text, _ = run_json_to_file([_PROG, "compare"] + deployments + flags_from_kwargs(flags, command="compare"))
     return CompareResult(data, text)
 
 
@@ -128,6 +134,11 @@ def sweep(grid=None, find=None, slo=None, **flags):
             values = [values]
         if not values:
             raise ValueError("kvsim sweep: grid[%r] lists no values" % (option,))
+        for v in values:
+            # str(True) reached the CLI as a stray word "True" (a switch takes no value, so it is no axis).
+            if v is None or isinstance(v, bool):
+                raise ValueError("kvsim sweep: grid[%r] holds %r: an axis lists an option's values; a switch "
+                                 "(True/False) or None is not one" % (option, v))
         # A dict or list (speculative_config) goes as compact JSON: the CLI keeps a JSON value's commas.
         axes.append("%s=%s" % (option.replace("_", "-"),
                                ",".join(json.dumps(v, separators=(",", ":")) if isinstance(v, (dict, list)) else str(v)

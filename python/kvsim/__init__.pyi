@@ -749,7 +749,7 @@ def replay(
     Args (the flags of `kvsim replay --help`):
         bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
             median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
-            measures it)
+            measures it; - for standard output)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
             ; | |
@@ -1103,7 +1103,7 @@ def compare(
         report: write one HTML page with the charts overlaid
         bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
             median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
-            measures it)
+            measures it; - for standard output)
         trace: trace file (default: bundled Azure conversation trace)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
@@ -1471,7 +1471,7 @@ def sweep(
         csv: write one row per point to FILE.csv
         bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
             median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
-            measures it)
+            measures it; - for standard output)
         trace: trace file (default: bundled Azure conversation trace)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |
@@ -1854,7 +1854,7 @@ def plan(
         report: write an HTML page with the Pareto chart
         bench_json: write the summary to FILE in `vllm bench serve`'s result schema (mean_ttft_ms,
             median_ttft_ms, std_ttft_ms, p99_ttft_ms, ... in milliseconds; ttft as the client
-            measures it)
+            measures it; - for standard output)
         trace: trace file (default: bundled Azure conversation trace)
         trace_format: auto | azure | burstgpt | vidur | mooncake | csv | lengths
         delimiter: CSV traces: auto (from the header: comma, else tab, semicolon or bar) | , | tab |

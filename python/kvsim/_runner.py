@@ -78,7 +78,8 @@ def _off_flags(name, flag, command):
 def flags_from_kwargs(kwargs, repeatable=(), command=None):
     """Keyword arguments as the CLI's flags: max_model_len=4096 -> --max-model-len=4096.
 
-    None leaves a flag out (the CLI's default); True gives a switch; False gives the switch's off
+    None leaves a flag out (the CLI's default; a keyword that names no flag of `command` still raises
+    ValueError); True gives a switch; False gives the switch's off
     form when the CLI has one (enable_chunked_prefill=False -> --no-enable-chunked-prefill), else
     nothing, and a keyword that names no flag of `command` raises ValueError (without `command`,
     False is refused for want of a way to check it); a dict is passed as JSON (hf_overrides,
@@ -89,6 +90,9 @@ def flags_from_kwargs(kwargs, repeatable=(), command=None):
     argv = []
     for name, value in kwargs.items():
         if value is None:
+            # None leaves the flag out, but a misspelt keyword set to None would vanish the same way.
+            if command is not None and "--" + name.replace("_", "-") not in _flags_of(command):
+                raise ValueError("kvsim %s: unknown keyword %s=None (no flag --%s)" % (command, name, name.replace("_", "-")))
             continue
         flag = "--" + name.replace("_", "-")
         if command is not None and name in _RESERVED:
@@ -128,8 +132,15 @@ def _raise_for(code, stderr, argv):
     raise RuntimeError(message)
 
 
+def _check_progress(progress):
+    # The core calls progress only during a replay: anything else would be dropped without a word.
+    if progress is not None and not callable(progress):
+        raise ValueError("progress=%r: give a function progress(fraction, simulated_s), or None" % (progress,))
+
+
 def run(argv, progress=None, ok_codes=(0,)):
     """Runs ["kvsim", command, flags...]; returns (exit code, stdout text). Warnings become KvsimWarning."""
+    _check_progress(progress)
     code, out, err = _core.run([str(a) for a in argv], progress)
     stderr = err.decode("utf-8", "replace")
     if code not in ok_codes:

@@ -73,3 +73,52 @@ def test_arguments_of_the_wrong_shape_raise_value_error():
         kvsim.sweep(find="max-num-seqs", slo=5, synthetic=10, rate=5, **_SMALL)
     with pytest.raises(ValueError, match="not 5"):
         kvsim.compare(a=5, b={"max_num_seqs": 16}, synthetic=10, rate=5, **_SMALL)
+
+
+def test_misspelt_keyword_none_raises():
+    """None leaves a flag out, so a misspelt keyword set to None vanished like one set to False."""
+    with pytest.raises(ValueError, match="unknown keyword max_num_seq=None"):
+        kvsim.capacity(max_num_seq=None, **_SMALL)
+
+
+def test_a_progress_that_is_not_a_function_raises():
+    """The core only calls progress: a number there was accepted and never used."""
+    with pytest.raises(ValueError, match="progress=5"):
+        kvsim.replay(synthetic=10, rate=5, progress=5, **_SMALL)
+
+
+def test_capacity_from_command_needs_a_line():
+    """None left --vllm-cmd out and planned kvsim's default deployment as if it were the line."""
+    with pytest.raises(ValueError, match="command=None"):
+        kvsim.capacity_from_command(None)
+    with pytest.raises(ValueError, match="command=''"):
+        kvsim.capacity_from_command("")
+
+
+def test_a_grid_value_twice_raises():
+    with pytest.raises(ValueError, match="lists the value '8' twice"):
+        kvsim.sweep(grid={"max_num_seqs": [8, 8]}, synthetic=10, rate=5, **_SMALL)
+
+
+def test_model_runner_for_another_engine_raises():
+    with pytest.raises(ValueError, match="--engine sglang has its own"):
+        kvsim.capacity(model_runner="v2", engine="sglang", **_SMALL)
+
+
+def test_compare_deployment_without_options_is_the_shared_one(cli, tmp_path):
+    """{} (or a dict of False switches) gave "--a=", which the CLI refuses as a missing value; the
+    CLI's --a '' is the shared deployment as it is."""
+    got = kvsim.compare({}, {"max_num_seqs": 16}, synthetic=10, rate=5, omit_wall_time=True, **_SMALL).to_dict()
+    expected = cli.json_file(["compare", "--a", "", "--b", "--max-num-seqs 16", "--synthetic=10", "--rate=5",
+                              "--omit-wall-time", "--gpu=h100", "--max-model-len=4096"], tmp_path)
+    assert got == expected
+
+
+def test_a_grid_of_switches_raises():
+    with pytest.raises(ValueError, match="grid\\['enforce_eager'\\] holds True"):
+        kvsim.sweep(grid={"enforce_eager": [True, False]}, synthetic=10, rate=5, **_SMALL)
+
+
+def test_find_without_a_limit_raises():
+    with pytest.raises(ValueError, match="needs a limit to search against"):
+        kvsim.sweep(find="max-num-seqs", synthetic=10, rate=5, **_SMALL)

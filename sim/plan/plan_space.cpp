@@ -51,6 +51,9 @@ void ScaleVariant(const PlanConfig& config, int64_t replicas, Variant& variant) 
 PlanSpace ExpandPlanSpace(const PlanAxes& axes, const ConfigVariantMaker& make, std::vector<Variant>* variants) {
   PlanSpace space;
   PlanConfig c;
+  // Two --formats values that load the same weights (checkpoint and none for an unquantized model,
+  // checkpoint and fp8 for an FP8 one) would search every configuration twice and list it twice.
+  std::map<std::string, std::string> format_of_weights;  // configuration with the resolved format -> --formats value
   for (const std::string& gpu : axes.gpus)
     for (int tp : axes.tensor_parallel)
       for (int pp : axes.pipeline_parallel)
@@ -62,17 +65,26 @@ PlanSpace ExpandPlanSpace(const PlanAxes& axes, const ConfigVariantMaker& make, 
                   c = {gpu, tp, pp, format, kv, seqs, tokens, shape == 0 ? PdRatio{} : axes.pd_ratios[shape - 1]};
                   // Sized before anything is replayed: what vLLM refuses at start-up (settings the
                   // model cannot take, weights and activations past the memory) never runs.
-                  std::string reason;
+                  std::string reason, duplicate;
                   Variant v;
                   try {
                     v = make(c);
                     const Deployment& d = v.deployment;
-                    reason = PlanCapacity(d.model, d.gpu, d.config).does_not_fit;
+                    const CapacityResult cap = PlanCapacity(d.model, d.gpu, d.config);
+                    const std::string key = gpu + "|" + std::to_string(tp) + "|" + std::to_string(pp) + "|" + kv + "|" +
+                                            std::to_string(seqs) + "|" + std::to_string(tokens) + "|" +
+                                            std::to_string(shape) + "|" + cap.settings.quantization;
+                    const auto [seen, added] = format_of_weights.emplace(key, format);
+                    if (!added && seen->second != format)
+                      duplicate = "--formats: '" + seen->second + "' and '" + format + "' load the same weights (" +
+                                  cap.settings.quantization + ") for " + d.model.name + "; list one of them";
+                    reason = cap.does_not_fit;
                     if (reason.empty() && v.disagg)  // the decode pool: its own settings when they differ
                       reason = PlanCapacity(v.disagg->decode.model, v.disagg->decode.gpu, v.disagg->decode.config).does_not_fit;
                   } catch (const Error& e) {
                     reason = e.what();
                   }
+                  if (!duplicate.empty()) throw Error(duplicate);
                   if (!reason.empty()) {
                     space.skipped.push_back({c, reason});
                     continue;

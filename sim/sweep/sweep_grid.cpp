@@ -84,6 +84,12 @@ std::vector<GridPoint> ExpandGrid(const std::vector<GridAxis>& axes) {
     for (size_t j = i + 1; j < axes.size(); ++j)
       if (axes[i].option == axes[j].option)
         throw Error("--sweep/--grid: '" + axes[i].option + "' is an axis twice; give all its values in one axis");
+  // A value listed twice on one axis replays the same point twice and reports it as two.
+  for (const GridAxis& a : axes)
+    for (size_t i = 0; i < a.values.size(); ++i)
+      for (size_t j = i + 1; j < a.values.size(); ++j)
+        if (a.values[i] == a.values[j])
+          throw Error("--sweep/--grid: '" + a.option + "' lists the value '" + a.values[i] + "' twice");
   size_t count = 1;
   for (const GridAxis& a : axes) {
     count *= std::max<size_t>(1, a.values.size());

@@ -52,7 +52,7 @@ TEST(BadInputTest, ReplayFlagValuesNameTheOption) {
   ExpectOneLineError(RunCli({"replay", "--quiet", "--shared-prefix", "1e300:100"}), "--shared-prefix K");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--conversations", "2.5:10"}), "--conversations");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--conversations", "x:1"}), "--conversations: 'x:1' is not TURNS:THINK_S");
-  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100"}), "--gpu-hourly-cost: 'h100' is not a non-negative");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100"}), "--gpu-hourly-cost: 'h100' is not a USD amount per GPU-hour");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "=3"}), "--gpu-hourly-cost: '=3' is not GPU=USD");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100=-1"}), "--gpu-hourly-cost: '-1'");
 }

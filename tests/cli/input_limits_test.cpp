@@ -33,7 +33,7 @@ TEST(InputLimitsTest, NanInfAndOutOfRangeNumericOptionsNameTheRange) {
   ExpectOneLineError(RunCli({"replay", "--rate-scale", "nan"}), "--rate-scale: nan is outside the accepted range [0.001, 1e+06]");
   ExpectOneLineError(RunCli({"replay", "--rate-scale", "inf"}), "--rate-scale: inf is outside");
   ExpectOneLineError(RunCli({"replay", "--rate-scale", "1e-10"}), "--rate-scale: 1e-10 is outside the accepted range");
-  ExpectOneLineError(RunCli({"replay", "--duration", "1e10"}), "--duration: 1e+10 is outside the accepted range [0, 1e+09]");
+  ExpectOneLineError(RunCli({"replay", "--duration", "1e10"}), "--duration: 1e+10 is outside the accepted range (0, 1e+09]");
   ExpectOneLineError(RunCli({"replay", "--start", "1e10"}), "--start: 1e+10 is outside the accepted range [0, 1e+09]");
   ExpectOneLineError(RunCli({"replay", "--start", "-1"}), "--start: -1 is outside");
   ExpectOneLineError(RunCli({"replay", "--step-time-ms", "0"}), "--step-time-ms: 0 is outside the accepted range (0, 1e+06]");

@@ -144,6 +144,7 @@ TEST(TrainingMemoryTest, ZeroStagesShardOverTheDataParallelGroup) {
 
 TEST(TrainingMemoryTest, OffloadMovesTheOptimizerToTheCpu) {
   TrainingSetup s = MakeSetup(Llama(kLlama[0]), 1, 512);
+  s.zero = 1;  // DeepSpeed offloads the optimizer under ZeRO only
   s.offload_optimizer = true;
   const TrainingMemory m = EstimateTrainingMemory(s);
   EXPECT_EQ(m.optimizer, 0);
