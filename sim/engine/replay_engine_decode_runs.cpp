@@ -170,6 +170,17 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
   return taken;
 }
 
+// speed: inlined into CompleteRunStep, which looks the timer up at every step of a verify run; it
+// is built on a batch size's first use.
+[[gnu::always_inline]] inline const DecodeRunTimer& ReplayEngine::VerifyRunFor(int64_t batch) {
+  const size_t i = static_cast<size_t>(batch);
+  if (i >= verify_runs_.size() || !verify_runs_[i]) [[unlikely]] {
+    if (verify_runs_.size() <= i) verify_runs_.resize(i + 1);
+    verify_runs_[i] = timer_.VerifyRun(batch, 1 + o_.speculation.tokens);
+  }
+  return *verify_runs_[i];
+}
+
 // CompleteStep for a step of an explicit decode run in which each of the run's B decoders was
 // scheduled `tokens` = 1 + k tokens and nothing was preempted, given Σ of their contexts before the
 // step: the StepWork its Adds would sum (attended: Σ tokens·c_i + tokens·(tokens + 1)/2), the
@@ -230,12 +241,6 @@ void ReplayEngine::FinishAdvanced() {
   }
 }
 
-const DecodeRunTimer& ReplayEngine::VerifyRunFor(int64_t batch) {
-  const size_t i = static_cast<size_t>(batch);
-  if (verify_runs_.size() <= i) verify_runs_.resize(i + 1);
-  if (!verify_runs_[i]) verify_runs_[i] = timer_.VerifyRun(batch, 1 + o_.speculation.tokens);
-  return *verify_runs_[i];
-}
 
 // Hands the run's deferred tokens to the allocator: slots each request already held.
 void ReplayEngine::SyncDeferredGrows() {

@@ -25,7 +25,7 @@ double Ratio(double a, double b) { return b > 0 ? a / b : 0.0; }
 // building a StepRun, whose copy of the sample was most of a step's cost here.
 void ReplayStatistics::OnStep(const StepSample& s) {
   AddRunTotals(s, s.duration_ns, 0, 0, 0, 0);
-  itl_.AddRunNs(&s.duration_ns, 1, s.later_tokens);
+  itl_.AddNs(s.duration_ns, s.later_tokens);
   peak_used_blocks_ = std::max(peak_used_blocks_, s.used_blocks);
 }
 

@@ -23,6 +23,14 @@ class WeightedHistogram {
   // Nanosecond samples sharing one weight (a decode run's steps, each the wait of `weight` tokens),
   // summed exactly for the mean; each lands in the bucket of ns / 1e9 s, as Add's would.
   void AddRunNs(const int64_t* ns, int64_t n, int64_t weight);
+  // One such sample (a step outside a run): AddRunNs of one, inline.
+  void AddNs(int64_t ns, int64_t weight) {
+    if (weight <= 0) return;
+    if (ns < last_lo_ns_ || ns >= last_hi_ns_) SetLastNs(ns);
+    buckets_[static_cast<size_t>(last_ns_bucket_)] += weight;
+    count_ += weight;
+    sum_ns_ += static_cast<Int128>(ns) * weight;
+  }
   // The same for a nondecreasing run whose sum is known: a binary search per bucket the run
   // enters instead of a compare per step. REQUIRES: ns nondecreasing, sum = Σ ns.
   void AddSortedRunNs(const int64_t* ns, int64_t n, int64_t weight, int64_t sum);
