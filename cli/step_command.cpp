@@ -163,6 +163,14 @@ int RunStepCommand(const std::vector<std::string>& args, std::ostream& out, std:
   report.moe = model.Moe();
   if (model.quantized_kernel().kernel != LowBitKernel::kNone) report.quantized_kernel = model.quantized_kernel().name;
   AddSpeculation(d, cap, model, model_options, batch, spec_acceptance, report);
+  // A batch whose KV is more than the pool holds is timed, as a what-if, but said to be one: vLLM
+  // would run part of it and keep the rest waiting or preempted.
+  const int64_t held = batch.decode_seqs * (batch.decode_context + 1) +
+                       batch.prefill_seqs * (batch.prefill_context + batch.prefill_tokens);
+  if (cap.gpu_kv_cache_tokens > 0 && held > cap.gpu_kv_cache_tokens)
+    report.notes.push_back(Format("the batch holds %lld tokens of KV, more than this deployment's %lld (GPU KV cache size): "
+                                  "vLLM would not run it whole; the step is timed as a what-if",
+                                  static_cast<long long>(held), static_cast<long long>(cap.gpu_kv_cache_tokens)));
   WriteAnswer(json_path, RenderStepText(report), [&] { return StepToJson(report); }, out);
   return kExitOk;
 }

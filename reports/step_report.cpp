@@ -185,6 +185,7 @@ std::string RenderStepText(const StepReport& r) {
   if (r.moe) out += MoeText(*r.moe, r.quantized_kernel);
   else if (!r.quantized_kernel.empty()) out += "\nQuantized GEMMs run on: " + r.quantized_kernel + "\n";
   if (r.speculative) out += SpeculativeText(*r.speculative, r.batch);
+  for (const std::string& note : r.notes) out += "\nnote: " + note + "\n";
   out += "\nMB = 10^6 bytes; GFLOP = 10^9 floating-point operations; ms = 10^-3 s\n";
   return out;
 }
@@ -203,6 +204,7 @@ nlohmann::json StepToJson(const StepReport& r) {
   if (r.speculative) j["speculative"] = SpeculativeJson(*r.speculative);
   if (r.moe) j["moe"] = MoeJson(*r.moe);
   if (!r.quantized_kernel.empty()) j["quantized_kernel"] = r.quantized_kernel;
+  if (!r.notes.empty()) j["notes"] = r.notes;
   return j;
 }
 

@@ -42,6 +42,7 @@ struct StepReport {
   std::optional<SpeculativeStepReport> speculative;  // with --speculative-config
   std::optional<MoeLayout> moe;                      // StepModel::Moe()
   std::string quantized_kernel;                      // the quantized GEMMs' kernel; empty when unquantized
+  std::vector<std::string> notes;                    // what the answer does not say by its figures
 };
 
 std::string RenderStepText(const StepReport& report);

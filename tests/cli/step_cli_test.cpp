@@ -124,5 +124,18 @@ TEST(LatencyCliTest, ItlAndClientTtftOfOneRequest) {
               2e-6);
 }
 
+// A batch whose KV outgrows the pool is still timed, and said to be a what-if: 1,000 sequences at
+// context 10,000 hold 1,000 x 10,001 = 10,001,000 tokens, far above Llama-3.1-8B's pool on one H100.
+TEST(StepCliTest, ABatchLargerThanThePoolIsSaidToBeAWhatIf) {
+  const auto r = RunCli({"step", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "--decode-seqs", "1000",
+                         "--decode-context", "10000", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("notes"));
+  EXPECT_NE(j.at("notes").at(0).get<std::string>().find("the batch holds 10001000 tokens of KV"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(RunCli({"step", "--decode-seqs", "16", "--decode-context", "1000", "--json", "-"}).out)
+                   .contains("notes"));
+}
+
 }  // namespace
 }  // namespace kvsim
