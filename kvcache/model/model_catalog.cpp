@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
+#include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "kvcache/base/json_file.h"
@@ -43,6 +45,81 @@ std::vector<std::string> ListModelPresets(const std::string& data_dir) {
   return ids;
 }
 
+namespace {
+
+// The preset or alias named `id` (case-insensitive), or nothing.
+std::optional<ModelSpec> FindPresetOrAlias(const std::string& id, const std::string& data_dir, const std::string& option,
+                                           const std::vector<std::string>& presets,
+                                           const std::vector<ModelAlias>& aliases, const nlohmann::json& overrides) {
+  std::error_code ec;
+  for (const auto& preset : presets) {
+    if (Lower(preset) == Lower(id)) {
+      ModelSpec spec = LoadModelConfigFile((fs::path(data_dir) / "models" / (preset + ".json")).string(), overrides);
+      spec.name = preset;
+      return spec;
+    }
+  }
+  // A variant whose config is a preset's with a stated change (ALIASES.tsv): the preset's file, the
+  // alias's patch, then the user's overrides, in that order, as if the variant's own file were read.
+  const auto alias = FindModelAlias(aliases, id);
+  if (!alias) return std::nullopt;
+  const fs::path base = fs::path(data_dir) / "models" / (alias->preset + ".json");
+  if (!fs::is_regular_file(base, ec))
+    throw Error(option + ": '" + id + "' is an alias of preset '" + alias->preset + "', which is not in " +
+                (fs::path(data_dir) / "models").string());
+  nlohmann::json root = ReadJsonFile(base.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
+  root.merge_patch(alias->patch);
+  if (!overrides.empty()) root.merge_patch(overrides);
+  ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")" +
+                                              (overrides.empty() ? "" : " with --hf-overrides"));
+  spec.name = alias->id;
+  spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
+  return spec;
+}
+
+// A local checkpoint path that is not on this machine, as pasted serve lines give them, named after
+// the repository it holds: the Hugging Face cache's models--ORG--NAME folder (its snapshots/REV
+// below it), else the path's last two parts as ORG/NAME, else its last part as the NAME of exactly
+// one preset or alias. Empty when the path names none; throws when its last part fits several.
+std::string PresetNamedByPath(const fs::path& path, const std::vector<std::string>& ids, const std::string& option) {
+  std::vector<std::string> parts;
+  for (const fs::path& part : path)
+    if (!part.empty() && part != "/" && part != "." && part != "..") parts.push_back(part.string());
+  const auto known = [&](const std::string& id) {
+    return std::any_of(ids.begin(), ids.end(), [&](const std::string& k) { return Lower(k) == Lower(id); });
+  };
+  for (const std::string& part : parts) {
+    const std::string prefix = "models--";
+    const size_t sep = part.find("--", prefix.size());
+    if (part.rfind(prefix, 0) == 0 && sep != std::string::npos && sep + 2 < part.size()) {
+      const std::string id = part.substr(prefix.size(), sep - prefix.size()) + "/" + part.substr(sep + 2);
+      if (known(id)) return id;
+    }
+  }
+  if (parts.empty()) return {};
+  if (parts.size() >= 2 && known(parts[parts.size() - 2] + "/" + parts.back())) return parts[parts.size() - 2] + "/" + parts.back();
+  std::vector<std::string> named;
+  for (const std::string& id : ids) {
+    const size_t slash = id.rfind('/');
+    if (Lower(id.substr(slash == std::string::npos ? 0 : slash + 1)) == Lower(parts.back())) named.push_back(id);
+  }
+  if (named.size() > 1)
+    throw Error(option + ": '" + path.string() + "' is not on this machine, and its name '" + parts.back() +
+                "' is that of several presets (" + Join(named, ", ") + "): give the one it holds");
+  return named.empty() ? std::string() : named.front();
+}
+
+// A path rather than a Hugging Face id: absolute, from ~ or a dot folder, or with more than one '/'.
+bool LooksLikeLocalPath(const std::string& s) {
+  if (s.empty()) return false;
+  if (s[0] == '/' || s[0] == '~' || s.rfind("./", 0) == 0 || s.rfind("../", 0) == 0) return true;
+  const size_t slash = s.find('/');
+  return slash != std::string::npos && s.find('/', slash + 1) != std::string::npos &&
+         s.find_first_not_of('/', s.find('/', slash + 1)) != std::string::npos;
+}
+
+}  // namespace
+
 ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option,
                        const std::string& pass_as, const nlohmann::json& overrides) {
   std::error_code ec;
@@ -60,32 +137,21 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
     return spec;
   }
   const auto presets = ListModelPresets(data_dir);
-  for (const auto& id : presets) {
-    if (Lower(id) == Lower(name_or_path)) {
-      ModelSpec spec = LoadModelConfigFile((fs::path(data_dir) / "models" / (id + ".json")).string(), overrides);
-      spec.name = id;
-      return spec;
-    }
-  }
-  // A variant whose config is a preset's with a stated change (ALIASES.tsv): the preset's file, the
-  // alias's patch, then the user's overrides, in that order, as if the variant's own file were read.
   const std::vector<ModelAlias> aliases = LoadModelAliases(data_dir);
-  if (const auto alias = FindModelAlias(aliases, name_or_path)) {
-    const fs::path base = fs::path(data_dir) / "models" / (alias->preset + ".json");
-    if (!fs::is_regular_file(base, ec))
-      throw Error(option + ": '" + name_or_path + "' is an alias of preset '" + alias->preset +
-                  "', which is not in " + (fs::path(data_dir) / "models").string());
-    nlohmann::json root = ReadJsonFile(base.string(), "the model config", InfinityTokens::kReadAsLargestDouble);
-    root.merge_patch(alias->patch);
-    if (!overrides.empty()) root.merge_patch(overrides);
-    ModelSpec spec = ParseModelConfig(root, base.string() + " (as " + alias->id + ")" +
-                                                (overrides.empty() ? "" : " with --hf-overrides"));
-    spec.name = alias->id;
-    spec.notes.push_back("planned with preset " + alias->preset + " (data/models/ALIASES.tsv: " + alias->source + ")");
-    return spec;
-  }
+  if (auto spec = FindPresetOrAlias(name_or_path, data_dir, option, presets, aliases, overrides)) return *std::move(spec);
   std::vector<std::string> candidates = presets;
   for (const ModelAlias& a : aliases) candidates.push_back(a.id);
+  if (LooksLikeLocalPath(name_or_path)) {
+    const std::string id = PresetNamedByPath(as_path, candidates, option);
+    if (!id.empty()) {
+      std::optional<ModelSpec> spec = FindPresetOrAlias(id, data_dir, option, presets, aliases, overrides);
+      KVSIM_CHECK(spec.has_value(), "a path's preset resolves");
+      spec->notes.insert(spec->notes.begin(), "'" + name_or_path + "' is not on this machine: planned as " + spec->name +
+                                                  ", the model its path names (pass the checkpoint's config.json to "
+                                                  "plan its own shapes and quantization)");
+      return *std::move(spec);
+    }
+  }
   std::string hint;
   for (const auto& m : ClosestMatches(name_or_path, candidates)) hint += (hint.empty() ? "" : ", ") + m;
   // Say how to get the config of a Hugging Face id kvsim has no preset for.
