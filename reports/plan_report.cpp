@@ -84,12 +84,20 @@ nlohmann::json BandsJson(const std::vector<LatencyBand>& bands) {
   return out;
 }
 
+// The latency objective's metric, said where no SLO chose it.
+std::string LatencyRankText(const PlanAnswer& a) {
+  if (a.objective != PlanObjective::kLatency) return "";
+  const LatencyObjective o = LatencyObjectiveOf(a.criteria);
+  return Format(" (ranked by %s %s%s)", NameOf(o.metric), NameOf(o.quantile), o.from_slo ? "" : ": no --slo names a latency");
+}
+
 }  // namespace
 
 std::string RenderPlanText(const PlanAnswer& a) {
   const PlanResult& r = a.result;
-  std::string out = Format("kvsim plan: %s; SLOs %s; objective %s%s\n", a.model.c_str(),
-                           a.slo_text.empty() ? "none" : a.slo_text.c_str(), NameOf(a.objective), a.robust ? " (robust: judged at the error bands' pessimistic edge)" : "");
+  std::string out = Format("kvsim plan: %s; SLOs %s; objective %s%s%s\n", a.model.c_str(),
+                           a.slo_text.empty() ? "none" : a.slo_text.c_str(), NameOf(a.objective), LatencyRankText(a).c_str(),
+                           a.robust ? " (robust: judged at the error bands' pessimistic edge)" : "");
   const size_t total = a.space.configs.size() + a.space.skipped.size();
   out += Format("space: %zu configurations, %zu do not start, %zu searched over 1..%lld replicas%s each%s: %lld points\n", total,
                 a.space.skipped.size(), a.space.configs.size(), static_cast<long long>(a.max_replicas),
@@ -165,6 +173,10 @@ nlohmann::json PlanToJson(const PlanAnswer& a) {
   j["model"] = a.model;
   j["slo"] = a.slo_text;
   j["objective"] = NameOf(a.objective);
+  if (a.objective == PlanObjective::kLatency) {
+    const LatencyObjective o = LatencyObjectiveOf(a.criteria);
+    j["ranked_by"] = std::string(NameOf(o.metric)) + " " + NameOf(o.quantile);
+  }
   j["robust"] = a.robust;
   j["exhaustive"] = a.exhaustive;
   j["max_replicas"] = a.max_replicas;

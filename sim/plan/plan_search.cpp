@@ -6,12 +6,17 @@ namespace kvsim {
 namespace {
 
 double FirstSloLatency(const SweepCriteria& c, const ReplaySummary& s) {
-  for (const SloConstraint& slo : c.slos)
-    if (slo.metric != SloMetric::kGoodput) return SloValue(s, slo.metric, slo.quantile);
-  return SloValue(s, SloMetric::kTtft, SloQuantile::kP99);
+  const LatencyObjective o = LatencyObjectiveOf(c);
+  return SloValue(s, o.metric, o.quantile);
 }
 
 }  // namespace
+
+LatencyObjective LatencyObjectiveOf(const SweepCriteria& c) {
+  for (const SloConstraint& slo : c.slos)
+    if (slo.metric != SloMetric::kGoodput) return {slo.metric, slo.quantile, true};
+  return {SloMetric::kTtft, SloQuantile::kP99, false};
+}
 
 ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const PlanPointEvaluator& evaluate,
                           const std::atomic<bool>* stop) {

@@ -92,6 +92,15 @@ ConfigPlan SearchReplicas(size_t config, int64_t upper, bool exhaustive, const P
 
 // Orders the plans: true when `a` beats `b` on the objective, ties broken by price, GPUs, the first
 // SLO's latency, then the space's order.
+// The latency a plan is ranked by under the latency objective, and its tie-break under the others:
+// the first SLO on a latency, else TTFT p99 (from_slo false).
+struct LatencyObjective {
+  SloMetric metric = SloMetric::kTtft;
+  SloQuantile quantile = SloQuantile::kP99;
+  bool from_slo = false;
+};
+LatencyObjective LatencyObjectiveOf(const SweepCriteria& c);
+
 bool PlanBeats(const ConfigPlan& a, const ConfigPlan& b, PlanObjective objective);
 
 // Fills a found plan's GPUs, price and latency figures from its outcome (the configuration given).

@@ -214,3 +214,28 @@ TEST(PlanCliTest, RefusesAnOptionEveryReplayRefuses) {
 
 }  // namespace
 }  // namespace kvsim
+
+namespace kvsim {
+namespace {
+
+// Under --objective latency the ranking metric is said in the text and the JSON: the first SLO on a
+// latency, or TTFT p99 when no SLO names one (a plan ranked silently by a metric the user never gave).
+TEST(PlanCliTest, TheLatencyObjectiveSaysWhatItRanksBy) {
+  testing::TempDir dir;
+  const std::string json = dir.File("plan.json");
+  std::vector<std::string> args = {"plan", "--objective", "latency", "--gpus", "l4", "--tp", "1", "--max-num-seqs", "64",
+                                   "--max-replicas", "1", "--json", json};
+  args.insert(args.end(), kTrace.begin(), kTrace.end());
+  const auto none = testing::RunCli(args);
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_NE(none.out.find("objective latency (ranked by ttft p99: no --slo names a latency)"), std::string::npos) << none.out;
+  EXPECT_EQ(nlohmann::json::parse(testing::ReadFile(json)).at("ranked_by"), "ttft p99");
+  args.insert(args.end(), {"--slo", "tpot-p90=1s"});
+  const auto tpot = testing::RunCli(args);
+  ASSERT_EQ(tpot.exit_code, 0) << tpot.err;
+  EXPECT_NE(tpot.out.find("objective latency (ranked by tpot p90)"), std::string::npos) << tpot.out;
+  EXPECT_EQ(nlohmann::json::parse(testing::ReadFile(json)).at("ranked_by"), "tpot p90");
+}
+
+}  // namespace
+}  // namespace kvsim
