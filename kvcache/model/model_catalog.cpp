@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 #include "kvcache/base/check.h"
 #include "kvcache/base/error.h"
@@ -118,6 +120,38 @@ bool LooksLikeLocalPath(const std::string& s) {
          s.find_first_not_of('/', s.find('/', slash + 1)) != std::string::npos;
 }
 
+// A quantized release named as its base model plus a format suffix (Qwen2.5-72B-Instruct-AWQ), the
+// way quantizers name them: the base preset it strips to, and the --quantization value that plans
+// that format ("" where no value does). For the look-up error's hint only: the release's own
+// quantization_config (group size, which modules stay 16-bit) is what vLLM plans.
+struct QuantizedRelease {
+  std::string base, quantization;
+};
+
+std::optional<QuantizedRelease> QuantizedReleaseOf(const std::string& name, const std::vector<std::string>& ids) {
+  static constexpr std::pair<const char*, const char*> kSuffixes[] = {
+      {"-awq-int4", "awq"}, {"-awq", "awq"},   {"-gptq-int4", "gptq"}, {"-gptq-int8", "gptq"}, {"-gptq", "gptq"},
+      {"-fp8-dynamic", "fp8"}, {"-fp8", "fp8"}, {"-mxfp4", "mxfp4"},   {"-bnb-4bit", "bitsandbytes"},
+      {"-w4a16", "int4"}, {"-w8a8", "int8"},   {"-int4", "int4"},      {"-int8", "int8"},          {"-nvfp4", ""}};
+  const std::string lower = Lower(name);
+  for (const auto& [suffix, quantization] : kSuffixes) {
+    const std::string_view s(suffix);
+    if (lower.size() <= s.size() || lower.compare(lower.size() - s.size(), s.size(), s) != 0) continue;
+    const std::string stripped = lower.substr(0, lower.size() - s.size());
+    const size_t slash = stripped.rfind('/');
+    const std::string stripped_name = stripped.substr(slash == std::string::npos ? 0 : slash + 1);
+    std::vector<std::string> bases;
+    for (const std::string& id : ids) {
+      const size_t id_slash = id.rfind('/');
+      if (Lower(id) == stripped || Lower(id.substr(id_slash == std::string::npos ? 0 : id_slash + 1)) == stripped_name)
+        bases.push_back(id);
+    }
+    if (bases.size() == 1) return QuantizedRelease{bases.front(), quantization};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_dir, const std::string& option,
@@ -164,8 +198,14 @@ ModelSpec ResolveModel(const std::string& name_or_path, const std::string& data_
       ? "; fetch its config with: curl -LO https://huggingface.co/" + name_or_path +
             "/resolve/main/config.json (gated models: -H \"Authorization: Bearer $HF_TOKEN\") and pass " + pass_as
       : std::string();
+  std::string release;
+  if (const auto q = QuantizedReleaseOf(name_or_path, candidates))
+    release = "; it looks like a quantized release of preset " + q->base +
+              (q->quantization.empty() ? ", in a format --quantization cannot give: pass its own config.json"
+                                       : ": --model " + q->base + " --quantization " + q->quantization +
+                                             " plans that format at its defaults (its own config.json, exactly)");
   throw Error(option + ": '" + name_or_path + "' is neither a config.json path nor a preset" +
-              (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)" + fetch);
+              (hint.empty() ? std::string() : "; closest presets: " + hint) + " (kvsim models lists them)" + release + fetch);
 }
 
 }  // namespace kvsim

@@ -67,6 +67,29 @@ TEST(ModelCatalogTest, APathNamingNoPresetAndAnUnknownHubIdAreStillRefused) {
   EXPECT_THROW(ResolveModel("Qwen3/Qwen3-8B", DataDirectory()), Error);
 }
 
+std::string LookUpError(const std::string& name) {
+  try {
+    ResolveModel(name, DataDirectory());
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "planned";
+}
+
+TEST(ModelCatalogTest, AQuantizedReleaseOfAPresetIsRefusedWithTheFlagsThatPlanIt) {
+  // Quantizers name a release as the base model plus the format.
+  EXPECT_NE(LookUpError("someone/Qwen3-8B-AWQ").find("a quantized release of preset Qwen/Qwen3-8B: --model Qwen/Qwen3-8B "
+                                                     "--quantization awq"),
+            std::string::npos);
+  EXPECT_NE(LookUpError("/srv/models/GLM-4.5-Air-GPTQ-Int4").find("--model zai-org/GLM-4.5-Air --quantization gptq"),
+            std::string::npos);
+  // NVFP4 comes only from a checkpoint's quantization_config.
+  EXPECT_NE(LookUpError("someone/Llama-3.1-70B-Instruct-NVFP4").find("in a format --quantization cannot give"),
+            std::string::npos);
+  // No base preset, no hint.
+  EXPECT_EQ(LookUpError("someone/My-Finetune-AWQ").find("quantized release"), std::string::npos);
+}
+
 TEST(ModelCatalogTest, APastedServeLinesLocalPathIsPlannedWithTheNoteInTextAndJson) {
   testing::TempDir dir;
   const std::string json = dir.File("capacity.json");
