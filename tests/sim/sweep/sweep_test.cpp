@@ -102,6 +102,8 @@ TEST(SweepTest, CriteriaParseAndReject) {
   EXPECT_THROW(ParseCriteria("throughput", "ttft-p95=2s", -1), Error);
   EXPECT_THROW(ParseCriteria("throughput", "ttft=2s", -1), Error);
   EXPECT_THROW(ParseCriteria("goodput", "", -1), Error);
+  // "0x10s" was read as 16 seconds (std::stod's hexadecimal).
+  EXPECT_THROW(ParseCriteria("throughput", "ttft-p99=0x10s", -1), Error);
 }
 
 // Acceptance: Llama-3.1-8B fp16 vs AWQ int4 on an L4 with the Azure conversation trace: the int4
