@@ -108,33 +108,87 @@ ServerLaunch ContainerRun(const std::vector<std::string>& t, size_t i, std::vect
               "know what its entrypoint runs; paste the vllm serve line the container runs");
 }
 
-// A shell redirection (2>&1, > log, >>log, &> log) or a control operator (|, &&, ;, &) ends what the server
-// is given; the redirections taking the next word as their file.
+// A control operator (|, &&, ;, &) ends the server's command; what follows is the shell's.
 bool IsShellOperator(const std::string& t) {
   return t == "|" || t == "||" || t == "&&" || t == ";" || t == "&" || t == "|&";
 }
+// A redirection (2>&1, > log, >>log, &> log, < in): the shell's, wherever it stands in the command.
 bool IsRedirection(const std::string& t) {
   size_t i = 0;
   while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
   if (i < t.size() && t[i] == '&') ++i;  // &> and &>>
   return i < t.size() && (t[i] == '>' || t[i] == '<');
 }
+// The redirection names its file in the next word (`> log`, `2>> err`), not in itself (`>log`, `2>&1`).
+bool RedirectionTakesNextWord(const std::string& t) {
+  size_t i = t.find_first_of("<>");
+  while (i < t.size() && (t[i] == '<' || t[i] == '>')) ++i;
+  return i == t.size();
+}
+// `<MODEL>` or `<path>/model` is a placeholder the reader was to fill in: a shell reads it as redirections
+// (input from a file MODEL), and the server never sees it.
+bool IsPlaceholder(const std::string& t) {
+  const size_t close = t.find('>');
+  return t.size() > 2 && t[0] == '<' && close != std::string::npos && close > 1 &&
+         t.find_first_of("<>&", 1) == close;
+}
 
-void EndAtShellPlumbing(const std::vector<std::string>& t, ServerLaunch& launch) {
-  launch.args_end = t.size();
-  for (size_t i = launch.args_start; i < t.size(); ++i)
-    if (IsShellOperator(t[i]) || IsRedirection(t[i])) {
-      launch.args_end = i;
-      launch.shell_tail = Join(std::vector<std::string>(t.begin() + static_cast<std::ptrdiff_t>(i), t.end()), " ");
-      return;
+// A redirection is removed from the server's arguments and those after it stay its own, as a shell
+// does; a control operator ends them. Both are said, never the server's.
+void CollectServerArguments(const std::vector<std::string>& t, ServerLaunch& launch) {
+  std::vector<std::string> shell;
+  size_t i = launch.args_start;
+  for (; i < t.size() && !IsShellOperator(t[i]); ++i) {
+    if (IsPlaceholder(t[i]))
+      throw Error("'" + t[i] + "' in the pasted server command line is a placeholder to fill in: a shell reads `" +
+                  t[i].substr(0, t[i].find('>') + 1) + "` as redirections, and the server would never see it; put "
+                  "the model (or the value) there");
+    if (!IsRedirection(t[i])) {
+      launch.args.push_back(t[i]);
+      continue;
     }
+    shell.push_back(t[i]);
+    if (RedirectionTakesNextWord(t[i]) && i + 1 < t.size()) shell.push_back(t[++i]);
+  }
+  for (; i < t.size(); ++i) shell.push_back(t[i]);
+  launch.shell_tail = Join(shell, " ");
+}
+
+// What runs before the server's command and gives it an environment: `VAR=value` prefixes, `export
+// VAR=value` commands ended by `;`, `&&` or a newline, `sudo [-E]` (its options with a value take the
+// next word), `nohup`, `exec`.
+size_t SkipLaunchPrefix(const std::vector<std::string>& t, std::vector<std::string>& environment) {
+  size_t i = 0;
+  while (i < t.size()) {
+    std::string word = t[i];
+    if (word == "export") {
+      ++i;
+      continue;
+    }
+    if (word == ";" || word == "&&") {
+      ++i;
+      continue;
+    }
+    if (word == "sudo") {
+      for (++i; i < t.size() && StartsWith(t[i], "-"); ++i)
+        if ((t[i] == "-u" || t[i] == "-g" || t[i] == "-C" || t[i] == "-D" || t[i] == "-h") && i + 1 < t.size()) ++i;
+      continue;
+    }
+    if (word == "nohup" || word == "exec") {
+      ++i;
+      continue;
+    }
+    if (!word.empty() && word.back() == ';') word.pop_back();  // export X=1; vllm serve ...
+    if (!IsAssignment(word)) break;
+    environment.push_back(word);
+    ++i;
+  }
+  return i;
 }
 
 ServerLaunch FindServerLaunchCommand(const std::vector<std::string>& t) {
-  size_t i = 0;
   std::vector<std::string> environment;
-  while (i < t.size() && IsAssignment(t[i])) environment.push_back(t[i++]);
-  while (i < t.size() && (t[i] == "nohup" || t[i] == "exec")) ++i;
+  const size_t i = SkipLaunchPrefix(t, environment);
   if (i + 1 < t.size() && (t[i] == "docker" || t[i] == "podman") && t[i + 1] == "run")
     return ContainerRun(t, i, std::move(environment));
   ServerLaunch launch;
@@ -149,7 +203,7 @@ ServerLaunch FindServerLaunchCommand(const std::vector<std::string>& t) {
 
 ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
   ServerLaunch launch = FindServerLaunchCommand(t);
-  EndAtShellPlumbing(t, launch);
+  CollectServerArguments(t, launch);
   return launch;
 }
 
