@@ -299,6 +299,10 @@ class Translator {
   }
 
   void SetModel(const std::string& model) {
+    // `vllm serve $MODEL` with MODEL set outside the pasted text: its value is the user's environment's.
+    if (StartsWith(model, "$"))
+      throw Error("the model '" + model + "' is a shell variable the pasted text does not set: put the model there "
+                  "(or NAME=value before the command)");
     if (!model_.empty() && model_ != model)
       throw Error("the pasted server command line names two models: '" + model_ + "' and '" + model + "'");
     if (model_.empty()) Emit("--model", model);

@@ -88,5 +88,25 @@ TEST(PastedShellTextTest, APlaceholderIsRefusedAndARedirectionKeepsTheArgumentsA
   EXPECT_TRUE(Noted(redirected, "`> server.log 2> err.log` in the server command is the shell's"));
 }
 
+// A script pasted whole sets a variable and uses it (`model_path=...` then `vllm serve $model_path`,
+// vllm-project/vllm#15386): the value is the one set before the command. An unset one standing for the model
+// is refused as such (it was looked up as a model named '$model_path'); elsewhere it is left as written, so a
+// flag without effect (--master-addr $HEAD_ADDR) keeps the line and a number refuses it naming the flag.
+// `uv run vllm serve` (vllm-project/vllm#33155) runs the command in the project's environment.
+TEST(PastedShellTextTest, VariablesSetInThePasteAreExpandedAndUvRunIsTheShells) {
+  const nlohmann::json plain = Settings(kPlain);
+  EXPECT_EQ(Settings("M=Qwen/Qwen3-8B\nLEN=4096\nvllm serve $M --max-model-len ${LEN} --max-num-seqs 8"), plain);
+  EXPECT_EQ(Settings(std::string("uv run ") + kPlain), plain);
+  EXPECT_EQ(Settings(std::string(kPlain) + " --master-addr $HEAD_ADDR").at("max_model_len"), 4096);
+  for (const std::string line : {"vllm serve $MODEL -tp 2", "vllm serve ${MODEL_PATH} -tp 2", "vllm serve --model=$MODEL"}) {
+    const auto r = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", line});
+    EXPECT_EQ(r.exit_code, 2) << line;
+    EXPECT_NE(r.err.find("is a shell variable the pasted text does not set"), std::string::npos) << line << ": " << r.err;
+  }
+  const auto len = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "vllm serve Qwen/Qwen3-8B --max-model-len $LEN"});
+  EXPECT_EQ(len.exit_code, 2);
+  EXPECT_NE(len.err.find("--max-model-len: '$LEN' is not a number"), std::string::npos) << len.err;
+}
+
 }  // namespace
 }  // namespace kvsim
