@@ -25,14 +25,25 @@ size_t ServerCommandAt(const std::vector<std::string>& t, size_t i, bool& sglang
 }
 
 // The options of `docker run` (and podman's, which takes the same) that take their value as the next
-// token; a value given as --opt=value is one token.
+// token (docker's run reference, every option with a value); a value given as --opt=value is one token.
 bool DockerOptionTakesValue(const std::string& o) {
   static const char* const kWithValue[] = {
-      "-v", "--volume", "-p", "--publish", "--name", "-e", "--env", "--env-file", "--shm-size", "--network", "--net",
-      "--gpus", "--runtime", "--device", "--ipc", "--mount", "-w", "--workdir", "--entrypoint", "--ulimit",
-      "--cap-add", "--cap-drop", "--security-opt", "--group-add", "--hostname", "-h", "-u", "--user", "-l", "--label",
-      "--platform", "--pull", "-m", "--memory", "--cpus", "--cpuset-cpus", "--add-host", "--log-driver", "--log-opt",
-      "--restart", "--pid", "--uts", "--tmpfs", "--device-cgroup-rule", "--health-cmd", "--stop-signal", "--cgroupns"};
+      "-a", "--attach", "--add-host", "--annotation", "--blkio-weight", "--blkio-weight-device", "-c", "--cpu-shares",
+      "--cap-add", "--cap-drop", "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-count", "--cpu-percent",
+      "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "--cpus", "--cpuset-cpus", "--cpuset-mems",
+      "--detach-keys", "--device", "--device-cgroup-rule", "--device-read-bps", "--device-read-iops",
+      "--device-write-bps", "--device-write-iops", "--dns", "--dns-opt", "--dns-option", "--dns-search", "--domainname",
+      "-e", "--env", "--entrypoint", "--env-file", "--expose", "--gpus", "--group-add", "--health-cmd",
+      "--health-interval", "--health-retries", "--health-start-interval", "--health-start-period", "--health-timeout",
+      "-h", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "-l", "--label", "--label-file",
+      "--link", "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "-m", "--memory", "--memory-reservation",
+      "--memory-swap", "--memory-swappiness", "--mount", "--name", "--network", "--net", "--network-alias", "--net-alias",
+      "--oom-score-adj", "--pid", "--pids-limit", "--platform", "-p", "--publish", "--pull", "--restart", "--runtime",
+      "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt", "--sysctl", "--tmpfs",
+      "--ulimit", "-u", "--user", "--userns", "--uts", "-v", "--volume", "--volume-driver", "--volumes-from", "-w",
+      "--workdir",
+      // podman's own
+      "--pod", "--secret", "--hooks-dir", "--cgroup-conf", "--requires", "--pidfile", "--arch", "--os", "--variant"};
   return std::find(std::begin(kWithValue), std::end(kWithValue), o) != std::end(kWithValue);
 }
 

@@ -108,5 +108,17 @@ TEST(PastedShellTextTest, VariablesSetInThePasteAreExpandedAndUvRunIsTheShells) 
   EXPECT_NE(len.err.find("--max-model-len: '$LEN' is not a number"), std::string::npos) << len.err;
 }
 
+// docker run options that take a value beyond the common ones (--stop-timeout 30, --health-interval 30s,
+// --memory-swap -1, --sysctl, --dns) took their value for the image ("image 30 is not vLLM's").
+TEST(PastedShellTextTest, EveryDockerRunOptionWithAValueSkipsIt) {
+  const nlohmann::json plain = Settings(kPlain);
+  for (const std::string options : {"--stop-timeout 30", "--health-interval 30s --health-retries 3", "--memory-swap -1",
+                                    "--sysctl net.core.somaxconn=1024 --dns 8.8.8.8", "-c 512 --pids-limit 4096"})
+    EXPECT_EQ(Settings("docker run --gpus all " + options +
+                       " vllm/vllm-openai:latest Qwen/Qwen3-8B --max-model-len 4096 --max-num-seqs 8"),
+              plain)
+        << options;
+}
+
 }  // namespace
 }  // namespace kvsim
