@@ -120,5 +120,13 @@ TEST(PastedShellTextTest, EveryDockerRunOptionWithAValueSkipsIt) {
         << options;
 }
 
+// A compare deployment pasted with its prompt or a comment ("unexpected argument '$'" or '#' before).
+TEST(PastedShellTextTest, ACompareDeploymentIsReadWithoutItsPromptAndComments) {
+  const auto r = RunCli({"compare", "--gpu", "h200", "--synthetic", "10", "--rate", "2", "--json", "-", "--a",
+                         "--max-num-seqs 16  # the small batch", "--b", "$ vllm serve Qwen/Qwen3-8B --max-num-seqs 32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("is the shell prompt it was copied with"), std::string::npos) << r.out.substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace kvsim
