@@ -11,14 +11,27 @@ namespace {
 
 bool IsAssignment(const std::string& t) { return t.find('=') != std::string::npos && !t.empty() && t[0] != '-'; }
 
+// The interpreter by name or path (python3.12, /usr/bin/python3, .venv/bin/python).
+bool IsPython(const std::string& word) {
+  const size_t slash = word.rfind('/');
+  return StartsWith(slash == std::string::npos ? word : word.substr(slash + 1), "python");
+}
+
 // `vllm serve`, `python -m ...`, `sglang serve` at t[i]: the index of the first server argument, or 0.
 size_t ServerCommandAt(const std::vector<std::string>& t, size_t i, bool& sglang) {
   sglang = false;
   const bool vllm_binary = t.size() > i && (t[i] == "vllm" || (t[i].size() > 5 && t[i].compare(t[i].size() - 5, 5, "/vllm") == 0));
   if (i + 1 < t.size() && vllm_binary && t[i + 1] == "serve") return i + 2;
-  if (i + 2 < t.size() && StartsWith(t[i], "python") && t[i + 1] == "-m") {
-    if (t[i + 2] == "vllm.entrypoints.openai.api_server") return i + 3;
-    if (t[i + 2] == "sglang.launch_server") return sglang = true, i + 3;
+  if (i < t.size() && IsPython(t[i])) {
+    // The interpreter's own options before -m (-u, -O, -B; -X and -W take a value) are not the server's.
+    size_t m = i + 1;
+    while (m < t.size() && t[m] != "-m" && StartsWith(t[m], "-")) m += (t[m] == "-X" || t[m] == "-W") ? 2 : 1;
+    if (m + 1 < t.size() && t[m] == "-m") {
+      if (t[m + 1] == "vllm.entrypoints.openai.api_server") return m + 2;
+      if (t[m + 1] == "sglang.launch_server") return sglang = true, m + 2;
+      // The `vllm` command's own module: `python -m vllm.entrypoints.cli.main serve MODEL ...`.
+      if (t[m + 1] == "vllm.entrypoints.cli.main" && m + 2 < t.size() && t[m + 2] == "serve") return m + 3;
+    }
   }
   if (i + 1 < t.size() && t[i] == "sglang" && t[i + 1] == "serve") return sglang = true, i + 2;
   return 0;
@@ -225,6 +238,24 @@ size_t SkipLaunchPrefix(const std::vector<std::string>& t, std::vector<std::stri
     }
     if (word == "uv" && i + 1 < t.size() && t[i + 1] == "run") {  // uv run vllm serve ...: the project's environment
       i += 2;
+      continue;
+    }
+    // Wrappers that run the command unchanged: `time`, `env [-i] [-u NAME] VAR=value`, `taskset [-a] [-c] LIST`,
+    // `numactl` with its placement options (the short ones take the next word unless given as -N0).
+    if (word == "time" || word == "env") {
+      for (++i; i < t.size() && StartsWith(t[i], "-"); ++i)
+        if (t[i] == "-u" && i + 1 < t.size()) ++i;
+      continue;
+    }
+    if (word == "taskset") {
+      for (++i; i < t.size() && StartsWith(t[i], "-"); ++i) {
+      }
+      if (i < t.size()) ++i;  // the CPU mask or list
+      continue;
+    }
+    if (word == "numactl") {
+      for (++i; i < t.size() && StartsWith(t[i], "-"); ++i)
+        if (t[i].size() == 2 && t[i] != "-l" && t[i] != "-H" && t[i] != "-s" && i + 1 < t.size()) ++i;
       continue;
     }
     if (!word.empty() && word.back() == ';') word.pop_back();  // export X=1; vllm serve ...

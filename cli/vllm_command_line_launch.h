@@ -23,9 +23,10 @@ struct ServerLaunch {
   std::string shell_tail;                // the shell's redirections and what it does after the command
 };
 
-// `nohup`, `exec` or `sudo` before the command runs it unchanged; `export VAR=value` commands before it
-// give it its environment. Throws kvsim::Error when the tokens launch no
-// server kvsim reads, naming what they start with.
+// `nohup`, `exec`, `sudo`, `uv run`, `time`, `env`, `taskset` or `numactl` before the command runs it
+// unchanged; `export VAR=value` commands before it give it its environment. The interpreter may be named
+// by path and take its own options (python3 -u -m ...), or run vLLM's CLI module (-m vllm.entrypoints.cli.main
+// serve). Throws kvsim::Error when the tokens launch no server kvsim reads, naming what they start with.
 ServerLaunch FindServerLaunch(const std::vector<std::string>& tokens);
 
 }  // namespace kvsim

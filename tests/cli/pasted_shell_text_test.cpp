@@ -128,5 +128,19 @@ TEST(PastedShellTextTest, ACompareDeploymentIsReadWithoutItsPromptAndComments) {
   EXPECT_NE(r.out.find("is the shell prompt it was copied with"), std::string::npos) << r.out.substr(0, 2000);
 }
 
+// Launch wrappers that run the command unchanged were refused as not starting with vllm serve: the
+// interpreter by path or with its own options, vLLM's CLI module, time, env, taskset and numactl.
+TEST(PastedShellTextTest, LaunchWrappersAndInterpreterFormsRunTheServer) {
+  const nlohmann::json plain = Settings(kPlain);
+  const std::string args = " --max-model-len 4096 --max-num-seqs 8";
+  for (const std::string launch :
+       {"/usr/bin/python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B",
+        ".venv/bin/python -u -X faulthandler -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B",
+        "python -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B", "time vllm serve Qwen/Qwen3-8B",
+        "env -u HF_TOKEN CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-8B", "taskset -c 0-15 vllm serve Qwen/Qwen3-8B",
+        "numactl --cpunodebind=0 -m 0 vllm serve Qwen/Qwen3-8B"})
+    EXPECT_EQ(Settings(launch + args), plain) << launch;
+}
+
 }  // namespace
 }  // namespace kvsim
