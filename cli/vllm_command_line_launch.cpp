@@ -5,6 +5,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "cli/option_words.h"
 
 namespace kvsim {
 namespace {
@@ -15,6 +16,15 @@ bool IsAssignment(const std::string& t) { return t.find('=') != std::string::npo
 bool IsPython(const std::string& word) {
   const size_t slash = word.rfind('/');
   return StartsWith(slash == std::string::npos ? word : word.substr(slash + 1), "python");
+}
+
+// `bash -c`, `sh -c`, `/bin/bash -lc` (-c with other one-letter options): a shell given its command as a string.
+bool IsShellWithCommandString(const std::string& shell, const std::string& option) {
+  const size_t slash = shell.rfind('/');
+  const std::string name = slash == std::string::npos ? shell : shell.substr(slash + 1);
+  if (name != "bash" && name != "sh" && name != "zsh" && name != "dash") return false;
+  if (option.size() < 2 || option[0] != '-' || option[1] == '-' || option.find('c') == std::string::npos) return false;
+  return std::all_of(option.begin() + 1, option.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); });
 }
 
 // `vllm serve`, `python -m ...`, `sglang serve` at t[i]: the index of the first server argument, or 0.
@@ -282,6 +292,15 @@ ServerLaunch FindServerLaunchCommand(const std::vector<std::string>& t) {
 }  // namespace
 
 ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
+  // `bash -c "vllm serve ..."` (a container's or a job's command): the command is the string, read as the
+  // shell reads it; the environment given before the shell is its own.
+  std::vector<std::string> environment;
+  const size_t i = SkipLaunchPrefix(t, environment);
+  if (i + 2 < t.size() && IsShellWithCommandString(t[i], t[i + 1])) {
+    ServerLaunch inner = FindServerLaunch(SplitOptionString(t[i + 2], "the `" + t[i] + " " + t[i + 1] + "` command"));
+    inner.environment.insert(inner.environment.begin(), environment.begin(), environment.end());
+    return inner;
+  }
   ServerLaunch launch = FindServerLaunchCommand(t);
   CollectServerArguments(t, launch);
   return launch;

@@ -142,5 +142,16 @@ TEST(PastedShellTextTest, LaunchWrappersAndInterpreterFormsRunTheServer) {
     EXPECT_EQ(Settings(launch + args), plain) << launch;
 }
 
+// `bash -c "vllm serve ..."` (a container's or a job's command string) is the command inside the string,
+// read as the shell reads it; a string that runs no server is refused naming what it starts with.
+TEST(PastedShellTextTest, AShellGivenTheCommandAsAStringRunsIt) {
+  const nlohmann::json plain = Settings(kPlain);
+  EXPECT_EQ(Settings(std::string("bash -c '") + kPlain + "'"), plain);
+  EXPECT_EQ(Settings(std::string("HF_HOME=/data /bin/sh -lc \"export A=1 && ") + kPlain + " 2>&1 | tee log\""), plain);
+  const auto echo = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "bash -c 'echo hi'"});
+  EXPECT_EQ(echo.exit_code, 2);
+  EXPECT_NE(echo.err.find("(got 'echo hi')"), std::string::npos) << echo.err;
+}
+
 }  // namespace
 }  // namespace kvsim
