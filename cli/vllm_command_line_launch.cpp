@@ -115,6 +115,13 @@ ServerLaunch ContainerRun(const std::vector<std::string>& t, size_t i, std::vect
     std::vector<std::string> command(t.begin() + static_cast<std::ptrdiff_t>(j) + 1, t.end());
     if (!entrypoint.empty()) command.insert(command.begin(), entrypoint);
     bool sglang = false;
+    // --entrypoint /bin/bash IMAGE -c "vllm serve ...": the command is the string (read by FindServerLaunch).
+    if (command.size() > 2 && IsShellWithCommandString(command[0], command[1])) {
+      launch.inner_command = SplitOptionString(command[2], "the `" + command[0] + " " + command[1] + "` command");
+      launch.image_minor = IsVllmServeImage(image) ? ReleaseOfImageTag(image) : 0;
+      launch.args_start = t.size();
+      return launch;
+    }
     const size_t start = ServerCommandAt(command, 0, sglang);
     if (start == 0)
       throw Error("`" + runner + " run --entrypoint " + (entrypoint.empty() ? "\"\"" : entrypoint) + " " + image +
@@ -302,6 +309,13 @@ ServerLaunch FindServerLaunch(const std::vector<std::string>& t) {
     return inner;
   }
   ServerLaunch launch = FindServerLaunchCommand(t);
+  if (!launch.inner_command.empty()) {
+    ServerLaunch inner = FindServerLaunch(launch.inner_command);
+    inner.environment.insert(inner.environment.begin(), launch.environment.begin(), launch.environment.end());
+    inner.image = launch.image;
+    inner.image_minor = launch.image_minor;
+    return inner;
+  }
   CollectServerArguments(t, launch);
   return launch;
 }

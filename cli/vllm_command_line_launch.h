@@ -21,6 +21,7 @@ struct ServerLaunch {
   std::vector<std::string> args;         // the server's arguments: from args_start to a shell operator
                                          // (| tee log, &&, &), without redirections (2>&1, > log)
   std::string shell_tail;                // the shell's redirections and what it does after the command
+  std::vector<std::string> inner_command;  // `--entrypoint /bin/bash IMAGE -c "..."`: the command in the string
 };
 
 // `nohup`, `exec`, `sudo`, `uv run`, `time`, `env`, `taskset` or `numactl` before the command runs it

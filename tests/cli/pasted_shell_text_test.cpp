@@ -148,6 +148,9 @@ TEST(PastedShellTextTest, AShellGivenTheCommandAsAStringRunsIt) {
   const nlohmann::json plain = Settings(kPlain);
   EXPECT_EQ(Settings(std::string("bash -c '") + kPlain + "'"), plain);
   EXPECT_EQ(Settings(std::string("HF_HOME=/data /bin/sh -lc \"export A=1 && ") + kPlain + " 2>&1 | tee log\""), plain);
+  // A container whose entrypoint is the shell: `docker run --entrypoint /bin/bash IMAGE -c "vllm serve ..."`.
+  EXPECT_EQ(Settings(std::string("docker run --gpus all --entrypoint /bin/bash vllm/vllm-openai:latest -c '") + kPlain + "'"),
+            plain);
   const auto echo = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "bash -c 'echo hi'"});
   EXPECT_EQ(echo.exit_code, 2);
   EXPECT_NE(echo.err.find("(got 'echo hi')"), std::string::npos) << echo.err;
