@@ -12,6 +12,7 @@
 #include "cli/numeric_options.h"
 #include "cli/option_rules.h"
 #include "cli/output.h"
+#include "cli/pasted_shell_text.h"
 #include "cli/shared_flags.h"
 #include "cli/variant_parser.h"
 #include "cli/vllm_command_line.h"
@@ -94,9 +95,14 @@ int RunCompareCommand(const std::vector<std::string>& given, std::ostream& out, 
       throw Error("--" + std::string(kNames[i]) + " is given without --" + std::string(kNames[i - 1]) +
                   ": name the deployments --a, --b, --c, ... in order");
   for (size_t i = 0; i < std::size(kNames); ++i)
-    if (vm.count(kNames[i]))
+    if (vm.count(kNames[i])) {
+      // A deployment may be a serve line pasted with its prompt or comments, which a shell would drop.
+      const std::string what = "--" + std::string(kNames[i]);
+      const PastedShellText spec = WithoutShellCommentsAndPrompt(variant_args[i], what);
       variants.push_back(ParseVariant(std::string(kNames[i]) + ": " + variant_args[i], base,
-                                      SplitOptionString(variant_args[i], "--" + std::string(kNames[i])), data_dir));
+                                      SplitOptionString(spec.text, what), data_dir));
+      variants.back().warnings.insert(variants.back().warnings.begin(), spec.notes.begin(), spec.notes.end());
+    }
   if (variants.size() < 2) throw Error("give at least two deployments: --a \"OPTIONS\" --b \"OPTIONS\"");
   RefuseDifferentRequests(variants);
 

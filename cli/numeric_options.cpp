@@ -8,6 +8,7 @@
 
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
+#include "kvcache/model/gpu_catalog.h"
 
 namespace kvsim {
 namespace {
@@ -56,7 +57,7 @@ constexpr NamedOptionRange kRanges[] = {
     {"max-num-seqs", {1, 1e7, false}},
     {"max-num-batched-tokens", {1, 4294967296.0, false}},
     {"block-size", {1, 1048576, false}},
-    {"gpu-tflops", {0, 1e7, true}},
+    {"gpu-tflops", {0, kMaxGpuTflops, true}},
     {"kv-cache-memory", {0, 1e15, true}},  // bytes
     {"scheduler-recv-interval", {0, 1000, false}},  // past 1000 a prefill no longer resets SGLang's counter
 };

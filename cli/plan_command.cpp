@@ -208,6 +208,13 @@ int RunPlanCommand(const std::vector<std::string>& args, std::ostream& out, std:
   if (f.max_replicas < 1 || f.max_replicas > 256) throw Error("--max-replicas: must be in [1, 256]");
   if (f.max_gpus < 0) throw Error("--max-gpus: must be 0 (no limit) or positive");
   const std::vector<std::string> base = po::collect_unrecognized(parsed.options, po::include_positional);
+  // The plan chooses the deployment and prints its vllm serve line; a pasted one was refused by each
+  // configuration's parser, which pointed at `--` and --vllm-cmd, the very forms given.
+  for (const std::string& a : args)
+    if (a == "--" || a == "--vllm-cmd" || StartsWith(a, "--vllm-cmd="))
+      throw Error("kvsim plan takes no pasted server command line (" + a + "): it searches the GPUs, TP, weight formats "
+                  "and batch settings itself and prints the vllm serve lines to launch; give the model with --model "
+                  "and fixed settings as kvsim options (kvsim capacity or replay read a pasted line)");
   RefuseAxisOptions(base);
 
   PlanSettings settings;

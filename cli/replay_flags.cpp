@@ -9,6 +9,7 @@
 
 #include "kvcache/base/checked_math.h"
 #include "kvcache/base/error.h"
+#include "kvcache/base/quantity_parse.h"
 #include "kvcache/base/text_format.h"
 #include "cli/enum_option.h"
 #include "workloads/bench_datasets.h"
@@ -54,12 +55,8 @@ void AddDatasetOptions(po::options_description& desc, ReplayFlags& f) {
 std::pair<double, double> TwoNumbers(const std::string& text, const std::string& option, const std::string& form) {
   const auto colon = text.find(':');
   if (colon == std::string::npos) throw Error(option + ": '" + text + "' is not " + form);
-  try {
-    size_t used_a = 0, used_b = 0;
-    const double a = std::stod(text.substr(0, colon), &used_a);
-    const double b = std::stod(text.substr(colon + 1), &used_b);
-    if (used_a != colon || used_b != text.size() - colon - 1) throw std::invalid_argument("trailing");
-    return {a, b};
+  try {  // ParseFiniteNumber: the whole text, decimal (std::stod alone also read "0x4" as 4)
+    return {ParseFiniteNumber(text.substr(0, colon), option), ParseFiniteNumber(text.substr(colon + 1), option)};
   } catch (const std::exception&) {
     throw Error(option + ": '" + text + "' is not " + form);
   }
@@ -94,16 +91,15 @@ constexpr double kMaxGpuHourlyUsd = 1e6;
 // --gpu-hourly-cost: "USD" for every GPU, or "GPU=USD,GPU=USD" per GPU id (for grids over GPUs).
 void ParseGpuHourlyCost(const std::string& text, ReplayOptions& r) {
   auto number = [&](const std::string& v) {
-    size_t used = 0;
     double x = -1;
     try {
-      x = std::stod(v, &used);
+      x = ParseFiniteNumber(v, "--gpu-hourly-cost");  // the whole text, decimal
     } catch (const std::exception&) {
-      used = 0;
+      x = -1;
     }
     // A price of 0 would drop the cost section without a word (a cost needs a positive price) and an
     // infinite one prints "$inf": both are refused, as is any price past a plausible hourly rate.
-    if (used != v.size() || !(x > 0 && x <= kMaxGpuHourlyUsd))
+    if (!(x > 0 && x <= kMaxGpuHourlyUsd))
       throw Error("--gpu-hourly-cost: '" + v + "' is not a USD amount per GPU-hour in (0, " + Format("%g", kMaxGpuHourlyUsd) + "]");
     return x;
   };

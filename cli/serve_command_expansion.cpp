@@ -10,6 +10,7 @@
 #include "kvcache/base/text_format.h"
 #include "cli/option_rules.h"
 #include "cli/option_words.h"
+#include "cli/pasted_shell_text.h"
 #include "cli/vllm_command_line.h"
 
 namespace kvsim {
@@ -104,7 +105,7 @@ std::vector<std::string> ServeLineWarnings(const ServeCommandLine& line) {
 
 std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args, std::ostream& err,
                                             const std::string& command, std::vector<std::string>* notes) {
-  std::vector<std::string> own, server;
+  std::vector<std::string> own, server, shell_notes;
   bool found = false;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--" && !found) {
@@ -116,7 +117,10 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
       if (found) throw Error("--vllm-cmd: give one server command line");
       std::string text = args[i] == "--vllm-cmd" ? (i + 1 < args.size() ? args[++i] : "") : args[i].substr(11);
       if (text.empty()) throw Error("--vllm-cmd: expects the server command line in quotes");
-      server = SplitOptionString(text, "--vllm-cmd");
+      // A pasted line may keep its prompt and comments; a shell would never pass them to the server.
+      PastedShellText pasted = WithoutShellCommentsAndPrompt(text, "--vllm-cmd");
+      server = SplitOptionString(pasted.text, "--vllm-cmd");
+      shell_notes = std::move(pasted.notes);
       found = true;
       continue;
     }
@@ -125,6 +129,7 @@ std::vector<std::string> ExpandServeCommand(const std::vector<std::string>& args
   if (!found) return args;
   if (server.empty()) throw Error("nothing after `--`: paste the server command line there (vllm serve MODEL [flags])");
   ServeCommandLine cmd = TranslateServeCommand(server, ModelledRelease(own));
+  cmd.notes.insert(cmd.notes.begin(), shell_notes.begin(), shell_notes.end());
   ServeTheDefaultModelIfNoneGiven(cmd, own);
   // kvsim's own --model names the config for the pasted model (a local path, or an id without a preset).
   const bool own_model = std::any_of(own.begin(), own.end(), [](const std::string& a) {

@@ -52,8 +52,10 @@ Variant ParseVariant(const std::string& label, const std::vector<std::string>& b
   std::vector<std::string> args = base_args;
   // A deployment may be a pasted server command line ("vllm serve MODEL -tp 2 ...").
   RefuseOptionPlaceholders(overrides);  // grid files and specs reach the parser here, not via argv
+  // VAR=value before the command makes it a pasted line too; --flag=value is kvsim's own option.
   const bool pasted = !overrides.empty() && (overrides[0] == "vllm" || overrides[0].rfind("python", 0) == 0 ||
-                                             overrides[0] == "sglang" || overrides[0].find('=') != std::string::npos);
+                                             overrides[0] == "sglang" || overrides[0] == "docker" || overrides[0] == "sudo" ||
+                                             (overrides[0].find('=') != std::string::npos && overrides[0][0] != '-'));
   std::vector<std::string> own = overrides;
   if (pasted) {
     ServeCommandLine line = TranslateServeCommand(overrides, ModelledRelease(base_args));

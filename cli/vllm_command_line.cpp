@@ -299,6 +299,10 @@ class Translator {
   }
 
   void SetModel(const std::string& model) {
+    // `vllm serve $MODEL` with MODEL set outside the pasted text: its value is the user's environment's.
+    if (StartsWith(model, "$"))
+      throw Error("the model '" + model + "' is a shell variable the pasted text does not set: put the model there "
+                  "(or NAME=value before the command)");
     if (!model_.empty() && model_ != model)
       throw Error("the pasted server command line names two models: '" + model_ + "' and '" + model + "'");
     if (model_.empty()) Emit("--model", model);
@@ -369,11 +373,9 @@ ServeCommandLine TranslateServeCommand(const std::vector<std::string>& tokens, c
   for (const auto& t : tokens)
     if (t != "\\" && t != "\\\n" && !t.empty()) clean.push_back(t);
   const ServerLaunch launch = FindServerLaunch(clean);
-  ServeCommandLine cmd = Translator(launch.sglang, modelled)
-                             .Run(std::vector<std::string>(clean.begin() + static_cast<std::ptrdiff_t>(launch.args_start),
-                                                           clean.begin() + static_cast<std::ptrdiff_t>(launch.args_end)));
+  ServeCommandLine cmd = Translator(launch.sglang, modelled).Run(launch.args);
   if (!launch.shell_tail.empty())
-    Note(cmd.notes, "`" + launch.shell_tail + "` after the server command is the shell's, not the server's");
+    Note(cmd.notes, "`" + launch.shell_tail + "` in the server command is the shell's, not the server's");
   // The server's environment (VAR=value before the command, a container's -e): what it does, or that kvsim
   // does not model it.
   for (const std::string& assignment : launch.environment) ReadServerEnvironment(assignment, cmd);

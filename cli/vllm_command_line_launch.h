@@ -18,13 +18,16 @@ struct ServerLaunch {
   std::vector<std::string> environment;  // VAR=value, in the order given
   std::string image;                     // the container image run (e.g. vllm/vllm-openai:v0.25.0), or empty
   int image_minor = 0;                   // the vLLM release its tag names (v0.25.0: 25), or 0 (latest, nightly)
-  size_t args_end = 0;                   // one past the server's last argument: a shell redirection or
-                                         // operator (2>&1, | tee log, &&, &) ends the command
-  std::string shell_tail;                // what the shell does after the command (said, never the server's)
+  std::vector<std::string> args;         // the server's arguments: from args_start to a shell operator
+                                         // (| tee log, &&, &), without redirections (2>&1, > log)
+  std::string shell_tail;                // the shell's redirections and what it does after the command
+  std::vector<std::string> inner_command;  // `--entrypoint /bin/bash IMAGE -c "..."`: the command in the string
 };
 
-// `nohup` or `exec` before the command runs it unchanged. Throws kvsim::Error when the tokens launch no
-// server kvsim reads, naming what they start with.
+// `nohup`, `exec`, `sudo`, `uv run`, `time`, `env`, `taskset` or `numactl` before the command runs it
+// unchanged; `export VAR=value` commands before it give it its environment. The interpreter may be named
+// by path and take its own options (python3 -u -m ...), or run vLLM's CLI module (-m vllm.entrypoints.cli.main
+// serve). Throws kvsim::Error when the tokens launch no server kvsim reads, naming what they start with.
 ServerLaunch FindServerLaunch(const std::vector<std::string>& tokens);
 
 }  // namespace kvsim

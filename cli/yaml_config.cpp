@@ -5,6 +5,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <regex>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -83,6 +84,32 @@ nlohmann::json NodeAsJson(const YAML::Node& n, const std::string& name, int dept
   }
 }
 
+// str(value) of a plain scalar PyYAML reads as an integer (YAML 1.1: 0x1000, 4_096, 0b101, and a leading 0
+// for octal), which vLLM's config reader passes on as its decimal text; any other scalar as written.
+std::string PythonIntText(const YAML::Node& n) {
+  const std::string& s = n.Scalar();
+  if (!IsPlain(n)) return s;
+  static const std::regex kInt(R"(^([-+]?)(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[1-9][0-9_]*|0)$)");
+  std::smatch m;
+  if (!std::regex_match(s, m, kInt)) return s;
+  std::string digits = m[2].str();
+  digits.erase(std::remove(digits.begin(), digits.end(), '_'), digits.end());
+  int base = 10;
+  if (digits.size() > 1 && digits[0] == '0') {
+    base = digits[1] == 'b' ? 2 : digits[1] == 'x' ? 16 : 8;
+    digits = digits.substr(base == 8 ? 1 : 2);
+  }
+  if (digits.empty()) return s;
+  try {
+    size_t used = 0;
+    const unsigned long long v = std::stoull(digits, &used, base);
+    if (used != digits.size()) return s;
+    return (m[1].str() == "-" && v != 0 ? "-" : "") + std::to_string(v);
+  } catch (const std::exception&) {
+    return s;  // past 64 bits: the flag's own parser refuses the text
+  }
+}
+
 // str(value) of a list item, as vLLM appends it: Python spells booleans True/False.
 std::string ItemText(const YAML::Node& n, const std::string& name, const std::string& where) {
   if (!n.IsScalar()) {
@@ -92,7 +119,7 @@ std::string ItemText(const YAML::Node& n, const std::string& name, const std::st
   }
   const nlohmann::json v = ScalarAsJson(n);
   if (v.is_boolean()) return v.get<bool>() ? "True" : "False";
-  return n.Scalar();
+  return PythonIntText(n);
 }
 
 // Where the stream's second document starts, if it has one. yaml-cpp 0.7's LoadAll never returns on
@@ -172,7 +199,7 @@ ServeConfigFile ParseServeConfigYaml(const std::string& text, const std::string&
         out.tokens.push_back({NodeAsJson(value, name, 1).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), where});
       } else {
         out.tokens.push_back({flag, where});
-        out.tokens.push_back({value.Scalar(), where});
+        out.tokens.push_back({PythonIntText(value), where});
       }
     }
   } catch (const YAML::Exception& e) {

@@ -46,6 +46,11 @@ std::optional<int64_t> ParseInteger(std::string_view cell) {
 
 std::optional<double> ParseDecimal(std::string_view view) {
   if (view.empty()) return std::nullopt;
+  // std::stod also reads hexadecimal ("0x10" is 16) and "inf"/"nan": a trace cell is a decimal, so only
+  // digits, a sign, a point and an exponent pass.
+  for (const char c : view)
+    if (static_cast<unsigned>(c - '0') >= 10u && c != '+' && c != '-' && c != '.' && c != 'e' && c != 'E')
+      return std::nullopt;
   try {
     const std::string cell(view);
     size_t used = 0;

@@ -8,6 +8,11 @@ namespace kvsim {
 namespace {
 
 double ParseNumberPrefix(const std::string& text, const std::string& what, size_t* used) {
+  // std::stod also reads hexadecimal ("0x1000" is 4096, and "0x10s" 16 seconds); what users type here is
+  // decimal, and vLLM's int() and float() refuse hexadecimal too.
+  const size_t digits = text.find_first_not_of(" \t+-");
+  if (digits != std::string::npos && text.compare(digits, 2, "0x") == 0) throw Error(what + ": '" + text + "' is not a number");
+  if (digits != std::string::npos && text.compare(digits, 2, "0X") == 0) throw Error(what + ": '" + text + "' is not a number");
   try {
     const double v = std::stod(text, used);
     if (std::isfinite(v)) return v;

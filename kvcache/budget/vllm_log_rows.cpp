@@ -4,6 +4,7 @@
 #include <cctype>
 #include <climits>
 #include <cmath>
+#include <stdexcept>
 #include <tuple>
 
 #include "kvcache/base/csv_cells.h"
@@ -39,6 +40,8 @@ class CellParser {
   std::optional<double> Number(const std::string& cell, const char* column, double lo = 0, double hi = 1e7) const {
     if (cell.empty()) return std::nullopt;
     try {
+      // std::stod also reads hexadecimal ("0x10" is 16): a logged figure is a decimal.
+      if (cell.substr(0, cell.find(' ')).find_first_of("xX") != std::string::npos) throw std::invalid_argument(cell);
       size_t used = 0;
       const double v = std::stod(cell, &used);
       // A note may follow the number after a space ("0.93 (mem-fraction-static)").

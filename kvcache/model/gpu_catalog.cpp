@@ -25,6 +25,9 @@ std::string Normalize(std::string s) {
 
 double ParseNumber(const std::string& text, const std::string& path, unsigned line, const char* column) {
   if (text.empty()) return 0.0;
+  // std::stod also reads hexadecimal ("0x10" is 16): a figure of the table is a decimal.
+  if (text.find_first_of("xX") != std::string::npos)
+    throw Error(path + ":" + std::to_string(line) + ": column " + column + ": '" + text + "' is not a non-negative number");
   // speed: from_chars first (the table's plain decimals; both parsers round correctly, so the value
   // is the same), std::stod for whatever else it accepts (leading blanks, '+'), then the same checks.
   double parsed = 0;
@@ -103,6 +106,22 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       throw Error(path + ":" + std::to_string(row) + ": column " + column + ": '" + text + "' is not " + what);
     return static_cast<int>(v);
   };
+  // A tensor peak or a link rate is bounded as the flags that override them are (--gpu-tflops; the memory
+  // bandwidth's bound for a link): past it the step times and transfers it divides vanish.
+  auto peak = [&](const std::string& text, unsigned row, const char* column) {
+    const double v = ParseNumber(text, path, row, column);
+    if (v > kMaxGpuTflops)
+      throw Error(path + ":" + std::to_string(row) + ": column " + column + ": '" + text + "' is not a dense tensor peak (at most " +
+                  Format("%g", kMaxGpuTflops) + ")");
+    return v;
+  };
+  auto link = [&](const std::string& text, unsigned row, const char* column, double bytes_per_unit) {
+    const double v = ParseNumber(text, path, row, column) * bytes_per_unit;
+    if (v >= kMaxGpuBandwidthBytesPerS)
+      throw Error(path + ":" + std::to_string(row) + ": column " + column + ": '" + text + "' is not a link rate (below " +
+                  Format("%g", kMaxGpuBandwidthBytesPerS / 1e12) + " TB/s)");
+    return v;
+  };
   const size_t pcie_column = optional_column(kOptional[0]), host_link_column = optional_column(kOptional[1]);
   const size_t generation_column = optional_column("generation");
   const size_t fp4_column = optional_column("fp4_dense_tflops"), nvlink_column = optional_column("nvlink_GB_per_s"),
@@ -135,10 +154,10 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     if (g.mem_bandwidth_bytes_per_s >= kMaxGpuBandwidthBytesPerS)
       throw Error(where + ": column mem_bandwidth_TB_per_s: '" + cell(kBandwidth) + "' is not a memory bandwidth (below " +
                   Format("%g", kMaxGpuBandwidthBytesPerS / 1e12) + " TB/s)");
-    g.bf16_dense_tflops = ParseNumber(cell(kBf16), path, row, "bf16_dense_tflops");
-    g.fp8_dense_tflops = ParseNumber(cell(kFp8), path, row, "fp8_dense_tflops");
-    g.int8_dense_tops = ParseNumber(cell(kInt8), path, row, "int8_dense_tops");
-    g.fp16_dense_tflops = ParseNumber(cell(kFp16), path, row, "fp16_dense_tflops");
+    g.bf16_dense_tflops = peak(cell(kBf16), row, "bf16_dense_tflops");
+    g.fp8_dense_tflops = peak(cell(kFp8), row, "fp8_dense_tflops");
+    g.int8_dense_tops = peak(cell(kInt8), row, "int8_dense_tops");
+    g.fp16_dense_tflops = peak(cell(kFp16), row, "fp16_dense_tflops");
     const std::string& sms = cell(kSms);
     g.sm_count = whole(sms, row, "sm_count", 100000, "a whole number of SMs");
     if (g.id.empty()) throw Error(where + ": column id: empty");
@@ -148,20 +167,20 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
     g.interconnect = ParseEnum<Interconnect>(cell(kInterconnect), where + ": column interconnect");
     if (pcie_column < cells.size()) g.pcie_gen = whole(cells[pcie_column], row, "pcie_gen", 16, "a PCIe generation (0 to 16)");
     if (host_link_column < cells.size())
-      g.host_link_bytes_per_s = ParseNumber(cells[host_link_column], path, row, "host_link_GB_per_s") * 1e9;
+      g.host_link_bytes_per_s = link(cells[host_link_column], row, "host_link_GB_per_s", 1e9);
     if (generation_column < cells.size()) {
       g.generation = cells[generation_column];
       for (char ch : g.generation)
         if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)))
           throw Error(where + ": column generation: '" + g.generation + "' is not a lower-case architecture name (hopper)");
     }
-    if (fp4_column < cells.size()) g.fp4_dense_tflops = ParseNumber(cells[fp4_column], path, row, "fp4_dense_tflops");
+    if (fp4_column < cells.size()) g.fp4_dense_tflops = peak(cells[fp4_column], row, "fp4_dense_tflops");
     if (nvlink_column < cells.size())
-      g.nvlink_bytes_per_s = ParseNumber(cells[nvlink_column], path, row, "nvlink_GB_per_s") * 1e9;
+      g.nvlink_bytes_per_s = link(cells[nvlink_column], row, "nvlink_GB_per_s", 1e9);
     if (domain_column < cells.size()) {
       g.nvlink_domain_gpus = whole(cells[domain_column], row, "nvlink_domain_gpus", 100000, "a whole number of GPUs");
     }
-    if (nic_column < cells.size()) g.nic_bytes_per_s = ParseNumber(cells[nic_column], path, row, "nic_Gb_per_s") * 1e9 / 8;
+    if (nic_column < cells.size()) g.nic_bytes_per_s = link(cells[nic_column], row, "nic_Gb_per_s", 1e9 / 8);
     catalog.gpus_.push_back(std::move(g));
   }
   return catalog;

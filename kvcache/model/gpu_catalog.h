@@ -32,6 +32,8 @@ Interconnect GuessInterconnect(const std::string& gpu_name);
 // derived from them stay finite and exact.
 inline constexpr double kMaxGpuMemoryGib = 100000;
 inline constexpr double kMaxGpuBandwidthBytesPerS = 1e15;  // 1,000 TB/s
+// The bound --gpu-tflops has: a dense tensor peak past it makes every step time vanish.
+inline constexpr double kMaxGpuTflops = 1e7;
 
 struct GpuSpec {
   std::string id;                 // short id, e.g. "h100"

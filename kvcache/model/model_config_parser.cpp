@@ -130,6 +130,11 @@ int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& 
   if (!rs) return max_pos;
   FieldReader r(*rs, source, prefix + "rope_scaling.");
   std::string kind = r.String("rope_type", r.String("type", ""));
+  // vLLM's patch_rope_scaling_dict refuses both spellings naming different types: which one a config
+  // meant cannot be told (yarn x4 or linear x4 change the context the KV cache must hold).
+  if (const std::string legacy = r.String("type", ""); !legacy.empty() && r.Has("rope_type") && legacy != kind)
+    throw Error(source + ": " + prefix + "rope_scaling: rope_type '" + kind + "' and type '" + legacy +
+                "' disagree (type is the older name of rope_type); vLLM refuses it: give one");
   // The scaling types vLLM's get_rope builds (vllm/model_executor/layers/rotary_embedding); it raises
   // "Unknown RoPE scaling type" for any other, so such a config never serves.
   static constexpr const char* kRopeTypes[] = {"default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn",

@@ -194,7 +194,28 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
   }
 }
 
+// The families whose config class is a mixture of experts and defaults its expert count (Qwen3MoeConfig's
+// num_experts 128, DeepseekV3Config's n_routed_experts 256, MixtralConfig's num_local_experts 8): the model
+// code builds experts from that default when the file leaves the field out, and a null reaches it as None.
+// Without the count kvsim would plan the dense model of intermediate_size, a fraction of the weights.
+const char* ExpertCountFieldOfMoeFamily(const std::string& type) {
+  static const std::pair<const char*, const char*> kFamilies[] = {
+      {"qwen2_moe", "num_experts"},       {"qwen3_moe", "num_experts"},        {"qwen3_next", "num_experts"},
+      {"deepseek_v2", "n_routed_experts"}, {"deepseek_v3", "n_routed_experts"}, {"deepseek_v32", "n_routed_experts"},
+      {"kimi_k2", "n_routed_experts"},    {"glm4_moe", "n_routed_experts"},    {"glm_moe_dsa", "n_routed_experts"},
+      {"mixtral", "num_local_experts"},   {"gpt_oss", "num_local_experts"},    {"minimax_m2", "num_local_experts"},
+      {"ernie4_5_moe", "moe_num_experts"}};
+  if (StartsWith(type, "qwen3_5_moe")) return "num_experts";
+  for (const auto& [family, field] : kFamilies)
+    if (type == family) return field;
+  return nullptr;
+}
+
 void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
+  if (const char* field = ExpertCountFieldOfMoeFamily(type); field && !r.Has(field))
+    throw Error(r.source() + ": " + r.prefix() + field + ": missing (or null); model_type '" + type +
+                "' is a mixture of experts whose config class supplies a default expert count, so kvsim would plan "
+                "a dense model instead: give the checkpoint's value");
   const int64_t experts = r.Optional({"num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts"}, 0);
   if (experts <= 0) return;
   MoeSpec& moe = spec.moe;
@@ -254,9 +275,18 @@ void ReadMoe(const FieldReader& r, const std::string& type, ModelSpec& spec) {
   } else if (StartsWith(type, "qwen")) {
     const int64_t step = std::max<int64_t>(1, r.Optional({"decoder_sparse_step"}, 1));
     std::vector<int64_t> mlp_only;
-    if (auto it = r.object().find("mlp_only_layers"); it != r.object().end() && it->is_array())
-      for (const auto& v : *it)
-        if (v.is_number_integer()) mlp_only.push_back(v.get<int64_t>());
+    // The model code tests `layer_idx in mlp_only_layers`: a list of layer indices, nothing else.
+    if (auto it = r.object().find("mlp_only_layers"); it != r.object().end()) {
+      auto wrong = [&] {
+        return Error(r.source() + ": " + r.prefix() + "mlp_only_layers: expected a list of layer indices, got " +
+                     it->dump().substr(0, 80));
+      };
+      if (!it->is_array()) throw wrong();
+      for (const auto& v : *it) {
+        if (!v.is_number_integer()) throw wrong();
+        mlp_only.push_back(v.get<int64_t>());
+      }
+    }
     for (int64_t i = 0; i < spec.num_layers; ++i)
       moe.layer_is_moe[i] = (i + 1) % step == 0 &&
                             std::find(mlp_only.begin(), mlp_only.end(), i) == mlp_only.end();

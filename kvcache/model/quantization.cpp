@@ -255,6 +255,10 @@ QuantizationSpec ParseQuantizationConfig(const nlohmann::json& config, const std
   if (method == "gptq" || method == "awq") {
     const std::string what = source + ": quantization_config.";
     const char* const bits_key = config.contains("w_bit") ? "w_bit" : "bits";
+    // vLLM's AWQ and GPTQ configs read the width with get_from_keys, which refuses a config without it;
+    // assuming 4 bits would plan an 8-bit checkpoint at half its weights.
+    if (!config.contains(bits_key) || config[bits_key].is_null())
+      throw Error(what + "bits: missing; a " + method + " checkpoint states its weight width (vLLM refuses one without it)");
     const int bits = static_cast<int>(GetInt(config, bits_key, 4, 1, 64, what));
     const char* const group_key = config.contains("group_size") ? "group_size" : "q_group_size";
     const int64_t group = GetInt(config, group_key, 128, -1, kMaxGroup, what);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "kvcache/base/error.h"
@@ -16,6 +17,8 @@ double ParseDurationSeconds(const std::string& text, const std::string& piece) {
   size_t used = 0;
   double v = 0;
   try {
+    // std::stod reads hexadecimal too: "0x10s" is no duration a user means.
+    if (text.find_first_of("xX") != std::string::npos) throw std::invalid_argument("hexadecimal");
     v = std::stod(text, &used);
   } catch (const std::exception&) {
     throw Error("--slo: '" + piece + "': '" + text + "' is not a duration (e.g. 2s, 100ms)");

@@ -69,9 +69,19 @@ std::vector<GridAxis> ReadGridFile(const std::string& path) {
   RefuseRepeatedOptions(path);
   std::vector<GridAxis> axes;
   for (const auto& [key, values] : j.items()) {
+    // A key is an option's name as --sweep takes it: "" or "--max-num-seqs" became a stray argument or
+    // "----max-num-seqs", refused without the file's name.
+    if (key.empty()) throw Error(path + ": an option with an empty name");
+    if (key[0] == '-') throw Error(path + ": '" + key + "': name the option without its dashes (as --sweep does: max-num-seqs)");
     if (!values.is_array() || values.empty()) throw Error(path + ": " + key + ": expected a non-empty list");
     GridAxis a{key, {}};
-    for (const auto& v : values) a.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    for (const auto& v : values) {
+      // A switch takes no value: true or false after it was refused as a stray argument.
+      if (v.is_boolean())
+        throw Error(path + ": " + key + ": " + v.dump() + " is not a value of --" + key + "; a switch takes none, so it "
+                    "is not an axis (sweep an option that takes a value, or compare the two deployments)");
+      a.values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    }
     axes.push_back(a);
   }
   return axes;

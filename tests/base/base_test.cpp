@@ -78,6 +78,10 @@ TEST(QuantityParseTest, TokenCountsAndByteAmounts) {
   EXPECT_THROW(ParseByteAmount("inf", "--kv-cache-memory"), Error);
   EXPECT_DOUBLE_EQ(ParseFiniteNumber("0.95", "--gpu-memory-utilization"), 0.95);
   EXPECT_THROW(ParseFiniteNumber("0.95x", "--gpu-memory-utilization"), Error);
+  // std::stod reads hexadecimal; a typed quantity is decimal (vLLM's int() refuses "0x1000" as well).
+  EXPECT_THROW(ParseTokenCount("0x1000", "--max-model-len"), Error);
+  EXPECT_THROW(ParseByteAmount("0x10GiB", "--kv-cache-memory"), Error);
+  EXPECT_THROW(ParseFiniteNumber("-0X1p-1", "--gpu-memory-utilization"), Error);
 }
 
 TEST(EnumNamesTest, OneTableGivesNamesAliasesLabelsAndChoices) {

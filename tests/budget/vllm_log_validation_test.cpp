@@ -113,5 +113,15 @@ TEST(VllmLogValidationTest, ConfigBesideTheTableIsRead) {
   EXPECT_NE(r.out.find("weights within 2%: 1/1 rows"), std::string::npos) << r.out;
 }
 
+// A logged figure in hexadecimal ("0x10", which std::stod read as 16 GiB) is not a number of the table.
+TEST(VllmLogValidationTest, AHexadecimalFigureIsRefusedNamingItsColumn) {
+  testing::TempDir dir;
+  const std::string header = DevHeader();
+  const std::string row = LogRow(header, {{"row_id", "T1"}, {"engine", "v1"}, {"model_id", "meta-llama/Llama-3.1-8B-Instruct"},
+                                          {"gpu_model", "NVIDIA H100 80GB HBM3"}, {"kv_cache_gib", "0x10"}});
+  const auto r = testing::RunCli({"validate", "--logs", dir.Write("logs.csv", header + "\n" + row + "\n")});
+  testing::ExpectOneLineError(r, ":2: column kv_cache_gib: '0x10' is not a number in");
+}
+
 }  // namespace
 }  // namespace kvsim

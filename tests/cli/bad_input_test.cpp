@@ -55,6 +55,9 @@ TEST(BadInputTest, ReplayFlagValuesNameTheOption) {
   ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100"}), "--gpu-hourly-cost: 'h100' is not a USD amount per GPU-hour");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "=3"}), "--gpu-hourly-cost: '=3' is not GPU=USD");
   ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "h100=-1"}), "--gpu-hourly-cost: '-1'");
+  // Hexadecimal, which std::stod read (0x2 as 2 USD, 0x4:1000 as 4 prompts), is no number typed here.
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--gpu-hourly-cost", "0x2"}), "--gpu-hourly-cost: '0x2' is not a USD amount");
+  ExpectOneLineError(RunCli({"replay", "--quiet", "--shared-prefix", "0x4:1000"}), "--shared-prefix: '0x4:1000' is not K:LEN");
 }
 
 TEST(BadInputTest, UnknownGpuListsCloseMatches) {

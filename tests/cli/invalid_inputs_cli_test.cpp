@@ -120,5 +120,16 @@ TEST(InvalidInputsCliTest, AFleetBeyondTheMachineIsRefusedWithItsEstimate) {
                      "--replicas 100000000: the replay would need about");
 }
 
+// A deployment spec starting with --flag=value is kvsim's own options (it was taken for a pasted server
+// line, for its '=', and refused as not starting with vllm serve); VAR=value before vllm serve still is one.
+TEST(InvalidInputsCliTest, ACompareSpecMayStartWithAnOptionEqualsValue) {
+  const auto r = RunCli({"compare", "--gpu", "h100", "--synthetic", "10", "--rate", "2", "--json", "-", "--a",
+                         "--max-num-seqs 16", "--b", "--max-num-seqs=32"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto pasted = RunCli({"compare", "--gpu", "h100", "--synthetic", "10", "--rate", "2", "--a", "--max-num-seqs 16",
+                              "--b", "CUDA_VISIBLE_DEVICES=0 vllm serve meta-llama/Llama-3.1-8B-Instruct --max-num-seqs 32"});
+  EXPECT_EQ(pasted.exit_code, 0) << pasted.err;
+}
+
 }  // namespace
 }  // namespace kvsim

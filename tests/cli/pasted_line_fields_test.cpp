@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -263,6 +264,30 @@ TEST(PastedLineFieldsTest, ShellQuotingIsReadAsAShellReadsIt) {
   const auto stray = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 extra");
   EXPECT_EQ(stray.exit_code, 2);
   EXPECT_NE(stray.err.find("'extra': vllm serve takes one positional argument, the model"), std::string::npos) << stray.err;
+}
+
+// PyYAML reads 0x1000, 4_096 and 010 (octal) as integers, and vLLM's config reader passes str() of them:
+// 4096, 4096 and 8. kvsim passed the text on, refusing 4_096 and (once hexadecimal was refused as typed)
+// 0x1000; quoted, the text is a string and stays as written.
+TEST(PastedLineFieldsTest, ConfigYamlIntegersAreTheDecimalsPyYamlMakesOfThem) {
+  testing::TempDir dir;
+  auto run = [&](const std::string& name, const std::string& yaml) {
+    const std::string path = dir.path() + "/" + name + ".yaml";
+    std::ofstream(path) << yaml;
+    return RunCli({"capacity", "--gpu", "h100", "--json", "-", "--", "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+                   "--config", path});
+  };
+  for (const auto& [name, yaml] : std::vector<std::pair<std::string, std::string>>{
+           {"hex", "max-model-len: 0x1000\nmax-num-seqs: 010\n"}, {"underscore", "max-model-len: 4_096\nmax-num-seqs: 0b1000\n"}}) {
+    const auto r = run(name, yaml);
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    const nlohmann::json settings = nlohmann::json::parse(r.out).at("settings");
+    EXPECT_EQ(settings.at("max_model_len").get<int64_t>(), 4096) << name;
+    EXPECT_EQ(settings.at("max_num_seqs").get<int64_t>(), 8) << name;
+  }
+  const auto quoted = run("quoted", "max-model-len: '0x1000'\n");
+  EXPECT_EQ(quoted.exit_code, 2);
+  EXPECT_NE(quoted.err.find("'0x1000' is not a number"), std::string::npos) << quoted.err;
 }
 
 }  // namespace

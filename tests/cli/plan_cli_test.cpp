@@ -212,6 +212,18 @@ TEST(PlanCliTest, RefusesAnOptionEveryReplayRefuses) {
   EXPECT_EQ(r.err.find("configurations to search"), std::string::npos) << r.err;
 }
 
+// A pasted server line given to plan was refused by each configuration's parser with "put it after `--`
+// or in --vllm-cmd", the forms given: plan says it takes none and why.
+TEST(PlanCliTest, APastedServeLineIsRefusedSayingPlanChoosesTheDeployment) {
+  for (const std::vector<std::string>& line : {std::vector<std::string>{"--", "vllm", "serve", "Qwen/Qwen3-8B"},
+                                               std::vector<std::string>{"--vllm-cmd", "vllm serve Qwen/Qwen3-8B"}}) {
+    std::vector<std::string> args = {"plan", "--gpus", "h100", "--slo", "ttft-p99=2s", "--synthetic", "5", "--rate", "1",
+                                     "--gpu-hourly-cost", "2"};
+    args.insert(args.end(), line.begin(), line.end());
+    testing::ExpectOneLineError(testing::RunCli(args), "kvsim plan takes no pasted server command line (" + line[0] + ")");
+  }
+}
+
 }  // namespace
 }  // namespace kvsim
 

@@ -43,5 +43,35 @@ TEST(GpuCatalogTest, AMalformedGenerationNamesTheFileLineAndColumn) {
   std::remove(path.c_str());
 }
 
+// A row's figures are decimals within the bounds of the flags that override them: "0x10" was read as 16
+// GiB (std::stod's hexadecimal), and a tensor peak or a link rate of 1e30 was taken, making step times and
+// transfers vanish where --gpu-tflops 1e30 is refused.
+TEST(GpuCatalogTest, HexadecimalAndBoundlessFiguresAreRefused) {
+  const std::string path = ::testing::TempDir() + "/gpus_bad_figures.csv";
+  const std::string header =
+      "id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,bf16_dense_tflops,fp8_dense_tflops,"
+      "int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source,host_link_GB_per_s,nvlink_GB_per_s,nic_Gb_per_s\n";
+  struct Case { const char* row; const char* expect; };
+  for (const Case& c : {Case{"x1,X,,80,0x10,3.35,989,1979,1979,989,132,nvls,s,64,450,400", "column cuda_total_gib: '0x10'"},
+                        Case{"x1,X,,80,79.1,3.35,1e30,1979,1979,989,132,nvls,s,64,450,400",
+                             "column bf16_dense_tflops: '1e30' is not a dense tensor peak (at most 1e+07)"},
+                        Case{"x1,X,,80,79.1,3.35,989,1979,1979,989,132,nvls,s,1e30,450,400",
+                             "column host_link_GB_per_s: '1e30' is not a link rate"},
+                        Case{"x1,X,,80,79.1,3.35,989,1979,1979,989,132,nvls,s,64,450,1e300",
+                             "column nic_Gb_per_s: '1e300' is not a link rate"}}) {
+    {
+      std::ofstream out(path);
+      out << header << c.row << "\n";
+    }
+    try {
+      GpuCatalog::Load(path);
+      ADD_FAILURE() << "accepted " << c.row;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":2: " + c.expect), std::string::npos) << e.what();
+    }
+  }
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace kvsim

@@ -19,9 +19,10 @@ namespace {
 
 const std::string kData = KVSIM_DATA_DIR_FOR_TESTS;
 
-// A small DSA model: 12 layers of MLA with an indexer, and the IndexShare fields `extra` adds.
+// A small DSA model: 12 layers of MLA with an indexer, and the IndexShare fields `extra` adds. Its MLPs
+// are dense: n_routed_experts 0 says so (left out, the family's config class would supply experts).
 std::string DsaConfig(const std::string& extra) {
-  return R"({"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"], "hidden_size": 1024,
+  return R"({"model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"], "hidden_size": 1024, "n_routed_experts": 0,
              "intermediate_size": 2048, "num_hidden_layers": 12, "num_attention_heads": 8, "num_key_value_heads": 8,
              "vocab_size": 1000, "max_position_embeddings": 4096, "kv_lora_rank": 512, "q_lora_rank": 256, "qk_nope_head_dim": 64,
              "qk_rope_head_dim": 64, "v_head_dim": 64, "index_n_heads": 4, "index_head_dim": 128)" +

@@ -105,5 +105,19 @@ TEST(ModelConfigParserTest, RejectsNonsenseValues) {
     "num_attention_heads":8,"num_key_value_heads":3,"vocab_size":1,"max_position_embeddings":1})"), Error);
 }
 
+// rope_scaling naming two types (rope_type "linear", the legacy type "yarn") was planned by rope_type
+// alone; vLLM refuses the conflict, and the one the same (both "yarn") stays accepted.
+TEST(ModelConfigParserTest, RopeScalingWithTwoDifferentTypesIsRefused) {
+  const std::string head = R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+    "num_attention_heads":4,"vocab_size":100,"max_position_embeddings":8192,"rope_scaling":)";
+  try {
+    SpecFromJson(head + R"({"type":"yarn","rope_type":"linear","factor":4.0,"original_max_position_embeddings":8192}})");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rope_scaling: rope_type 'linear' and type 'yarn' disagree"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(SpecFromJson(head + R"({"type":"yarn","rope_type":"yarn","factor":4.0,"original_max_position_embeddings":8192}})"));
+}
+
 }  // namespace
 }  // namespace kvsim

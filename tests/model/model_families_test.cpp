@@ -90,6 +90,42 @@ TEST(ModelFamiliesTest, AModelWithoutAttentionLayersIsRefused) {
     "layer_types":["mamba","mamba"]})"), Error);
 }
 
+// A family whose config class is a mixture of experts and defaults its expert count: left out (or
+// null), vLLM builds the class's default number of experts, so planning the dense model of
+// intermediate_size would put a tenth of the weights on the GPU (Qwen3-30B-A3B as 3.3B). An explicit
+// 0 is what vLLM's qwen3_moe.py builds densely, and stays dense.
+TEST(ModelFamiliesTest, AnMoeFamilyWithoutItsExpertCountIsRefused) {
+  const std::string head = R"({"model_type":"qwen3_moe","hidden_size":2048,"intermediate_size":6144,
+    "moe_intermediate_size":768,"num_experts_per_tok":8,"num_hidden_layers":48,"num_attention_heads":32,
+    "num_key_value_heads":4,"head_dim":128,"vocab_size":151936,"max_position_embeddings":40960)";
+  for (const std::string& tail : {std::string("}"), std::string(R"(,"num_experts":null})")}) {
+    try {
+      SpecFromJson(head + tail);
+      ADD_FAILURE() << "accepted " << tail;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("num_experts: missing (or null); model_type 'qwen3_moe' is a mixture of experts"),
+                std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(SpecFromJson(head + R"(,"num_experts":0})").moe.num_experts, 0);
+  EXPECT_EQ(SpecFromJson(head + R"(,"num_experts":128})").moe.num_experts, 128);
+}
+
+// mlp_only_layers is tested with `layer_idx in ...` by the model code: a string or a list of names
+// is not silently read as "no dense layers".
+TEST(ModelFamiliesTest, MlpOnlyLayersMustListLayerIndices) {
+  const std::string head = R"({"model_type":"qwen3_moe","hidden_size":2048,"intermediate_size":6144,
+    "moe_intermediate_size":768,"num_experts":128,"num_experts_per_tok":8,"num_hidden_layers":48,
+    "num_attention_heads":32,"num_key_value_heads":4,"head_dim":128,"vocab_size":151936,
+    "max_position_embeddings":40960,"mlp_only_layers":)";
+  for (const std::string& bad : {std::string(R"("0,1")"), std::string(R"(["0"])"), std::string("null")})
+    EXPECT_THROW(SpecFromJson(head + bad + "}"), Error) << bad;
+  const ModelSpec two_dense = SpecFromJson(head + "[0, 1]}");
+  EXPECT_FALSE(two_dense.moe.layer_is_moe[0]);
+  EXPECT_FALSE(two_dense.moe.layer_is_moe[1]);
+  EXPECT_TRUE(two_dense.moe.layer_is_moe[2]);
+}
+
 // zai-org/GLM-4.5-Air: "106B total parameters, 12B active" (Z.ai's release note). DeepSeek-style
 // MoE under another model_type: layer 0 dense, 45 MoE layers with one shared expert. The MTP
 // layer (num_nextn_predict_layers) is not loaded by vLLM and not counted.

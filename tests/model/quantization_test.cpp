@@ -67,5 +67,20 @@ TEST(QuantizationTest, ReadsCheckpointConfigs) {
   EXPECT_THROW(ParseQuantizationFlag("int3", {}), Error);
 }
 
+// A GPTQ or AWQ quantization_config without its bits is refused (vLLM's config reader refuses it too):
+// it was planned as 4 bits, half the weights of an 8-bit GPTQ checkpoint.
+TEST(QuantizationTest, GroupIntegerConfigWithoutBitsIsRefused) {
+  for (const char* config : {R"({"quant_method":"gptq","group_size":128})", R"({"quant_method":"awq","group_size":128,"bits":null})"}) {
+    try {
+      ParseQuantizationConfig(nlohmann::json::parse(config), "c.json");
+      ADD_FAILURE() << "accepted " << config;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("c.json: quantization_config.bits: missing"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(ParseQuantizationConfig(nlohmann::json::parse(R"({"quant_method":"gptq","bits":8,"group_size":128})"), "c.json").bits, 8);
+  EXPECT_EQ(ParseQuantizationConfig(nlohmann::json::parse(R"({"quant_method":"awq","w_bit":4,"q_group_size":128})"), "c.json").bits, 4);
+}
+
 }  // namespace
 }  // namespace kvsim

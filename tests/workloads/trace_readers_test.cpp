@@ -237,5 +237,17 @@ TEST(TraceReadersTest, BrokenFilesNameFileLineAndColumn) {
   EXPECT_EQ(lenient->warnings().size(), 1u);
 }
 
+// A decimal cell is read as written: std::stod's hexadecimal ("0x10", read as 16 tokens before) and
+// infinities are not numbers of a trace.
+TEST(TraceReadersTest, HexadecimalCellsAreNotNumbers) {
+  for (const char* cell : {"0x10", "0X1p4", "inf", "nan", "1e3x"}) {
+    EXPECT_FALSE(ParseDecimal(cell).has_value()) << cell;
+    EXPECT_FALSE(ParseInteger(cell).has_value()) << cell;
+  }
+  EXPECT_EQ(ParseDecimal("1.5e3").value_or(0), 1500.0);
+  EXPECT_EQ(ParseInteger("374.0").value_or(0), 374);
+  EXPECT_EQ(ParseInteger("+374").value_or(0), 374);
+}
+
 }  // namespace
 }  // namespace kvsim

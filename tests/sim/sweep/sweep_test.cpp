@@ -9,6 +9,7 @@
 #include "kvcache/model/model_catalog.h"
 #include "sim/sweep/sweep.h"
 #include "tests/sim/small_l4_case.h"
+#include "sim/sweep/sweep_grid.h"
 #include "sim/sweep/sweep_search.h"
 #include "tests/testutil.h"
 
@@ -102,6 +103,8 @@ TEST(SweepTest, CriteriaParseAndReject) {
   EXPECT_THROW(ParseCriteria("throughput", "ttft-p95=2s", -1), Error);
   EXPECT_THROW(ParseCriteria("throughput", "ttft=2s", -1), Error);
   EXPECT_THROW(ParseCriteria("goodput", "", -1), Error);
+  // "0x10s" was read as 16 seconds (std::stod's hexadecimal).
+  EXPECT_THROW(ParseCriteria("throughput", "ttft-p99=0x10s", -1), Error);
 }
 
 // Acceptance: Llama-3.1-8B fp16 vs AWQ int4 on an L4 with the Azure conversation trace: the int4
@@ -120,6 +123,27 @@ TEST(SweepTest, CompareInt4AgainstFp16OnAnL4) {
   EXPECT_GE(int4["concurrency"]["peak_running"].get<int64_t>(), fp16["concurrency"]["peak_running"].get<int64_t>());
   EXPECT_LT(int4["memory_gib"]["weights"].get<double>(), fp16["memory_gib"]["weights"].get<double>());
   EXPECT_NE(r2.out.find("b - a"), std::string::npos);
+}
+
+// Grid file keys and values a user gets wrong are refused naming the file and key: an empty name and
+// "--max-num-seqs" were passed on as a stray argument and "----max-num-seqs", and true/false for a switch
+// as a stray argument, none saying which file.
+TEST(SweepTest, GridFileNamesWrongKeysAndSwitchValues) {
+  testing::TempDir dir;
+  struct Case { const char* json; const char* expect; };
+  for (const Case& c : {Case{R"({"": [1]})", "an option with an empty name"},
+                        Case{R"({"--max-num-seqs": [8]})", "'--max-num-seqs': name the option without its dashes"},
+                        Case{R"({"enable-prefix-caching": [true, false]})",
+                             "enable-prefix-caching: true is not a value of --enable-prefix-caching"}}) {
+    const std::string path = dir.Write("grid.json", c.json);
+    try {
+      ReadGridFile(path);
+      ADD_FAILURE() << "accepted " << c.json;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ": " + c.expect), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(ReadGridFile(dir.Write("ok.json", R"({"max-num-seqs": [8, 16]})")).at(0).values.size(), 2u);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 
 #include "kvcache/budget/capacity_planner.h"
 #include "kvcache/budget/deployment.h"
+#include "kvcache/model/model_catalog.h"
 #include "sim/timing/link_rates.h"
 #include "sim/timing/step_model.h"
 #include "tests/sim/timing/operator_costs.h"
