@@ -9,6 +9,7 @@
 // StepOnce does. Under --stepping token every step takes the scheduler's passes (the reference the
 // tests compare against).
 #include <algorithm>
+#include <type_traits>
 
 #include "kvcache/base/check.h"
 #include "sim/engine/grow_or_preempt.h"
@@ -75,99 +76,173 @@ bool ReplayEngine::WalkLoraWaiters() const {
   return backlog_.empty() || backlog_.Front().eligible_ns < 0;  // the pass would take the backlog's front next
 }
 
+// One step of the run: each live decoder, in running order, is scheduled as ScheduleExplicit would
+// schedule it (its draw, 1 + accepted tokens kept). With kAdvance it is also advanced as AfterStep
+// would advance it (speed: nothing the step's time and sample read depends on it; not with KV
+// tiers, whose stores AfterStep makes). speed: the decoders' fields are the run's (LoadRun), and
+// scheduled_ is not listed (ListRunScheduled lists it for what reads it: LoRA's first batch,
+// FinishAdvanced and CompleteStep).
+template <bool kAdvance>
+void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
+  const int64_t tokens = 1 + o_.speculation.tokens;
+  AcceptanceDraw& draw = *acceptance_;
+  ExplicitDecoder* const begin = decode_run_.data();
+  ExplicitDecoder* const end = begin + decode_run_.size();
+  // speed: the sums in locals, stored once (the decoders' stores could alias them); the draws and the
+  // tokens kept follow from the others after the loop.
+  int64_t context = 0, accepted = 0, events = 0, deferred = 0;
+  int64_t unscheduled_run = 0;  // drawn by a request that then preempted itself
+  bool finished = false;
+  ExplicitDecoder* d = begin;
+  for (; d != end; ++d) {
+    if (!d->live) continue;  // preempted earlier in this step
+    const int64_t run = std::min({draw.Next(), tokens - 1, d->left - 1});  // accepted drafts
+    const int64_t kept = 1 + run;
+    accepted += run;
+    if (!kAdvance) slots_[d->slot].accepted = run;  // AfterStep samples them
+    if (d->unsynced + kept <= d->room) {
+      // They fill slots it holds: handed to the allocator later.
+      d->unsynced += kept;
+      deferred += kept;
+    } else if (alloc_.Grow(d->id, d->unsynced + kept)) {
+      // GrowOrPreempt's first Grow, which fits (its deferred tokens ride along).
+      deferred -= d->unsynced;
+      d->unsynced = 0;
+      d->room = grows_compose_ ? alloc_.GrowRoom(d->id) : 0;
+    } else {
+      // Memory is short: GrowOrPreempt, on the Lives, tries that Grow again (a failed Grow changes
+      // nothing) and preempts until it fits.
+      StoreRun(static_cast<size_t>(d - begin));
+      deferred_tokens_ += deferred - d->unsynced;
+      deferred = 0;
+      const bool grown = GrowOrPreempt(d->slot, kept);
+      if (preempted_this_step_) {
+        // Preempted requests' deferred tokens were freed with them.
+        deferred_tokens_ = 0;
+        for (const ExplicitDecoder& e : decode_run_) deferred_tokens_ += slots_[e.slot].unsynced;
+      }
+      LoadRun();
+      if (!grown) {  // it preempted itself: pass 1 ends
+        unscheduled_run = run;
+        break;
+      }
+      d->room = grows_compose_ ? alloc_.GrowRoom(d->id) : 0;
+    }
+    d->context = d->computed;
+    context += d->computed;
+    d->computed += kept;
+    ++events;
+    if (kAdvance) {
+      KVSIM_DCHECK(slots_[d->slot].record.first_token_ns >= 0 && kept <= d->left);
+      d->left -= kept;
+      finished |= d->left <= 0;
+    }
+  }
+  deferred_tokens_ += deferred;
+  const size_t upto = static_cast<size_t>(d - begin);
+  const int64_t drawn = events + (upto < decode_run_.size() ? 1 : 0);
+  // Each scheduled request kept 1 + its run; without kAdvance AfterStep counts them.
+  const int64_t later_tokens = kAdvance ? events + accepted - unscheduled_run : 0;
+  sums = {context, later_tokens, accepted, drawn, events, upto, finished};
+}
+
 // Steps from step_ on while every running request decodes, until a request is preempted or
 // finishes, an arrival may become eligible, or the next step would start at or after `horizon_ns`.
 // Requests that reach their output length finish at the end of their step, as AfterStep finishes
 // them. Returns StepOnce's result: true when a step was taken. REQUIRES: ExplicitDecodeStep().
 bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
+  KVSIM_DCHECK(acceptance_.has_value());  // runs are taken only with speculation (lazy_decode_ off)
   const int64_t tokens = 1 + o_.speculation.tokens;
   decode_run_.clear();
   for (const auto [order, slot] : running_) {
     const Live& l = slots_[slot];
     KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
-    decode_run_.push_back({slot, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0});
+    decode_run_.push_back({slot, true, l.req.id, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0, 0, 0, 0, 0});
   }
-  // speed: what AfterStep would do for the step's requests (each samples 1 + accepted tokens past
-  // its first, and none finishes) is done as each is scheduled: nothing the step's time and sample
-  // read depends on it. Not with KV tiers, whose stores AfterStep makes.
+  LoadRun();
   const bool advance_here = tiers_ == nullptr;
   bool taken = false;
-  bool finishing = false;  // a request may finish in the next step (without advance_here)
-  bool finished = false;   // requests finished in the last step (with advance_here)
+  RunStepSums sums;
   for (bool first = true;; first = false) {
     if (!first) {
       // The next step is quiet too only if nothing that ended the last one changed.
       if (preempted_this_step_ || unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) break;
+      bool finishing = false;  // a request may finish in the next step (without advance_here)
       if (!advance_here)
-        for (const ExplicitDecoder& d : decode_run_) finishing |= slots_[d.slot].target - slots_[d.slot].generated <= tokens;
+        for (const ExplicitDecoder& d : decode_run_) finishing |= d.left <= tokens;
       if (finishing) break;
       // A finish ends the run: the room it freed may admit a waiting request, and a closed-loop
       // client sends its next request when its last one ends (the caller delivers it).
-      if (finished) break;
+      if (sums.finished) break;
       ++step_;
       scheduled_.clear();
     }
-    int64_t budget = o_.max_num_batched_tokens;
-    int64_t later_tokens = 0;
-    int64_t context = 0;  // Σ computed before the step, over the scheduled requests
-    int64_t drafts = 0, accepted = 0, events = 0, deferred = 0;
-    for (ExplicitDecoder& d : decode_run_) {
-      Live& l = slots_[d.slot];
-      if (!l.in_use || l.order < 0) continue;  // preempted earlier in this step
-      int64_t kept = 1;
-      if (acceptance_) {
-        // ScheduleExplicit's speculative decode: k drafts verified, 1 + accepted tokens kept.
-        l.accepted = std::min({acceptance_->Next(), tokens - 1, l.target - l.generated - 1});
-        kept += l.accepted;
-        drafts += tokens - 1;
-        accepted += l.accepted;
-      }
-      if (l.unsynced + kept <= d.room) {
-        // They fill slots it holds: handed to the allocator later.
-        l.unsynced += kept;
-        deferred += kept;
-      } else {
-        deferred_tokens_ += deferred - l.unsynced;
-        deferred = 0;
-        const bool grown = GrowOrPreempt(d.slot, kept);
-        if (preempted_this_step_) {
-          // Preempted requests' deferred tokens were freed with them.
-          deferred_tokens_ = 0;
-          for (const ExplicitDecoder& e : decode_run_) deferred_tokens_ += slots_[e.slot].unsynced;
-        }
-        if (!grown) break;  // it preempted itself: pass 1 ends
-        d.room = grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0;
-      }
-      scheduled_.push_back({d.slot, tokens, l.computed});
-      l.scheduled_step = step_;
-      context += l.computed;
-      l.computed += kept;
-      budget -= tokens;
-      ++events;
-      if (advance_here) {
-        KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept <= l.target);
-        l.generated += kept;
-        l.accepted = 0;
-        later_tokens += kept;
-        finished |= l.generated >= l.target;
-      }
-    }
-    deferred_tokens_ += deferred;
-    counters_.draft_tokens += drafts;
-    counters_.accepted_tokens += accepted;
-    counters_.events += events;
-    if (advance_here && !preempted_this_step_ && scheduled_.size() == decode_run_.size()) {
+    if (advance_here) ScheduleRunStep<true>(sums);
+    else ScheduleRunStep<false>(sums);
+    // Drafts are counted as drawn: a request that preempted itself (pass 1 ended at it) drew too.
+    counters_.draft_tokens += sums.drawn * (tokens - 1);
+    counters_.accepted_tokens += sums.accepted;
+    counters_.events += sums.events;
+    if (advance_here && !preempted_this_step_ && sums.events == static_cast<int64_t>(decode_run_.size())) {
       // Every decoder of the run scheduled, `tokens` each: the step's work from its sums.
-      CompleteRunStep(context, later_tokens, !first, finished);
+      if (sums.finished || (adapter_slots_ && first)) {
+        StoreRun(sums.upto);
+        ListRunScheduled(sums.upto);
+      }
+      CompleteRunStep(sums.events, sums.context, sums.later_tokens, !first, sums.finished);
+      if (sums.finished) LoadRun();
     } else {
       // (A step without work, its first request unable to grow even alone, ends the run: true if
       // steps were taken before it.)
-      if (!CompleteStepOutOfLine(!scheduled_.empty(), horizon_ns, advance_here ? &later_tokens : nullptr)) break;
+      StoreRun(sums.upto);
+      ListRunScheduled(sums.upto);
+      const bool stepped = CompleteStepOutOfLine(sums.events != 0, horizon_ns, advance_here ? &sums.later_tokens : nullptr);
+      LoadRun();
+      if (!stepped) break;
     }
     taken = true;
   }
+  StoreRun(sums.upto);
   SyncDeferredGrows();
   return taken;
+}
+
+// The run's decoders' fields from their Lives; a decoder preempted or finished is no longer live.
+void ReplayEngine::LoadRun() {
+  static_assert(std::is_same_v<decltype(ExplicitDecoder::slot), Slot>);
+  for (ExplicitDecoder& d : decode_run_) {
+    const Live& l = slots_[d.slot];
+    d.live = l.in_use && l.order >= 0;
+    d.left = l.target - l.generated;
+    d.computed = l.computed;
+    d.unsynced = l.unsynced;
+  }
+}
+
+// Writes the live decoders' fields back to their Lives; those before `scheduled_upto` were
+// scheduled in the current step.
+void ReplayEngine::StoreRun(size_t scheduled_upto) {
+  for (size_t i = 0; i < decode_run_.size(); ++i) {
+    const ExplicitDecoder& d = decode_run_[i];
+    if (!d.live) continue;
+    Live& l = slots_[d.slot];
+    KVSIM_DCHECK(l.in_use && l.order >= 0);
+    l.generated = l.target - d.left;
+    l.computed = d.computed;
+    l.unsynced = d.unsynced;
+    if (i < scheduled_upto) l.scheduled_step = step_;
+  }
+}
+
+// scheduled_ as ScheduleExplicit would have listed the current step's requests: the live decoders
+// before `upto`, `tokens` each (a decoder is preempted only before its turn in a step: victims are
+// the newest).
+void ReplayEngine::ListRunScheduled(size_t upto) {
+  scheduled_.clear();
+  for (size_t i = 0; i < upto; ++i) {
+    const ExplicitDecoder& d = decode_run_[i];
+    if (d.live) scheduled_.push_back({d.slot, 1 + o_.speculation.tokens, d.context});
+  }
 }
 
 // speed: inlined into CompleteRunStep, which looks the timer up at every step of a verify run; it
@@ -187,10 +262,9 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
 // drafter's passes over the same contexts, and, with `repeat`, LoRA's batch as the step before ran
 // it. The requests that reached their length (`finishes`) finish at the step's end, in scheduled
 // order, as AfterStep finishes them. The same time, counters and sample as CompleteStep's.
-void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
+void ReplayEngine::CompleteRunStep(int64_t batch, int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
   KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty());
   const int64_t tokens = 1 + o_.speculation.tokens;
-  const int64_t batch = static_cast<int64_t>(scheduled_.size());
   StepWork w;
   w.new_tokens = batch * tokens;
   w.context_tokens = context;
