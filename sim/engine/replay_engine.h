@@ -246,7 +246,7 @@ class ReplayEngine final {
   KvAccounting AccountingWithLazyTokens(int64_t step) const;
   // The same, written into *out (RecordStep's sample).
   void FillAccountingWithLazyTokens(int64_t step, KvAccounting* out) const;
-  void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
+  template <bool kCounts = true> void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void SampleOffloadTiers(StepSample& s) const;
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);

@@ -263,38 +263,41 @@ void ReplayEngine::ListRunScheduled(size_t upto) {
 // it. The requests that reached their length (`finishes`) finish at the step's end, in scheduled
 // order, as AfterStep finishes them. The same time, counters and sample as CompleteStep's.
 void ReplayEngine::CompleteRunStep(int64_t batch, int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
-  KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty());
-  const int64_t tokens = 1 + o_.speculation.tokens;
-  StepWork w;
-  w.new_tokens = batch * tokens;
-  w.context_tokens = context;
-  w.attended = tokens * context + batch * (tokens * (tokens + 1) / 2);
-  w.sequences = batch;
-  if (acceptance_) w.draft_tokens = batch * (tokens - 1);
+  KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty() && acceptance_.has_value());
+  const SpeculationOptions& sp = o_.speculation;
   // speed: a verify step's batch-only terms are looked up once per batch size (VerifyRun).
-  int64_t dt = acceptance_ ? VerifyRunFor(batch).Ns(context) : w.DecodeOnly() ? DecodeRunFor(batch).Ns(context) : timer_.StepNs(w);
-  if (acceptance_) {
-    const SpeculationOptions& sp = o_.speculation;
-    if (sp.proposer && sp.proposer_passes != 0) {
-      // ProposerNs: one token per decoding request per pass, over the same contexts.
-      StepWork draft;
-      draft.Add(1, 0, batch);
-      draft.context_tokens = context;
-      draft.attended += context;
-      const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
-      counters_.drafting_ns += ns;
-      ++counters_.verify_steps;
-      dt += ns;
-    }
+  int64_t dt = VerifyRunFor(batch).Ns(context);
+  if (sp.proposer && sp.proposer_passes != 0) {
+    // ProposerNs: one token per decoding request per pass, over the same contexts.
+    StepWork draft;
+    draft.Add(1, 0, batch);
+    draft.context_tokens = context;
+    draft.attended += context;
+    const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+    counters_.drafting_ns += ns;
+    ++counters_.verify_steps;
+    dt += ns;
   }
-  if (adapter_slots_) dt += repeat ? RepeatLoraStepNs(w, dt) : LoraStepNs(scheduled_, w, dt);
+  if (adapter_slots_) {
+    // speed: the step's StepWork is built only for LoRA, which reads it.
+    const int64_t tokens = 1 + sp.tokens;
+    StepWork w;
+    w.new_tokens = batch * tokens;
+    w.context_tokens = context;
+    w.attended = tokens * context + batch * (tokens * (tokens + 1) / 2);
+    w.sequences = batch;
+    w.draft_tokens = batch * (tokens - 1);
+    dt += repeat ? RepeatLoraStepNs(w, dt) : LoraStepNs(scheduled_, w, dt);
+  }
   KVSIM_DCHECK(dt > 0);
   const int64_t start = now_ns_;
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   if (finishes) FinishAdvanced();
   ++counters_.steps;
-  RecordStep(start, dt, later_tokens);
+  // A later step of the run that finishes nothing leaves the request counts and the batch as they were.
+  if (repeat && !finishes) RecordStep</*kCounts=*/false>(start, dt, later_tokens);
+  else RecordStep(start, dt, later_tokens);
 }
 
 // The step's scheduled requests that a run advanced to their output length finish, in scheduled
