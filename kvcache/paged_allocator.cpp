@@ -155,10 +155,11 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
 bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   RequestState& r = requests_.at(id);
   if (counting_ && one_full_group_) {
-    // speed: BlocksToGrow and CommitGrow's common case without their dispatch (a replay's every
-    // explicit decode token).
-    if (std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held()) > QueuedBlocks()) return false;
-    CommitGrowCounted(r, tokens);
+    // speed: BlocksToGrow and CommitGrow's common case without their dispatch, its blocks counted
+    // once and committed inline (a replay's every explicit decode token).
+    const int64_t take = std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held());
+    if (take > QueuedBlocks()) return false;
+    CommitGrowOneGroup(r, tokens, take, /*from_held=*/false);
     return true;
   }
   int64_t released = 0;
