@@ -336,6 +336,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: with speculation or LoRA, a step in which only decoders run skips the passes too.
   if (!lazy_decode_) [[unlikely]] {
     if ((acceptance_ || adapter_slots_) && ExplicitDecodeStep()) return RunExplicitDecodeSteps(horizon_ns);
+    if (!decode_run_.empty()) SyncDeferredGrows();  // a run left open, before the passes read the pool
   }
   Passes passes(*this);
   return CompleteStep(scheduler_->Step(passes), horizon_ns, nullptr);

@@ -16,6 +16,18 @@
 #include "sim/engine/replay_engine.h"
 
 namespace kvsim {
+namespace {
+
+// Whether `run` holds the running requests, in running order (a debug check).
+template <typename Running>
+bool SameDecoders(const std::vector<ExplicitDecoder>& run, const Running& running) {
+  size_t i = 0;
+  for (const auto [order, slot] : running)
+    if (i >= run.size() || run[i++].slot != slot) return false;
+  return i == run.size();
+}
+
+}  // namespace
 
 // Whether step_ may start a run: vLLM v1's pass 1 would visit decoders only and give each its
 // 1 + k tokens (1 without speculation; the budget holds them all), and pass 2 would admit nothing:
@@ -153,20 +165,30 @@ void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
 bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
   KVSIM_DCHECK(acceptance_.has_value());  // runs are taken only with speculation (lazy_decode_ off)
   const int64_t tokens = 1 + o_.speculation.tokens;
-  decode_run_.clear();
-  for (const auto [order, slot] : running_) {
-    const Live& l = slots_[slot];
-    KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
-    decode_run_.push_back({slot, true, l.req.id, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0, 0, 0, 0, 0});
+  if (decode_run_.empty()) {
+    for (const auto [order, slot] : running_) {
+      const Live& l = slots_[slot];
+      KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
+      decode_run_.push_back({slot, true, l.req.id, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0, 0, 0, 0, 0});
+    }
+  } else {
+    // The run the last call left open (cut by an arrival; no scheduler pass since): the same
+    // decoders, their rooms and deferred tokens as it left them.
+    KVSIM_DCHECK(SameDecoders(decode_run_, running_));
   }
   LoadRun();
   const bool advance_here = tiers_ == nullptr;
   bool taken = false;
+  bool cut_by_arrival = false;
   RunStepSums sums;
   for (bool first = true;; first = false) {
     if (!first) {
       // The next step is quiet too only if nothing that ended the last one changed.
-      if (preempted_this_step_ || unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) break;
+      if (preempted_this_step_) break;
+      if (unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) {
+        cut_by_arrival = true;
+        break;
+      }
       bool finishing = false;  // a request may finish in the next step (without advance_here)
       if (!advance_here)
         for (const ExplicitDecoder& d : decode_run_) finishing |= d.left <= tokens;
@@ -203,7 +225,10 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
     taken = true;
   }
   StoreRun(sums.upto);
-  SyncDeferredGrows();
+  // speed: a run cut by an arrival, in which nothing finished, stays open with its deferred tokens:
+  // the next call is often a run of the same decoders again (the arrival not yet seen by a pass),
+  // and StepOnce hands them over before the scheduler's passes otherwise. Not with KV tiers.
+  if (!cut_by_arrival || sums.finished || !advance_here) SyncDeferredGrows();
   return taken;
 }
 
@@ -319,7 +344,8 @@ void ReplayEngine::FinishAdvanced() {
 }
 
 
-// Hands the run's deferred tokens to the allocator: slots each request already held.
+// Hands the run's deferred tokens to the allocator (slots each request already held), and closes
+// the run.
 void ReplayEngine::SyncDeferredGrows() {
   for (const ExplicitDecoder& d : decode_run_) {
     Live& l = slots_[d.slot];
@@ -331,6 +357,7 @@ void ReplayEngine::SyncDeferredGrows() {
     l.unsynced = 0;
   }
   deferred_tokens_ = 0;
+  decode_run_.clear();
 }
 
 }  // namespace kvsim
