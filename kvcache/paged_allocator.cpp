@@ -152,8 +152,9 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
   return need <= QueuedBlocks() + released;
 }
 
-bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
-  RequestState& r = requests_.at(id);
+bool PagedAllocator::Grow(RequestId id, int64_t tokens) { return GrowState(requests_.at(id), tokens); }
+
+inline bool PagedAllocator::GrowState(RequestState& r, int64_t tokens) {
   if (counting_ && one_full_group_) {
     // speed: BlocksToGrow and CommitGrow's common case without their dispatch, its blocks counted
     // once and committed inline (a replay's every explicit decode token).
@@ -168,8 +169,14 @@ bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   return true;
 }
 
-int64_t PagedAllocator::GrowRoom(RequestId id) const {
-  const RequestState& r = requests_.at(id);
+int64_t PagedAllocator::GrowThenRoom(RequestId id, int64_t tokens) {
+  RequestState& r = requests_.at(id);
+  return GrowState(r, tokens) ? RoomOf(r) : -1;
+}
+
+int64_t PagedAllocator::GrowRoom(RequestId id) const { return RoomOf(requests_.at(id)); }
+
+inline int64_t PagedAllocator::RoomOf(const RequestState& r) const {
   // Slots left in the last block (never shared: only full blocks are).
   int64_t room = Offset(block_size_ - Offset(r.computed));
   if (!has_sliding_) return room;

@@ -67,6 +67,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   bool CanEverFit(const AdmitRequest& request) const override;
   bool CanGrow(RequestId id, int64_t tokens) const override;
   bool Grow(RequestId id, int64_t tokens) override;
+  int64_t GrowThenRoom(RequestId id, int64_t tokens) override;
   int64_t GrowRoom(RequestId id) const override;
   void Free(RequestId id) override;
   void FreePreempted(RequestId id) override;
@@ -178,6 +179,8 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t QueuedBlocks() const { return pool_.num_queued() - counted_taken_; }
   // `from_held`: the new blocks come out of held_ instead of the free pool.
   void CommitGrowCounted(RequestState& r, int64_t tokens, bool from_held = false);
+  bool GrowState(RequestState& r, int64_t tokens);  // Grow and GrowRoom, the request looked up
+  int64_t RoomOf(const RequestState& r) const;
   // Its one-group case, given the blocks the grow takes (speed: inline in Grow, which counted them).
   void CommitGrowOneGroup(RequestState& r, int64_t tokens, int64_t take, bool from_held) {
     GroupBlocks& gb = r.groups[0];

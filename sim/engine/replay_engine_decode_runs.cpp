@@ -96,7 +96,6 @@ bool ReplayEngine::WalkLoraWaiters() const {
 // FinishAdvanced and CompleteStep).
 template <bool kAdvance>
 void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
-  const int64_t tokens = 1 + o_.speculation.tokens;
   AcceptanceDraw& draw = *acceptance_;
   ExplicitDecoder* const begin = decode_run_.data();
   ExplicitDecoder* const end = begin + decode_run_.size();
@@ -108,7 +107,9 @@ void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
   ExplicitDecoder* d = begin;
   for (; d != end; ++d) {
     if (!d->live) continue;  // preempted earlier in this step
-    const int64_t run = std::min({draw.Next(), tokens - 1, d->left - 1});  // accepted drafts
+    // speed: a draw accepts at most the k drafts (tokens − 1), so only its length caps it.
+    const int64_t run = std::min(draw.Next(), d->left - 1);  // accepted drafts
+    KVSIM_DCHECK(run <= o_.speculation.tokens);
     const int64_t kept = 1 + run;
     accepted += run;
     if (!kAdvance) slots_[d->slot].accepted = run;  // AfterStep samples them
@@ -116,11 +117,13 @@ void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
       // They fill slots it holds: handed to the allocator later.
       d->unsynced += kept;
       deferred += kept;
-    } else if (alloc_.Grow(d->id, d->unsynced + kept)) {
+    } else if (const int64_t room = grows_compose_ ? alloc_.GrowThenRoom(d->id, d->unsynced + kept)
+                                                   : alloc_.Grow(d->id, d->unsynced + kept) ? 0 : -1;
+               room >= 0) {
       // GrowOrPreempt's first Grow, which fits (its deferred tokens ride along).
       deferred -= d->unsynced;
       d->unsynced = 0;
-      d->room = grows_compose_ ? alloc_.GrowRoom(d->id) : 0;
+      d->room = room;
     } else {
       // Memory is short: GrowOrPreempt, on the Lives, tries that Grow again (a failed Grow changes
       // nothing) and preempts until it fits.
@@ -147,7 +150,7 @@ void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
     if (kAdvance) {
       KVSIM_DCHECK(slots_[d->slot].record.first_token_ns >= 0 && kept <= d->left);
       d->left -= kept;
-      finished |= d->left <= 0;
+      if (d->left <= 0) [[unlikely]] finished = true;
     }
   }
   deferred_tokens_ += deferred;
