@@ -153,6 +153,11 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
 }
 
 bool PagedAllocator::Grow(RequestId id, int64_t tokens) { return GrowState(requests_.at(id), tokens); }
+int64_t PagedAllocator::GrowRoom(RequestId id) const { return RoomOf(requests_.at(id)); }
+int64_t PagedAllocator::GrowThenRoom(RequestId id, int64_t tokens) {
+  RequestState& r = requests_.at(id);
+  return GrowState(r, tokens) ? RoomOf(r) : -1;
+}
 
 inline bool PagedAllocator::GrowState(RequestState& r, int64_t tokens) {
   if (counting_ && one_full_group_) {
@@ -168,13 +173,6 @@ inline bool PagedAllocator::GrowState(RequestState& r, int64_t tokens) {
   CommitGrow(r, tokens);
   return true;
 }
-
-int64_t PagedAllocator::GrowThenRoom(RequestId id, int64_t tokens) {
-  RequestState& r = requests_.at(id);
-  return GrowState(r, tokens) ? RoomOf(r) : -1;
-}
-
-int64_t PagedAllocator::GrowRoom(RequestId id) const { return RoomOf(requests_.at(id)); }
 
 inline int64_t PagedAllocator::RoomOf(const RequestState& r) const {
   // Slots left in the last block (never shared: only full blocks are).

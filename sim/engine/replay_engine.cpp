@@ -269,22 +269,6 @@ void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t lat
 template void ReplayEngine::RecordStep<true>(int64_t, int64_t, int64_t);
 template void ReplayEngine::RecordStep<false>(int64_t, int64_t, int64_t);
 
-// The drafter's passes after the target's forward: one token per decoding request per pass, over
-// the same contexts (EAGLE's first pass also re-reads the accepted tokens; their count is small
-// beside the context and is left out).
-int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
-  const SpeculationOptions& sp = o_.speculation;
-  if (!sp.proposer || sp.proposer_passes == 0) return 0;
-  StepWork draft;
-  for (const Scheduled& s : scheduled)
-    if (s.tokens > 1 && !slots_[s.slot].prefilling) draft.Add(1, s.context);
-  if (draft.sequences == 0) return 0;
-  const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
-  counters_.drafting_ns += ns;
-  ++counters_.verify_steps;
-  return ns;
-}
-
 void ReplayEngine::Deliver(TraceRequest&& r) {
   quiet_steps_left_ = 0;
   if (Idle()) now_ns_ = std::max(now_ns_, r.arrival_ns);

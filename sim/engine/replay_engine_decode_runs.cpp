@@ -273,6 +273,22 @@ void ReplayEngine::ListRunScheduled(size_t upto) {
   }
 }
 
+// The drafter's passes after the target's forward: one token per decoding request per pass, over
+// the same contexts (EAGLE's first pass also re-reads the accepted tokens; their count is small
+// beside the context and is left out).
+int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
+  const SpeculationOptions& sp = o_.speculation;
+  if (!sp.proposer || sp.proposer_passes == 0) return 0;
+  StepWork draft;
+  for (const Scheduled& s : scheduled)
+    if (s.tokens > 1 && !slots_[s.slot].prefilling) draft.Add(1, s.context);
+  if (draft.sequences == 0) return 0;
+  const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+  counters_.drafting_ns += ns;
+  ++counters_.verify_steps;
+  return ns;
+}
+
 // speed: inlined into CompleteRunStep, which looks the timer up at every step of a verify run; it
 // is built on a batch size's first use.
 [[gnu::always_inline]] inline const DecodeRunTimer& ReplayEngine::VerifyRunFor(int64_t batch) {
