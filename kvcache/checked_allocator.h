@@ -53,6 +53,18 @@ class CheckedAllocator final : public KvAllocator, public HeldGrowth {
     Check("Grow");
     return grown;
   }
+  int64_t GrowThenRoom(RequestId id, int64_t tokens) override {
+    const KvAccounting before = inner_.Accounting();
+    const int64_t computed = inner_.ComputedTokens(id);
+    const bool expected = inner_.CanGrow(id, tokens);
+    const int64_t room = inner_.GrowThenRoom(id, tokens);
+    KVSIM_CHECK((room >= 0) == expected, "GrowThenRoom disagrees with CanGrow");
+    if (room < 0) CheckUnchanged(before, "a failed GrowThenRoom");
+    KVSIM_CHECK(room < 0 || room == inner_.GrowRoom(id), "GrowThenRoom's room is not GrowRoom's after the grow");
+    KVSIM_CHECK(inner_.ComputedTokens(id) == computed + (room >= 0 ? tokens : 0), "GrowThenRoom miscounted the computed tokens");
+    Check("GrowThenRoom");
+    return room;
+  }
   void Free(RequestId id) override {
     inner_.Free(id);
     KVSIM_CHECK(!inner_.IsLive(id), "Free left the request live");

@@ -143,6 +143,9 @@ class KvAllocator {
   // (no block taken, released or copied). The replay advances decoding requests lazily within it.
   virtual int64_t GrowRoom(RequestId id) const = 0;
   virtual bool Grow(RequestId id, int64_t tokens) = 0;
+  // Grow, then GrowRoom after it; −1, with no side effect, when memory is short. speed: an allocator
+  // may look the request up once (a replay's decode run asks for both at every block it enters).
+  virtual int64_t GrowThenRoom(RequestId id, int64_t tokens) { return Grow(id, tokens) ? GrowRoom(id) : -1; }
 
   // The held-growth fast path (kvcache/held_growth.h), or null when blocks are not interchangeable.
   virtual HeldGrowth* held_growth() { return nullptr; }

@@ -152,13 +152,20 @@ bool PagedAllocator::CanGrow(RequestId id, int64_t tokens) const {
   return need <= QueuedBlocks() + released;
 }
 
-bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
+bool PagedAllocator::Grow(RequestId id, int64_t tokens) { return GrowState(requests_.at(id), tokens); }
+int64_t PagedAllocator::GrowRoom(RequestId id) const { return RoomOf(requests_.at(id)); }
+int64_t PagedAllocator::GrowThenRoom(RequestId id, int64_t tokens) {
   RequestState& r = requests_.at(id);
+  return GrowState(r, tokens) ? RoomOf(r) : -1;
+}
+
+inline bool PagedAllocator::GrowState(RequestState& r, int64_t tokens) {
   if (counting_ && one_full_group_) {
-    // speed: BlocksToGrow and CommitGrow's common case without their dispatch (a replay's every
-    // explicit decode token).
-    if (std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held()) > QueuedBlocks()) return false;
-    CommitGrowCounted(r, tokens);
+    // speed: BlocksToGrow and CommitGrow's common case without their dispatch, its blocks counted
+    // once and committed inline (a replay's every explicit decode token).
+    const int64_t take = std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held());
+    if (take > QueuedBlocks()) return false;
+    CommitGrowOneGroup(r, tokens, take, /*from_held=*/false);
     return true;
   }
   int64_t released = 0;
@@ -167,8 +174,7 @@ bool PagedAllocator::Grow(RequestId id, int64_t tokens) {
   return true;
 }
 
-int64_t PagedAllocator::GrowRoom(RequestId id) const {
-  const RequestState& r = requests_.at(id);
+inline int64_t PagedAllocator::RoomOf(const RequestState& r) const {
   // Slots left in the last block (never shared: only full blocks are).
   int64_t room = Offset(block_size_ - Offset(r.computed));
   if (!has_sliding_) return room;

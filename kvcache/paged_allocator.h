@@ -40,6 +40,7 @@
 #include "kvcache/budget/kv_cache_layout.h"
 #include "kvcache/preempted_prefixes.h"
 #include "kvcache/request_table.h"
+#include "kvcache/base/check.h"
 #include "kvcache/base/units.h"
 
 namespace kvsim {
@@ -66,6 +67,7 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   bool CanEverFit(const AdmitRequest& request) const override;
   bool CanGrow(RequestId id, int64_t tokens) const override;
   bool Grow(RequestId id, int64_t tokens) override;
+  int64_t GrowThenRoom(RequestId id, int64_t tokens) override;
   int64_t GrowRoom(RequestId id) const override;
   void Free(RequestId id) override;
   void FreePreempted(RequestId id) override;
@@ -177,6 +179,24 @@ class PagedAllocator final : public KvAllocator, public HeldGrowth {
   int64_t QueuedBlocks() const { return pool_.num_queued() - counted_taken_; }
   // `from_held`: the new blocks come out of held_ instead of the free pool.
   void CommitGrowCounted(RequestState& r, int64_t tokens, bool from_held = false);
+  bool GrowState(RequestState& r, int64_t tokens);  // Grow and GrowRoom, the request looked up
+  int64_t RoomOf(const RequestState& r) const;
+  // Its one-group case, given the blocks the grow takes (speed: inline in Grow, which counted them).
+  void CommitGrowOneGroup(RequestState& r, int64_t tokens, int64_t take, bool from_held) {
+    GroupBlocks& gb = r.groups[0];
+    reserved_slots_ -= gb.tail_reserved;
+    const int64_t target = r.computed + tokens;
+    gb.counted += take;
+    if (from_held) held_ -= take;
+    else counted_taken_ += take;
+    KVSIM_CHECK(held_ >= 0, "GrowFromHeld took more blocks than were held");
+    token_slots_ += tokens;
+    r.computed = target;
+    const int64_t offset = Offset(target);
+    const int64_t unfilled = offset == 0 ? 0 : block_size_ - offset;
+    gb.tail_reserved = gb.held() == 0 ? 0 : static_cast<int32_t>(std::min(unfilled, std::max<int64_t>(0, r.final_tokens - target)));
+    reserved_slots_ += gb.tail_reserved;
+  }
   void FreeCounted(RequestState& r);
   // Counting mode: blocks taken from the front of vLLM's free queue so far (PreemptedPrefixes).
   int64_t TakenFromFront() const { return counted_taken_ + freed_counted_ - preempted_.reclaimed(); }

@@ -13,21 +13,7 @@ void PagedAllocator::CommitGrowCounted(RequestState& r, int64_t tokens, bool fro
   if (one_full_group_) {
     // speed: the same steps for the one group, straight-line (every decode token of a replay that
     // grows explicitly comes here).
-    GroupBlocks& gb = r.groups[0];
-    reserved_slots_ -= gb.tail_reserved;
-    const int64_t target = r.computed + tokens;
-    const int64_t take = std::max<int64_t>(0, BlocksFor(target) - gb.held());
-    gb.counted += take;
-    if (from_held) held_ -= take;
-    else counted_taken_ += take;
-    KVSIM_CHECK(held_ >= 0, "GrowFromHeld took more blocks than were held");
-    token_slots_ += tokens;
-    r.computed = target;
-    const int64_t offset = Offset(target);
-    const int64_t unfilled = offset == 0 ? 0 : block_size_ - offset;
-    gb.tail_reserved = gb.held() == 0 ? 0 : static_cast<int32_t>(std::min(unfilled, std::max<int64_t>(0, r.final_tokens - target)));
-    reserved_slots_ += gb.tail_reserved;
-    return;
+    return CommitGrowOneGroup(r, tokens, std::max<int64_t>(0, BlocksFor(r.computed + tokens) - r.groups[0].held()), from_held);
   }
   ClearTail(r);
   const int64_t target = r.computed + tokens;

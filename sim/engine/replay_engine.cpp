@@ -244,38 +244,30 @@ void ReplayEngine::SampleOffloadTiers(StepSample& s) const {
 
 // speed: the accounting is written field by field into the sample itself, which is reused: zeroing a
 // fresh sample each step, copying the accounting into it or adjusting two of its fields after the
-// allocator wrote them all stalled on loads of just-stored data (store forwarding).
+// allocator wrote them all stalled on loads of just-stored data (store forwarding). Without kCounts
+// (a verify run's later step: nothing admitted, preempted or finished) the counts stay the last's.
+template <bool kCounts>
 void ReplayEngine::RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens) {
   StepSample& sample = step_sample_;
   sample.start_ns = start_ns;
   sample.duration_ns = duration_ns;
   sample.later_tokens = later_tokens;
-  sample.running = static_cast<int64_t>(running_.size());
-  sample.waiting = waiting();
+  if (kCounts) {
+    sample.running = static_cast<int64_t>(running_.size());
+    sample.waiting = waiting();
+    sample.preemptions_total = counters_.preemptions;
+    sample.lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0;
+  }
+  KVSIM_DCHECK(sample.running == running() && sample.waiting == waiting() && sample.preemptions_total == counters_.preemptions &&
+               sample.lora_adapters == (adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0));
   sample.used_blocks = alloc_.UsedBlocks();
   FillAccountingWithLazyTokens(step_, &sample.kv);
-  sample.preemptions_total = counters_.preemptions;
-  sample.lora_adapters = adapter_slots_ ? static_cast<int64_t>(step_adapters_.size()) : 0;
   if (tiers_) SampleOffloadTiers(sample);
   KVSIM_DCHECK(sample.kv.Sum() == sample.kv.capacity_slots);  // every slot in exactly one category
   for (ReplayObserver* o : observers_) o->OnStep(sample);
 }
-
-// The drafter's passes after the target's forward: one token per decoding request per pass, over
-// the same contexts (EAGLE's first pass also re-reads the accepted tokens; their count is small
-// beside the context and is left out).
-int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
-  const SpeculationOptions& sp = o_.speculation;
-  if (!sp.proposer || sp.proposer_passes == 0) return 0;
-  StepWork draft;
-  for (const Scheduled& s : scheduled)
-    if (s.tokens > 1 && !slots_[s.slot].prefilling) draft.Add(1, s.context);
-  if (draft.sequences == 0) return 0;
-  const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
-  counters_.drafting_ns += ns;
-  ++counters_.verify_steps;
-  return ns;
-}
+template void ReplayEngine::RecordStep<true>(int64_t, int64_t, int64_t);
+template void ReplayEngine::RecordStep<false>(int64_t, int64_t, int64_t);
 
 void ReplayEngine::Deliver(TraceRequest&& r) {
   quiet_steps_left_ = 0;
@@ -328,6 +320,7 @@ bool ReplayEngine::StepOnce(int64_t horizon_ns) {
   // speed: with speculation or LoRA, a step in which only decoders run skips the passes too.
   if (!lazy_decode_) [[unlikely]] {
     if ((acceptance_ || adapter_slots_) && ExplicitDecodeStep()) return RunExplicitDecodeSteps(horizon_ns);
+    if (!decode_run_.empty()) SyncDeferredGrows();  // a run left open, before the passes read the pool
   }
   Passes passes(*this);
   return CompleteStep(scheduler_->Step(passes), horizon_ns, nullptr);

@@ -52,6 +52,7 @@
 #include "sim/engine/arrival_backlog.h"
 #include "sim/engine/engine_kinds.h"
 #include "sim/engine/engine_options.h"
+#include "sim/engine/explicit_decoder.h"
 #include "sim/engine/lora_adapters.h"
 #include "sim/engine/recv_polling.h"
 #include "sim/engine/replica_scheduler.h"
@@ -204,11 +205,12 @@ class ReplayEngine final {
   bool RunExplicitDecodeSteps(int64_t horizon_ns);
   bool GrowOrPreempt(Slot slot, int64_t kept);  // grow_or_preempt.h
   void SyncDeferredGrows();
-  void CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat, bool finishes);
+  void CompleteRunStep(int64_t batch, int64_t context, int64_t later_tokens, bool repeat, bool finishes);
   void FinishAdvanced();
-  // A running request of the current run, in order; `room`: tokens it may still add without a Grow
-  // (GrowRoom when last synced, less `unsynced`).
-  struct ExplicitDecoder { Slot slot; int64_t room; };
+  template <bool kAdvance> void ScheduleRunStep(RunStepSums& sums);  // explicit_decoder.h
+  void LoadRun();
+  void StoreRun(size_t scheduled_upto);
+  void ListRunScheduled(size_t upto);
   std::vector<ExplicitDecoder> decode_run_;
   int64_t deferred_tokens_ = 0;  // Σ unsynced: computed in a run, not yet given to the allocator
   // After the scheduler's passes: times, applies and records the step (false: none taken); with
@@ -244,7 +246,7 @@ class ReplayEngine final {
   KvAccounting AccountingWithLazyTokens(int64_t step) const;
   // The same, written into *out (RecordStep's sample).
   void FillAccountingWithLazyTokens(int64_t step, KvAccounting* out) const;
-  void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
+  template <bool kCounts = true> void RecordStep(int64_t start_ns, int64_t duration_ns, int64_t later_tokens);
   void SampleOffloadTiers(StepSample& s) const;
   void Done(const RequestRecord& record) {
     for (ReplayObserver* o : observers_) o->OnRequestDone(record);

@@ -9,12 +9,25 @@
 // StepOnce does. Under --stepping token every step takes the scheduler's passes (the reference the
 // tests compare against).
 #include <algorithm>
+#include <type_traits>
 
 #include "kvcache/base/check.h"
 #include "sim/engine/grow_or_preempt.h"
 #include "sim/engine/replay_engine.h"
 
 namespace kvsim {
+namespace {
+
+// Whether `run` holds the running requests, in running order (a debug check).
+template <typename Running>
+bool SameDecoders(const std::vector<ExplicitDecoder>& run, const Running& running) {
+  size_t i = 0;
+  for (const auto [order, slot] : running)
+    if (i >= run.size() || run[i++].slot != slot) return false;
+  return i == run.size();
+}
+
+}  // namespace
 
 // Whether step_ may start a run: vLLM v1's pass 1 would visit decoders only and give each its
 // 1 + k tokens (1 without speculation; the budget holds them all), and pass 2 would admit nothing:
@@ -75,99 +88,205 @@ bool ReplayEngine::WalkLoraWaiters() const {
   return backlog_.empty() || backlog_.Front().eligible_ns < 0;  // the pass would take the backlog's front next
 }
 
+// One step of the run: each live decoder, in running order, is scheduled as ScheduleExplicit would
+// schedule it (its draw, 1 + accepted tokens kept). With kAdvance it is also advanced as AfterStep
+// would advance it (speed: nothing the step's time and sample read depends on it; not with KV
+// tiers, whose stores AfterStep makes). speed: the decoders' fields are the run's (LoadRun), and
+// scheduled_ is not listed (ListRunScheduled lists it for what reads it: LoRA's first batch,
+// FinishAdvanced and CompleteStep).
+template <bool kAdvance>
+void ReplayEngine::ScheduleRunStep(RunStepSums& sums) {
+  AcceptanceDraw& draw = *acceptance_;
+  ExplicitDecoder* const begin = decode_run_.data();
+  ExplicitDecoder* const end = begin + decode_run_.size();
+  // speed: the sums in locals, stored once (the decoders' stores could alias them); the draws and the
+  // tokens kept follow from the others after the loop.
+  int64_t context = 0, accepted = 0, events = 0, deferred = 0;
+  int64_t unscheduled_run = 0;  // drawn by a request that then preempted itself
+  bool finished = false;
+  ExplicitDecoder* d = begin;
+  for (; d != end; ++d) {
+    if (!d->live) continue;  // preempted earlier in this step
+    // speed: a draw accepts at most the k drafts (tokens − 1), so only its length caps it.
+    const int64_t run = std::min(draw.Next(), d->left - 1);  // accepted drafts
+    KVSIM_DCHECK(run <= o_.speculation.tokens);
+    const int64_t kept = 1 + run;
+    accepted += run;
+    if (!kAdvance) slots_[d->slot].accepted = run;  // AfterStep samples them
+    if (d->unsynced + kept <= d->room) {
+      // They fill slots it holds: handed to the allocator later.
+      d->unsynced += kept;
+      deferred += kept;
+    } else if (const int64_t room = grows_compose_ ? alloc_.GrowThenRoom(d->id, d->unsynced + kept)
+                                                   : alloc_.Grow(d->id, d->unsynced + kept) ? 0 : -1;
+               room >= 0) {
+      // GrowOrPreempt's first Grow, which fits (its deferred tokens ride along).
+      deferred -= d->unsynced;
+      d->unsynced = 0;
+      d->room = room;
+    } else {
+      // Memory is short: GrowOrPreempt, on the Lives, tries that Grow again (a failed Grow changes
+      // nothing) and preempts until it fits.
+      StoreRun(static_cast<size_t>(d - begin));
+      deferred_tokens_ += deferred - d->unsynced;
+      deferred = 0;
+      const bool grown = GrowOrPreempt(d->slot, kept);
+      if (preempted_this_step_) {
+        // Preempted requests' deferred tokens were freed with them.
+        deferred_tokens_ = 0;
+        for (const ExplicitDecoder& e : decode_run_) deferred_tokens_ += slots_[e.slot].unsynced;
+      }
+      LoadRun();
+      if (!grown) {  // it preempted itself: pass 1 ends
+        unscheduled_run = run;
+        break;
+      }
+      d->room = grows_compose_ ? alloc_.GrowRoom(d->id) : 0;
+    }
+    d->context = d->computed;
+    context += d->computed;
+    d->computed += kept;
+    ++events;
+    if (kAdvance) {
+      KVSIM_DCHECK(slots_[d->slot].record.first_token_ns >= 0 && kept <= d->left);
+      d->left -= kept;
+      if (d->left <= 0) [[unlikely]] finished = true;
+    }
+  }
+  deferred_tokens_ += deferred;
+  const size_t upto = static_cast<size_t>(d - begin);
+  const int64_t drawn = events + (upto < decode_run_.size() ? 1 : 0);
+  // Each scheduled request kept 1 + its run; without kAdvance AfterStep counts them.
+  const int64_t later_tokens = kAdvance ? events + accepted - unscheduled_run : 0;
+  sums = {context, later_tokens, accepted, drawn, events, upto, finished};
+}
+
 // Steps from step_ on while every running request decodes, until a request is preempted or
 // finishes, an arrival may become eligible, or the next step would start at or after `horizon_ns`.
 // Requests that reach their output length finish at the end of their step, as AfterStep finishes
 // them. Returns StepOnce's result: true when a step was taken. REQUIRES: ExplicitDecodeStep().
 bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
+  KVSIM_DCHECK(acceptance_.has_value());  // runs are taken only with speculation (lazy_decode_ off)
   const int64_t tokens = 1 + o_.speculation.tokens;
-  decode_run_.clear();
-  for (const auto [order, slot] : running_) {
-    const Live& l = slots_[slot];
-    KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
-    decode_run_.push_back({slot, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0});
+  if (decode_run_.empty()) {
+    for (const auto [order, slot] : running_) {
+      const Live& l = slots_[slot];
+      KVSIM_DCHECK(l.unsynced == 0 && !l.lazy);
+      decode_run_.push_back({slot, true, l.req.id, grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0, 0, 0, 0, 0});
+    }
+  } else {
+    // The run the last call left open (cut by an arrival; no scheduler pass since): the same
+    // decoders, their rooms and deferred tokens as it left them.
+    KVSIM_DCHECK(SameDecoders(decode_run_, running_));
   }
-  // speed: what AfterStep would do for the step's requests (each samples 1 + accepted tokens past
-  // its first, and none finishes) is done as each is scheduled: nothing the step's time and sample
-  // read depends on it. Not with KV tiers, whose stores AfterStep makes.
+  LoadRun();
   const bool advance_here = tiers_ == nullptr;
   bool taken = false;
-  bool finishing = false;  // a request may finish in the next step (without advance_here)
-  bool finished = false;   // requests finished in the last step (with advance_here)
+  bool cut_by_arrival = false;
+  RunStepSums sums;
   for (bool first = true;; first = false) {
     if (!first) {
       // The next step is quiet too only if nothing that ended the last one changed.
-      if (preempted_this_step_ || unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) break;
+      if (preempted_this_step_) break;
+      if (unseen_arrivals_ != 0 || now_ns_ >= horizon_ns) {
+        cut_by_arrival = true;
+        break;
+      }
+      bool finishing = false;  // a request may finish in the next step (without advance_here)
       if (!advance_here)
-        for (const ExplicitDecoder& d : decode_run_) finishing |= slots_[d.slot].target - slots_[d.slot].generated <= tokens;
+        for (const ExplicitDecoder& d : decode_run_) finishing |= d.left <= tokens;
       if (finishing) break;
       // A finish ends the run: the room it freed may admit a waiting request, and a closed-loop
       // client sends its next request when its last one ends (the caller delivers it).
-      if (finished) break;
+      if (sums.finished) break;
       ++step_;
       scheduled_.clear();
     }
-    int64_t budget = o_.max_num_batched_tokens;
-    int64_t later_tokens = 0;
-    int64_t context = 0;  // Σ computed before the step, over the scheduled requests
-    int64_t drafts = 0, accepted = 0, events = 0, deferred = 0;
-    for (ExplicitDecoder& d : decode_run_) {
-      Live& l = slots_[d.slot];
-      if (!l.in_use || l.order < 0) continue;  // preempted earlier in this step
-      int64_t kept = 1;
-      if (acceptance_) {
-        // ScheduleExplicit's speculative decode: k drafts verified, 1 + accepted tokens kept.
-        l.accepted = std::min({acceptance_->Next(), tokens - 1, l.target - l.generated - 1});
-        kept += l.accepted;
-        drafts += tokens - 1;
-        accepted += l.accepted;
-      }
-      if (l.unsynced + kept <= d.room) {
-        // They fill slots it holds: handed to the allocator later.
-        l.unsynced += kept;
-        deferred += kept;
-      } else {
-        deferred_tokens_ += deferred - l.unsynced;
-        deferred = 0;
-        const bool grown = GrowOrPreempt(d.slot, kept);
-        if (preempted_this_step_) {
-          // Preempted requests' deferred tokens were freed with them.
-          deferred_tokens_ = 0;
-          for (const ExplicitDecoder& e : decode_run_) deferred_tokens_ += slots_[e.slot].unsynced;
-        }
-        if (!grown) break;  // it preempted itself: pass 1 ends
-        d.room = grows_compose_ ? alloc_.GrowRoom(l.req.id) : 0;
-      }
-      scheduled_.push_back({d.slot, tokens, l.computed});
-      l.scheduled_step = step_;
-      context += l.computed;
-      l.computed += kept;
-      budget -= tokens;
-      ++events;
-      if (advance_here) {
-        KVSIM_DCHECK(l.record.first_token_ns >= 0 && l.generated + kept <= l.target);
-        l.generated += kept;
-        l.accepted = 0;
-        later_tokens += kept;
-        finished |= l.generated >= l.target;
-      }
-    }
-    deferred_tokens_ += deferred;
-    counters_.draft_tokens += drafts;
-    counters_.accepted_tokens += accepted;
-    counters_.events += events;
-    if (advance_here && !preempted_this_step_ && scheduled_.size() == decode_run_.size()) {
+    if (advance_here) ScheduleRunStep<true>(sums);
+    else ScheduleRunStep<false>(sums);
+    // Drafts are counted as drawn: a request that preempted itself (pass 1 ended at it) drew too.
+    counters_.draft_tokens += sums.drawn * (tokens - 1);
+    counters_.accepted_tokens += sums.accepted;
+    counters_.events += sums.events;
+    if (advance_here && !preempted_this_step_ && sums.events == static_cast<int64_t>(decode_run_.size())) {
       // Every decoder of the run scheduled, `tokens` each: the step's work from its sums.
-      CompleteRunStep(context, later_tokens, !first, finished);
+      if (sums.finished || (adapter_slots_ && first)) {
+        StoreRun(sums.upto);
+        ListRunScheduled(sums.upto);
+      }
+      CompleteRunStep(sums.events, sums.context, sums.later_tokens, !first, sums.finished);
+      if (sums.finished) LoadRun();
     } else {
       // (A step without work, its first request unable to grow even alone, ends the run: true if
       // steps were taken before it.)
-      if (!CompleteStepOutOfLine(!scheduled_.empty(), horizon_ns, advance_here ? &later_tokens : nullptr)) break;
+      StoreRun(sums.upto);
+      ListRunScheduled(sums.upto);
+      const bool stepped = CompleteStepOutOfLine(sums.events != 0, horizon_ns, advance_here ? &sums.later_tokens : nullptr);
+      LoadRun();
+      if (!stepped) break;
     }
     taken = true;
   }
-  SyncDeferredGrows();
+  StoreRun(sums.upto);
+  // speed: a run cut by an arrival, in which nothing finished, stays open with its deferred tokens:
+  // the next call is often a run of the same decoders again (the arrival not yet seen by a pass),
+  // and StepOnce hands them over before the scheduler's passes otherwise. Not with KV tiers.
+  if (!cut_by_arrival || sums.finished || !advance_here) SyncDeferredGrows();
   return taken;
+}
+
+// The run's decoders' fields from their Lives; a decoder preempted or finished is no longer live.
+void ReplayEngine::LoadRun() {
+  static_assert(std::is_same_v<decltype(ExplicitDecoder::slot), Slot>);
+  for (ExplicitDecoder& d : decode_run_) {
+    const Live& l = slots_[d.slot];
+    d.live = l.in_use && l.order >= 0;
+    d.left = l.target - l.generated;
+    d.computed = l.computed;
+    d.unsynced = l.unsynced;
+  }
+}
+
+// Writes the live decoders' fields back to their Lives; those before `scheduled_upto` were
+// scheduled in the current step.
+void ReplayEngine::StoreRun(size_t scheduled_upto) {
+  for (size_t i = 0; i < decode_run_.size(); ++i) {
+    const ExplicitDecoder& d = decode_run_[i];
+    if (!d.live) continue;
+    Live& l = slots_[d.slot];
+    KVSIM_DCHECK(l.in_use && l.order >= 0);
+    l.generated = l.target - d.left;
+    l.computed = d.computed;
+    l.unsynced = d.unsynced;
+    if (i < scheduled_upto) l.scheduled_step = step_;
+  }
+}
+
+// scheduled_ as ScheduleExplicit would have listed the current step's requests: the live decoders
+// before `upto`, `tokens` each (a decoder is preempted only before its turn in a step: victims are
+// the newest).
+void ReplayEngine::ListRunScheduled(size_t upto) {
+  scheduled_.clear();
+  for (size_t i = 0; i < upto; ++i) {
+    const ExplicitDecoder& d = decode_run_[i];
+    if (d.live) scheduled_.push_back({d.slot, 1 + o_.speculation.tokens, d.context});
+  }
+}
+
+// The drafter's passes after the target's forward: one token per decoding request per pass, over
+// the same contexts (EAGLE's first pass also re-reads the accepted tokens; their count is small
+// beside the context and is left out).
+int64_t ReplayEngine::ProposerNs(const std::vector<Scheduled>& scheduled) {
+  const SpeculationOptions& sp = o_.speculation;
+  if (!sp.proposer || sp.proposer_passes == 0) return 0;
+  StepWork draft;
+  for (const Scheduled& s : scheduled)
+    if (s.tokens > 1 && !slots_[s.slot].prefilling) draft.Add(1, s.context);
+  if (draft.sequences == 0) return 0;
+  const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+  counters_.drafting_ns += ns;
+  ++counters_.verify_steps;
+  return ns;
 }
 
 // speed: inlined into CompleteRunStep, which looks the timer up at every step of a verify run; it
@@ -187,40 +306,42 @@ bool ReplayEngine::RunExplicitDecodeSteps(int64_t horizon_ns) {
 // drafter's passes over the same contexts, and, with `repeat`, LoRA's batch as the step before ran
 // it. The requests that reached their length (`finishes`) finish at the step's end, in scheduled
 // order, as AfterStep finishes them. The same time, counters and sample as CompleteStep's.
-void ReplayEngine::CompleteRunStep(int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
-  KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty());
-  const int64_t tokens = 1 + o_.speculation.tokens;
-  const int64_t batch = static_cast<int64_t>(scheduled_.size());
-  StepWork w;
-  w.new_tokens = batch * tokens;
-  w.context_tokens = context;
-  w.attended = tokens * context + batch * (tokens * (tokens + 1) / 2);
-  w.sequences = batch;
-  if (acceptance_) w.draft_tokens = batch * (tokens - 1);
+void ReplayEngine::CompleteRunStep(int64_t batch, int64_t context, int64_t later_tokens, bool repeat, bool finishes) {
+  KVSIM_DCHECK(lazy_count_ == 0 && loading_.empty() && acceptance_.has_value());
+  const SpeculationOptions& sp = o_.speculation;
   // speed: a verify step's batch-only terms are looked up once per batch size (VerifyRun).
-  int64_t dt = acceptance_ ? VerifyRunFor(batch).Ns(context) : w.DecodeOnly() ? DecodeRunFor(batch).Ns(context) : timer_.StepNs(w);
-  if (acceptance_) {
-    const SpeculationOptions& sp = o_.speculation;
-    if (sp.proposer && sp.proposer_passes != 0) {
-      // ProposerNs: one token per decoding request per pass, over the same contexts.
-      StepWork draft;
-      draft.Add(1, 0, batch);
-      draft.context_tokens = context;
-      draft.attended += context;
-      const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
-      counters_.drafting_ns += ns;
-      ++counters_.verify_steps;
-      dt += ns;
-    }
+  int64_t dt = VerifyRunFor(batch).Ns(context);
+  if (sp.proposer && sp.proposer_passes != 0) {
+    // ProposerNs: one token per decoding request per pass, over the same contexts.
+    StepWork draft;
+    draft.Add(1, 0, batch);
+    draft.context_tokens = context;
+    draft.attended += context;
+    const int64_t ns = sp.proposer_passes * sp.proposer->StepNs(draft);
+    counters_.drafting_ns += ns;
+    ++counters_.verify_steps;
+    dt += ns;
   }
-  if (adapter_slots_) dt += repeat ? RepeatLoraStepNs(w, dt) : LoraStepNs(scheduled_, w, dt);
+  if (adapter_slots_) {
+    // speed: the step's StepWork is built only for LoRA, which reads it.
+    const int64_t tokens = 1 + sp.tokens;
+    StepWork w;
+    w.new_tokens = batch * tokens;
+    w.context_tokens = context;
+    w.attended = tokens * context + batch * (tokens * (tokens + 1) / 2);
+    w.sequences = batch;
+    w.draft_tokens = batch * (tokens - 1);
+    dt += repeat ? RepeatLoraStepNs(w, dt) : LoraStepNs(scheduled_, w, dt);
+  }
   KVSIM_DCHECK(dt > 0);
   const int64_t start = now_ns_;
   last_step_start_ns_ = now_ns_;
   now_ns_ += dt;
   if (finishes) FinishAdvanced();
   ++counters_.steps;
-  RecordStep(start, dt, later_tokens);
+  // A later step of the run that finishes nothing leaves the request counts and the batch as they were.
+  if (repeat && !finishes) RecordStep</*kCounts=*/false>(start, dt, later_tokens);
+  else RecordStep(start, dt, later_tokens);
 }
 
 // The step's scheduled requests that a run advanced to their output length finish, in scheduled
@@ -242,7 +363,8 @@ void ReplayEngine::FinishAdvanced() {
 }
 
 
-// Hands the run's deferred tokens to the allocator: slots each request already held.
+// Hands the run's deferred tokens to the allocator (slots each request already held), and closes
+// the run.
 void ReplayEngine::SyncDeferredGrows() {
   for (const ExplicitDecoder& d : decode_run_) {
     Live& l = slots_[d.slot];
@@ -254,6 +376,7 @@ void ReplayEngine::SyncDeferredGrows() {
     l.unsynced = 0;
   }
   deferred_tokens_ = 0;
+  decode_run_.clear();
 }
 
 }  // namespace kvsim

@@ -16,10 +16,11 @@
 #define KVSIM_SIM_ENGINE_SPECULATION_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include "sim/engine/batched_mt19937_64.h"
 #include "sim/timing/step_timer.h"
 
 namespace kvsim {
@@ -43,6 +44,12 @@ class AcceptanceDraw {
       if (Uniform(UINT64_MAX) < rate) ++always_;  // every draw accepts it (a rate of 1)
       else below_.push_back(FirstDrawNotBelow(rate));
     }
+    // The run is the same for every x of a range of 2^56 that no threshold splits (it falls as x
+    // rises): its first and last x agree.
+    for (uint64_t top = 0; top < kRanges; ++top) {
+      const int64_t lo = Count(top << kRangeShift), hi = Count((top << kRangeShift) | ((uint64_t{1} << kRangeShift) - 1));
+      by_range_[top] = lo == hi && lo <= INT8_MAX ? static_cast<int8_t>(lo) : int8_t{-1};
+    }
   }
   // The accepted run: the positions before the first one whose rate the draw u reaches, u the
   // double std::uniform_real_distribution<double>(0, 1) makes of the engine's next number x
@@ -51,12 +58,13 @@ class AcceptanceDraw {
   // speed: u < rate exactly when x is below an integer threshold found once, and the rates do not
   // rise, so the run is the count of thresholds above x, taken without a branch (the draw is made
   // for every decoding request at every step, and a loop that stops at the first failure
-  // mispredicts about once a draw). The same runs as the loop over u (decode_runs_test.cpp).
+  // mispredicts about once a draw); and as most ranges of x's top bits hold no threshold, the count
+  // is looked up by them, and counted only in the few ranges that do. The same runs as the loop
+  // over u (decode_runs_test.cpp).
   int64_t Next() {
     const uint64_t x = rng_();
-    int64_t n = always_;
-    for (const uint64_t t : below_) n += x < t;
-    return n;
+    const int8_t n = by_range_[x >> kRangeShift];
+    return n >= 0 ? n : Count(x);
   }
   // u as the distribution makes it from x: the thresholds are found on it (the tests check it too).
   static double Uniform(uint64_t x) {
@@ -75,9 +83,17 @@ class AcceptanceDraw {
     }
     return lo;
   }
+  int64_t Count(uint64_t x) const {
+    int64_t n = always_;
+    for (const uint64_t t : below_) n += x < t;
+    return n;
+  }
+  static constexpr int kRangeShift = 56;
+  static constexpr uint64_t kRanges = uint64_t{1} << (64 - kRangeShift);
   int64_t always_ = 0;          // the first positions, accepted by every draw
   std::vector<uint64_t> below_;  // each later position: draws below it accept it
-  std::mt19937_64 rng_;
+  std::array<int8_t, kRanges> by_range_;  // Count over each range of x's top bits; −1: it varies there
+  BatchedMt19937_64 rng_;  // std::mt19937_64's numbers
 };
 
 // The per-position rates a --spec-acceptance value gives for k drafts: one rate a -> a, a^2, ...;

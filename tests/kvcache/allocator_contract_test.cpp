@@ -122,7 +122,8 @@ TYPED_TEST(AllocatorContractTest, RequestLargerThanThePoolNeverFits) {
 
 // At least 1,000,000 seeded random operations through CheckedAllocator, which runs every
 // invariant check and the interface contract (a failed call changes nothing, Admit does what
-// PlanAdmit planned, a Grow within GrowRoom succeeds without taking memory) after each one.
+// PlanAdmit planned, a Grow within GrowRoom succeeds without taking memory, GrowThenRoom is Grow
+// then GrowRoom) after each one.
 TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
   KvAllocator& inner = *this->alloc_;
   CheckedAllocator a(inner);
@@ -152,7 +153,9 @@ TYPED_TEST(AllocatorContractTest, RandomOperationsKeepEveryInvariant) {
       const int64_t room = a.GrowRoom(it->first);
       const bool within_room = room > 0 && rng() % 2 == 0;
       grows_within_room += within_room;
-      grow_failures += !a.Grow(it->first, within_room ? room : 1 + static_cast<int64_t>(rng() % 20));
+      const int64_t tokens = within_room ? room : 1 + static_cast<int64_t>(rng() % 20);
+      // Odd ids grow through GrowThenRoom, which CheckedAllocator checks against Grow and GrowRoom.
+      grow_failures += it->first % 2 == 1 ? a.GrowThenRoom(it->first, tokens) < 0 : !a.Grow(it->first, tokens);
     } else {
       auto it = std::next(live.begin(), static_cast<long>(rng() % live.size()));
       a.Free(it->first);

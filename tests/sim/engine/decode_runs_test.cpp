@@ -4,13 +4,15 @@
 // terms to each step, and every step sample (start, duration, sampled tokens, queue, used blocks,
 // every KV category, preemptions) and the whole summary equal token stepping's, which visits every
 // request every step with the scheduler; and the acceptance draw's integer thresholds give the
-// runs that std::uniform_real_distribution's double compared with each rate gives.
+// runs that std::uniform_real_distribution's double compared with each rate gives, from the
+// numbers std::mt19937_64 gives.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
 #include "kvcache/model/model_catalog.h"
+#include "sim/engine/batched_mt19937_64.h"
 #include "sim/engine/speculation.h"
 #include "sim/run/replay_runner.h"
 #include "tests/sim/engine/step_recorder.h"
@@ -48,6 +50,15 @@ TEST(DecodeRunsTest, AcceptanceDrawEqualsTheDistributionsDouble) {
   EXPECT_EQ(AcceptanceDraw::Uniform(0), 0.0);
   EXPECT_EQ(AcceptanceDraw::Uniform(uint64_t{1} << 63), 0.5);
   EXPECT_EQ(AcceptanceDraw::Uniform(UINT64_MAX), 0x1.fffffffffffffp-1);  // 2^64 rounds to 1: the double below it
+}
+
+// The batched engine gives the standard engine's numbers, across several refills of its state.
+TEST(DecodeRunsTest, BatchedMersenneTwisterEqualsTheStandardOne) {
+  for (const uint64_t seed : {uint64_t{0}, uint64_t{1}, uint64_t{0x5bd1e994}, UINT64_MAX}) {
+    BatchedMt19937_64 batched(seed);
+    std::mt19937_64 standard(seed);
+    for (int i = 0; i < 5000; ++i) ASSERT_EQ(batched(), standard()) << "number " << i << " seed " << seed;
+  }
 }
 
 using testing::StepRecorder;
