@@ -46,6 +46,13 @@ void NoteSettings(const DeploymentConfig& c, CapacityResult& r) {
     r.notes.push_back("chunked prefill off: the token budget is " + std::to_string(r.settings.max_num_batched_tokens) +
                       " tokens (a whole max-model-len prompt) and the profile run covers it; kvsim's replay scheduler "
                       "still splits a prompt that does not fit the step's remaining budget (vLLM would leave it waiting)");
+  if (c.cpu_offload_bytes > 0) {
+    const WeightMemory& w = r.stages[r.bottleneck_stage].weights;
+    r.notes.push_back(Format("--cpu-offload-gb: %.2f GiB of this GPU's decoder-layer weights in CPU memory (%.2f GiB asked; "
+                             "whole parameters, layer by layer; embeddings and lm_head stay on the GPU), read over the "
+                             "host link in every forward (kvsim step: cpu_offloaded_weights)",
+                             BytesToGiB(w.cpu_offloaded_bytes), BytesToGiB(c.cpu_offload_bytes)));
+  }
   // vLLM's worker returns --kv-cache-memory-bytes without profiling (gpu_worker.determine_available_memory):
   // the utilization then only gates start-up against the free memory, it does not size the cache.
   if (c.kv_cache_memory_bytes && c.gpu_memory_utilization)

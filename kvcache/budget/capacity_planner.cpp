@@ -185,7 +185,7 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   st.stage = stage;
   st.first_layer = layers.first;
   st.end_layer = layers.second;
-  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c));
+  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c), c.cpu_offload_bytes);
   // Qwen3-VL allocates one [max_num_batched_tokens, hidden] buffer per deepstack level at load
   // (Qwen3VLForConditionalGeneration.__init__), counted in vLLM's "Model loading took".
   if (stage == 0 && c.engine == Engine::kVllm)
@@ -227,7 +227,6 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
     st.cuda_graphs = EstimateCudaGraphMemory(c.cuda_graphs, graphs, f.version);
     if (st.cuda_graphs.charged_to_kv) st.overhead.cuda_graph_bytes = st.cuda_graphs.bytes;
   }
-  st.weights.cpu_offloaded_bytes = std::min(c.cpu_offload_bytes, st.weights.total_bytes());
   st.kv_cache_bytes = rule.KvCacheBytes(c, GiBToBytes(s.gpu_total_gib), s.gpu_memory_utilization,
                                         st.weights.total_bytes(), st.overhead);
   return st;

@@ -66,7 +66,7 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
 
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
                           const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
-                          int expert_shards) {
+                          int expert_shards, double cpu_offload_bytes) {
   const auto ranges = PipelineStageLayers(spec.num_layers, pp);
   const auto [first, end] = ranges[stage];
   const double width = BytesPerElement(dtype);
@@ -80,13 +80,18 @@ WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>
     auto [rows, cols] = ShardShape(t, spec, t.role == WeightRole::kExpert && expert_shards > 0 ? expert_shards : tp);
     if (quant.method == QuantMethod::kMxfp4 && t.role == WeightRole::kExpert)
       std::tie(rows, cols) = PadForMxfp4(t, {rows, cols});
+    double bytes = 0;
     if (IsQuantized(t, quant)) {
       const QuantizationSpec& format = t.role == WeightRole::kAttention ? attention : quant;
-      m.quantized_bytes += LinearWeightBytes(format, rows, cols, width) * static_cast<double>(t.copies);
+      bytes = LinearWeightBytes(format, rows, cols, width) * static_cast<double>(t.copies);
+      m.quantized_bytes += bytes;
     } else {
-      m.full_width_bytes += static_cast<double>(rows) * static_cast<double>(cols) *
-                            static_cast<double>(t.copies) * width;
+      bytes = static_cast<double>(rows) * static_cast<double>(cols) * static_cast<double>(t.copies) * width;
+      m.full_width_bytes += bytes;
     }
+    if (t.layer < 0 || t.role == WeightRole::kVision) continue;
+    m.layer_bytes += bytes;
+    if (m.cpu_offloaded_bytes < cpu_offload_bytes) m.cpu_offloaded_bytes += bytes;
   }
   m.rope_cache_bytes = static_cast<double>(spec.rope_cache_positions) * static_cast<double>(spec.rotary_dim) * width;
   return m;

@@ -19,7 +19,8 @@ struct WeightMemory {
   double quantized_bytes = 0;    // linear layers stored in the quantized format
   double full_width_bytes = 0;   // embeddings, lm_head, norms, biases, routers, unquantized linears
   double rope_cache_bytes = 0;   // cos/sin cache buffer
-  double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, streamed in each forward
+  double layer_bytes = 0;          // the stage's decoder layers (of the above), the part --cpu-offload-gb may move
+  double cpu_offloaded_bytes = 0;  // --cpu-offload-gb: kept in CPU memory, read over the host link in each forward
   double init_buffer_bytes = 0;    // buffers the model allocates at load (Qwen3-VL's deepstack input embeds)
   double draft_bytes = 0;          // a speculative-decoding proposer's weights (speculative_memory.h)
   double lora_bytes = 0;           // LoRA slots' stacked buffers and extra vocabulary (lora_memory.h)
@@ -35,9 +36,14 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
 
 // REQUIRES: tp >= 1, pp >= 1, 0 <= stage < pp, expert_shards >= 1. Routed experts are split over
 // `expert_shards` ranks: tp by default; a deployment passes tp x dp (ExpertShards, startup_rules.h).
+// `cpu_offload_bytes` (--cpu-offload-gb, per GPU) moves decoder-layer parameters to CPU memory as
+// vLLM's maybe_offload_to_cpu does (model_executor/models/utils.py, called by make_layers on each
+// layer): whole parameters, layer by layer, each one taken while the bytes moved so far are below
+// the budget (the last may pass it); embeddings, the final norm and lm_head are not in make_layers
+// and stay. kvsim's tensors are vLLM's parameters but for q, k and v, which vLLM fuses in one.
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
                           const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
-                          int expert_shards = 0);
+                          int expert_shards = 0, double cpu_offload_bytes = 0);
 
 }  // namespace kvsim
 

@@ -98,6 +98,18 @@ StepModel::StepModel(const ModelSpec& spec, const CapacityResult& cap, const Gpu
       spec.num_attention_heads / tp_ > 0 && spec.head_dim > 0)
     fa2_verify_.emplace(spec.num_attention_heads / tp_, spec.head_dim, gpu.sm_count, peak16_ * eff_.attention_compute,
                         hbm_ * eff_.attention_memory, kv_bytes_per_token_ / own_kv_layers_, eff_.kernel_floor_us * 1e-6);
+  double layer_bytes = 0;
+  for (const StageCapacity& st : cap.stages) {
+    offloaded_bytes_ += st.weights.cpu_offloaded_bytes;
+    layer_bytes += st.weights.layer_bytes;
+  }
+  if (offloaded_bytes_ > 0) {
+    if (!(gpu.host_link_bytes_per_s > 0))
+      throw Error("--cpu-offload-gb: the GPU table has no host link figure for " + gpu.id +
+                  " (host_link_GB_per_s), which offloaded weights cross in every forward; give a --gpu-file row with it");
+    offload_seconds_ = offloaded_bytes_ / gpu.host_link_bytes_per_s;
+    offloaded_share_ = layer_bytes > 0 ? offloaded_bytes_ / layer_bytes : 0.0;
+  }
   recurrent_state_ = RecurrentStateOf(spec, cap);
   vocab_per_gpu_ = static_cast<double>(CeilDiv(spec.vocab_size, 64) * 64) / tp_;
   lm_head_bytes_ = vocab_per_gpu_ * hidden_ * act_bytes_;
@@ -138,8 +150,18 @@ void StepModel::AddLinear(int64_t tokens, std::vector<OperatorCost>* out, double
     *seconds += t;
     if (out) out->push_back({name, "linear", static_cast<int64_t>(layers), GemmFlops(s) * groups * layers, GemmBytes(s) * groups * layers, t});
   };
+  const double before = *seconds;
   for (const Gemm& g : gemms_) add(g, Shape(g, tokens), 1.0, g.layers);
   if (moe_) moe_->AddExperts(tokens, out, seconds);
+  if (offload_seconds_ > 0) {
+    // Offloaded parameters are read from pinned host memory through UVA (maybe_offload_to_cpu's
+    // get_cuda_view_from_cpu_tensor; before UVA, copied in by each forward): once per forward over
+    // the host link, instead of from HBM. Their GEMMs take the longer of their share of the layers'
+    // time and that read; the difference is the term.
+    const double extra = std::max(0.0, offload_seconds_ - offloaded_share_ * (*seconds - before));
+    *seconds += extra;
+    if (out) out->push_back({"cpu_offloaded_weights", "linear", 0, 0.0, offloaded_bytes_, extra});
+  }
 }
 
 StepModel::AttentionTerms StepModel::AttentionTermsFor(int64_t new_tokens, int64_t sequences) const {

@@ -274,6 +274,9 @@ class StepModel final : public StepTimer {
   double kv_bytes_per_token_ = 0;   // all layers of this GPU's stages, per token
   double window_layers_ = 0, window_tokens_ = 0;  // sliding-window share
   double vocab_per_gpu_ = 0, lm_head_bytes_ = 0;
+  // --cpu-offload-gb: the decoder-layer weights kept in CPU memory (every stage's, per TP rank), the
+  // time one forward takes to read them over the host link, and their share of the layers' bytes.
+  double offloaded_bytes_ = 0, offload_seconds_ = 0, offloaded_share_ = 0;
   RecurrentStateTraffic recurrent_state_;  // hybrid models' per-request recurrent state (none: no term)
   double link_ = 0, allreduce_latency_s_ = 0;
   // QK norms over all heads under TP (QkNormSpan): all-reduces of the per-token sums of squares per

@@ -39,6 +39,32 @@ TEST(WeightMemoryTest, TensorParallelShardsLinearsAndPaddedVocab) {
   EXPECT_DOUBLE_EQ(WeightsOnGpu(spec, EnumerateWeights(spec), {}, NumericFormat::kFloat16, 2, 1, 0).total_bytes(), 2 * tp2);
 }
 
+// --cpu-offload-gb as vLLM's maybe_offload_to_cpu moves parameters (make_layers, layer by layer):
+// whole parameters while the bytes moved are below the budget; embeddings, the final norm and
+// lm_head stay. Hand-derived on a 4-layer toy, fp16, hidden 256, 4 heads of 64 (2 KV heads), MLP 512,
+// vocabulary 1000 (1,024 padded). A layer in kvsim's order: two norms (512 B each), q 131,072 B,
+// k 65,536, v 65,536, o 131,072, gate_up 524,288, down 262,144: 1,180,672 B.
+TEST(WeightMemoryTest, CpuOffloadMovesWholeLayerParametersUntilTheBudgetIsPassed) {
+  ModelSpec spec = SpecFromJson(LlamaConfig(256, 512, 4, 4, 2, 1000, false, 8));
+  spec.rope_cache_positions = 0;
+  auto weights = [&](double budget) {
+    return WeightsOnGpu(spec, EnumerateWeights(spec), {}, NumericFormat::kFloat16, 1, 1, 0, 0, budget);
+  };
+  const WeightMemory none = weights(0);
+  EXPECT_DOUBLE_EQ(none.layer_bytes, 4 * 1180672.0);
+  EXPECT_DOUBLE_EQ(none.cpu_offloaded_bytes, 0.0);
+  // 1,500,000 B: layer 0 whole (1,180,672), then layer 1's norms, q, k, v (1,443,840, still below)
+  // and o, which passes the budget (1,574,912); gate_up is not taken.
+  const WeightMemory some = weights(1500000);
+  EXPECT_DOUBLE_EQ(some.cpu_offloaded_bytes, 1574912.0);
+  EXPECT_DOUBLE_EQ(some.total_bytes(), none.total_bytes() - 1574912.0);
+  // More than the layers hold: the layers only; embeddings (524,288), lm_head (524,288) and the final
+  // norm (512) stay on the GPU.
+  const WeightMemory all = weights(1e12);
+  EXPECT_DOUBLE_EQ(all.cpu_offloaded_bytes, 4 * 1180672.0);
+  EXPECT_DOUBLE_EQ(all.total_bytes(), 2 * 524288.0 + 512);
+}
+
 // Real vLLM logs (validation rows R066, R069, R068, R079): "weights memory" per rank.
 TEST(WeightMemoryTest, MatchesWeightsVllmLogged) {
   const ModelSpec llama8b = SharedModel("meta-llama__Llama-3.1-8B-Instruct.json");

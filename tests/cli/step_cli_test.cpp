@@ -1,6 +1,8 @@
 // kvsim step, kvsim calibrate and the latency figures they feed, run as a user runs them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/testutil.h"
@@ -135,6 +137,33 @@ TEST(StepCliTest, ABatchLargerThanThePoolIsSaidToBeAWhatIf) {
   EXPECT_NE(j.at("notes").at(0).get<std::string>().find("the batch holds 10001000 tokens of KV"), std::string::npos);
   EXPECT_FALSE(nlohmann::json::parse(RunCli({"step", "--decode-seqs", "16", "--decode-context", "1000", "--json", "-"}).out)
                    .contains("notes"));
+}
+
+// --cpu-offload-gb in a step: the offloaded layer parameters are read over the host link once per
+// forward, instead of from HBM. Hand-derived on a 4-layer toy, fp16, hidden 1,024, 8 heads of 128
+// (2 KV heads), MLP 4,096: a layer in kvsim's order is two norms (2,048 B each), q 2,097,152 B,
+// k 524,288, v 524,288, o 2,097,152, gate_up 16,777,216, down 8,388,608: 30,412,800 B. A 32 MiB
+// budget (33,554,432 B) takes layer 0, then layer 1's norms, q, k and v, which passes it:
+// 33,562,624 B. The H100's host link is 64 GB/s a direction (PCIe Gen5 x16, data/gpus.csv). The
+// term is that read less the offloaded share (33,562,624 / 121,651,200) of the GEMM time it replaces.
+TEST(StepCliTest, CpuOffloadedWeightsAreReadOverTheHostLinkEachForward) {
+  testing::TempDir dir;
+  const std::string config = dir.Write("config.json", testing::LlamaConfig(1024, 4096, 4, 8, 2, 1000, false, 4096));
+  const nlohmann::json j = Json(RunCli({"step", "--model", config, "--gpu", "h100", "--decode-seqs", "1", "--decode-context",
+                                        "100", "--cpu-offload-gb", "0.03125", "--json", "-"}));
+  double gemms = 0, term = -1, bytes = -1;
+  for (const nlohmann::json& op : j.at("operators")) {
+    const std::string name = op.at("name");
+    if (name == "cpu_offloaded_weights") {
+      term = op.at("seconds").get<double>();
+      bytes = op.at("bytes").get<double>();
+    } else if (op.at("component") == "linear") {
+      gemms += op.at("seconds").get<double>();
+    }
+  }
+  EXPECT_DOUBLE_EQ(bytes, 33562624.0);
+  EXPECT_NEAR(term, std::max(0.0, 33562624.0 / 64e9 - 33562624.0 / 121651200.0 * gemms), 1e-8);  // JSON gives ns
+  EXPECT_GT(term, 0.0);
 }
 
 }  // namespace
