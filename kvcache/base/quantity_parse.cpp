@@ -27,6 +27,14 @@ int64_t ParseTokenCount(const std::string& text, const std::string& what) {
   size_t used = 0;
   const double v = ParseNumberPrefix(text, what, &used);
   const std::string suffix = text.substr(used);
+  // vLLM's human_readable_int takes digits (int()), or digits with a decimal part before a k/m/g/t
+  // suffix; std::stod also reads an exponent (1e4) and a bare decimal point (4096.0), which it refuses.
+  const std::string number = text.substr(0, used);
+  const size_t first = number.find_first_not_of(" \t+-");
+  const size_t point = number.find('.');
+  const bool digits_only = first != std::string::npos && number.find_first_not_of("0123456789.", first) == std::string::npos;
+  if (!digits_only || point == first || point + 1 == number.size() || (point != std::string::npos && suffix.empty()))
+    throw Error(what + ": '" + text + "' is not a whole number (digits, or digits with a k/m/g/t or K/M/G/T suffix)");
   // vLLM's human_readable_int (vllm/utils/argparse_utils.py): k m g t are powers of 1000 and take a
   // decimal (25.6k); K M G T are powers of 1024 and refuse one.
   double scale = 1;

@@ -71,6 +71,12 @@ TEST(QuantityParseTest, TokenCountsAndByteAmounts) {
   EXPECT_THROW(ParseTokenCount("1.5", "--max-model-len"), Error);
   EXPECT_THROW(ParseTokenCount("12q", "--max-model-len"), Error);
   EXPECT_THROW(ParseTokenCount("nan", "--max-model-len"), Error);
+  // vLLM's human_readable_int: int() or a decimal before k/m/g/t; no exponent, no bare decimal point.
+  EXPECT_THROW(ParseTokenCount("1e4", "--max-model-len"), Error);
+  EXPECT_THROW(ParseTokenCount("4096.0", "--max-model-len"), Error);
+  EXPECT_THROW(ParseTokenCount(".5k", "--max-model-len"), Error);
+  EXPECT_THROW(ParseTokenCount("5.k", "--max-model-len"), Error);
+  EXPECT_EQ(ParseTokenCount("25.6k", "--max-model-len"), 25600);
   EXPECT_DOUBLE_EQ(ParseByteAmount("20GiB", "--kv-cache-memory"), 20.0 * 1024 * 1024 * 1024);
   EXPECT_DOUBLE_EQ(ParseByteAmount("20GB", "--kv-cache-memory"), 20e9);
   EXPECT_DOUBLE_EQ(ParseByteAmount("512M", "--kv-cache-memory"), 512.0 * 1024 * 1024);
