@@ -290,5 +290,37 @@ TEST(PastedLineFieldsTest, ConfigYamlIntegersAreTheDecimalsPyYamlMakesOfThem) {
   EXPECT_NE(quoted.err.find("'0x1000' is not a number"), std::string::npos) << quoted.err;
 }
 
+// VLLM_PP_LAYER_PARTITION=8,24 with -pp 2 (get_pp_indices, vllm/distributed/utils.py) gives stage 0 the
+// layers [0, 8) and stage 1 [8, 32); it was noted as a variable kvsim has no entry for and planned with the
+// even split (16, 16). Llama-3.1-8B by hand: a decoder layer holds 218,112,000 parameters (q and o 4096^2
+// each, k and v 4096 x 1024 each, gate, up and down 4096 x 14336 each, two norms of 4096), the embedding
+// and the LM head 128,256 x 4096 = 525,336,576 each, the final norm 4096. In bfloat16 stage 0 holds
+// (8 x 218,112,000 + 525,336,576) x 2 B = 4.2287 GiB, stage 1 (24 x 218,112,000 + 4096 + 525,336,576) x 2 B
+// = 10.7289 GiB, each beside a RoPE cache of 131,072 positions x 128 x 2 B = 0.03125 GiB. What vLLM
+// refuses is refused: 31 layers for a model of 32, two stages for three, an empty value.
+TEST(PastedLineFieldsTest, ThePipelineLayerPartitionSplitsTheStages) {
+  const std::string serve = " vllm serve meta-llama/Llama-3.1-8B-Instruct -pp ";
+  const auto r = RunCli({"capacity", "--gpu", "h100", "--json", "-", "--vllm-cmd", "VLLM_PP_LAYER_PARTITION=8,24" + serve + "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& stages = j.at("stages");
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].at("first_layer").get<int64_t>(), 0);
+  EXPECT_EQ(stages[0].at("end_layer").get<int64_t>(), 8);
+  EXPECT_EQ(stages[1].at("first_layer").get<int64_t>(), 8);
+  EXPECT_EQ(stages[1].at("end_layer").get<int64_t>(), 32);
+  EXPECT_NEAR(stages[0].at("weights_gib").get<double>(), 4.2287 + 0.03125, 0.006);
+  EXPECT_NEAR(stages[1].at("weights_gib").get<double>(), 10.7289 + 0.03125, 0.006);
+  EXPECT_EQ(j.at("notes").dump().find("VLLM_PP_LAYER_PARTITION"), std::string::npos) << j.at("notes").dump();
+  auto refused = [&](const std::string& line, const std::string& why) {
+    const auto bad = RunCli({"capacity", "--gpu", "h100", "--vllm-cmd", line});
+    EXPECT_EQ(bad.exit_code, 2) << line;
+    EXPECT_NE(bad.err.find(why), std::string::npos) << bad.err;
+  };
+  refused("VLLM_PP_LAYER_PARTITION=15,16" + serve + "2", "15,16 holds 31 layers, and the model has 32; vLLM refuses it");
+  refused("VLLM_PP_LAYER_PARTITION=8,24" + serve + "3", "8,24 gives 2 stages for --pipeline-parallel-size 3");
+  refused("VLLM_PP_LAYER_PARTITION=" + serve + "2", "Invalid partition string");
+}
+
 }  // namespace
 }  // namespace kvsim
