@@ -63,8 +63,9 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
     std::string given = "VLLM_PP_LAYER_PARTITION (--pp-layer-partition) ";
     for (size_t i = 0; i < partition.size(); ++i) given += (i ? "," : "") + std::to_string(partition[i]);
     if (partition.size() != static_cast<size_t>(pp))
-      throw Error(given + " gives " + std::to_string(partition.size()) + " stages for --pipeline-parallel-size " +
-                  std::to_string(pp) + "; vLLM refuses it (len(partitions) does not match pp_size)");
+      throw Error(given + " gives " + std::to_string(partition.size()) + (partition.size() == 1 ? " stage" : " stages") +
+                  " for --pipeline-parallel-size " + std::to_string(pp) +
+                  "; vLLM refuses it (len(partitions) does not match pp_size)");
     int64_t layers = 0;
     for (int64_t n : partition) layers += n;  // each at most num_layers' range: ParsePipelineLayerPartition
     if (layers != num_layers)
