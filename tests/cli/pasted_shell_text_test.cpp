@@ -167,5 +167,13 @@ TEST(PastedShellTextTest, ATypographicDashIsNamedAsTheReason) {
   }
 }
 
+// A script saved with a byte-order mark and pasted whole was refused as "must start with `vllm serve`
+// (got 'vllm serve ...')", the mark invisible in the message; a shell fails to run it too.
+TEST(PastedShellTextTest, AByteOrderMarkIsNamedAsTheReason) {
+  const auto r = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", std::string("\xEF\xBB\xBF") + kPlain});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the text starts with a UTF-8 byte-order mark"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kvsim
