@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "kvcache/base/quantity_parse.h"
+
 namespace kvsim {
 namespace {
 
@@ -31,6 +33,13 @@ const ServeFlagValue kVllmFlagValues[] = {
 };
 
 }  // namespace
+
+std::string AsVllmParsesIt(const std::string& canonical, const std::string& value) {
+  // vLLM's EngineArgs types kv_cache_memory_bytes as human_readable_int, like max_model_len: 8GiB and 1e10, which
+  // kvsim's own --kv-cache-memory takes, are not integers to it.
+  if (canonical == "--kv-cache-memory-bytes") return std::to_string(ParseTokenCount(value, canonical));
+  return value;
+}
 
 const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
   for (const ServeFlagValue& v : kVllmFlagValues)

@@ -199,7 +199,7 @@ class Translator {
     if (f.takes == Takes::kList) return Emit(f.kvsim, Join(values, ","));
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));
-    Emit(f.kvsim, values[0]);
+    Emit(f.kvsim, sglang_ ? values[0] : AsVllmParsesIt(canonical, values[0]));
   }
 
   // Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size) interleaves each

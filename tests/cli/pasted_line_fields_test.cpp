@@ -220,6 +220,26 @@ TEST(PastedLineFieldsTest, ValuesVllmsParserRefusesAreRefused) {
   EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size 32").exit_code, 0);
 }
 
+// --kv-cache-memory-bytes is a human_readable_int to vLLM (EngineArgs, with max_model_len): 8GiB and 1e10 were
+// planned (kvsim's own --kv-cache-memory takes both) where vLLM's argparse refuses them. 8g is 8 x 10^9 B =
+// 7.4506 GiB, 8G is 8 x 2^30 B = 8 GiB.
+TEST(PastedLineFieldsTest, KvCacheMemoryBytesIsReadAsVllmReadsIt) {
+  const std::string serve = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 --kv-cache-memory-bytes ";
+  for (const char* refused : {"8GiB", "1e10", "8GB", "1.5G"}) {
+    const auto r = Pasted(serve + refused);
+    EXPECT_EQ(r.exit_code, 2) << refused;
+    EXPECT_NE(r.err.find(std::string("--kv-cache-memory-bytes: '") + refused + "'"), std::string::npos) << r.err;
+  }
+  auto kv_gib = [&](const std::string& value) {
+    const auto r = Pasted(serve + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("kv_cache_gib").get<double>() : 0.0;
+  };
+  EXPECT_NEAR(kv_gib("8g"), 8e9 / (1u << 30), 1e-4);
+  EXPECT_NEAR(kv_gib("8G"), 8.0, 1e-4);
+  EXPECT_NEAR(kv_gib("8589934592"), 8.0, 1e-4);
+}
+
 // vLLM's parser takes a list key one item at a time with a trailing '+' (`-cc.cudagraph_capture_sizes+ 1`,
 // items split at commas and appended; vllm/utils/argparse_utils.py); it was refused as an unknown key.
 // Sizes [1, 2, 4] under FULL_AND_PIECEWISE: three piecewise and three full graphs.
