@@ -240,6 +240,26 @@ TEST(PastedLineFieldsTest, KvCacheMemoryBytesIsReadAsVllmReadsIt) {
   EXPECT_NEAR(kv_gib("8589934592"), 8.0, 1e-4);
 }
 
+// max_num_seqs, num_gpu_blocks_override and the parallel sizes are argparse type=int in vLLM (only max_model_len,
+// max_num_batched_tokens and kv_cache_memory_bytes are human_readable_int): --max-num-seqs 1k was planned as 1000
+// and 256.0 as 256 where int() refuses both; int() reads 1_024 as 1024 and ' 8 ' as 8, which kvsim refused.
+TEST(PastedLineFieldsTest, IntegerFlagsAreReadAsPythonsIntReadsThem) {
+  const std::string serve = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 ";
+  for (const char* refused : {"--max-num-seqs 1k", "--max-num-seqs 256.0", "--num-gpu-blocks-override 2K", "-tp 2e0"}) {
+    const auto r = Pasted(serve + refused);
+    EXPECT_EQ(r.exit_code, 2) << refused;
+    EXPECT_NE(r.err.find("is not an integer to vLLM, whose argparse reads it with int()"), std::string::npos) << r.err;
+  }
+  auto seqs = [&](const std::string& value) {
+    const auto r = Pasted(serve + "--max-num-seqs " + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings").at("max_num_seqs").get<int64_t>() : 0;
+  };
+  EXPECT_EQ(seqs("1_024"), 1024);
+  EXPECT_EQ(seqs("' 8 '"), 8);
+  EXPECT_EQ(seqs("+64"), 64);
+}
+
 // vLLM's parser takes a list key one item at a time with a trailing '+' (`-cc.cudagraph_capture_sizes+ 1`,
 // items split at commas and appended; vllm/utils/argparse_utils.py); it was refused as an unknown key.
 // Sizes [1, 2, 4] under FULL_AND_PIECEWISE: three piecewise and three full graphs.
