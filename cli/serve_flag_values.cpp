@@ -55,6 +55,22 @@ std::string PythonInt(const std::string& canonical, const std::string& value) {
   return (word[0] == '-' ? "-" : "") + digits;
 }
 
+// Python's float() of a command-line word, as kvsim's number parser then takes it: the spaces around it dropped,
+// and the underscores it allows between digits (0.9_5 is 0.95). The rest is left for kvsim's parser to read or
+// refuse (it takes what float() takes but for nan and inf, which vLLM's range checks refuse too).
+std::string PythonFloat(const std::string& value) {
+  const size_t first = value.find_first_not_of(" \t"), last = value.find_last_not_of(" \t");
+  const std::string word = first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    const bool between_digits = i > 0 && i + 1 < word.size() && std::isdigit(static_cast<unsigned char>(word[i - 1])) &&
+                                std::isdigit(static_cast<unsigned char>(word[i + 1]));
+    if (word[i] == '_' && between_digits) continue;
+    out += word[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string AsVllmParsesIt(const std::string& canonical, const std::string& value) {
@@ -66,6 +82,7 @@ std::string AsVllmParsesIt(const std::string& canonical, const std::string& valu
   for (const char* plain : {"--max-num-seqs", "--num-gpu-blocks-override", "--tensor-parallel-size",
                             "--pipeline-parallel-size", "--data-parallel-size"})
     if (canonical == plain) return PythonInt(canonical, value);
+  if (canonical == "--gpu-memory-utilization" || canonical == "--cpu-offload-gb") return PythonFloat(value);
   return value;
 }
 

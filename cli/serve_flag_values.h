@@ -25,7 +25,8 @@ const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::strin
 // `value` as vLLM's argparse reads it for the flag `canonical` and as kvsim's flag then takes it: unchanged, but
 // for --kv-cache-memory-bytes, a human_readable_int to vLLM (digits; a decimal before k/m/g/t, x1000; K/M/G/T,
 // x1024), given to kvsim's --kv-cache-memory in bytes, and for the integer flags argparse reads with int()
-// (--max-num-seqs, --num-gpu-blocks-override, the parallel sizes), the decimal int() makes of it (1_024: 1024).
+// (--max-num-seqs, --num-gpu-blocks-override, the parallel sizes), the decimal int() makes of it (1_024: 1024);
+// --gpu-memory-utilization and --cpu-offload-gb as float() reads them (spaces around, 0.9_5).
 // Throws kvsim::Error for what argparse refuses.
 std::string AsVllmParsesIt(const std::string& canonical, const std::string& value);
 

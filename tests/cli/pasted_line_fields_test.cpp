@@ -260,6 +260,18 @@ TEST(PastedLineFieldsTest, IntegerFlagsAreReadAsPythonsIntReadsThem) {
   EXPECT_EQ(seqs("+64"), 64);
 }
 
+// --gpu-memory-utilization is argparse type=float: float() reads ' 0.9 ' and 0.9_5 (0.95), which were refused.
+TEST(PastedLineFieldsTest, FloatFlagsAreReadAsPythonsFloatReadsThem) {
+  auto utilization = [](const std::string& value) {
+    const auto r = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 --gpu-memory-utilization " + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings").at("gpu_memory_utilization").get<double>() : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(utilization("' 0.9 '"), 0.9);
+  EXPECT_DOUBLE_EQ(utilization("0.9_5"), 0.95);
+  EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0._9").exit_code, 2);
+}
+
 // vLLM's parser takes a list key one item at a time with a trailing '+' (`-cc.cudagraph_capture_sizes+ 1`,
 // items split at commas and appended; vllm/utils/argparse_utils.py); it was refused as an unknown key.
 // Sizes [1, 2, 4] under FULL_AND_PIECEWISE: three piecewise and three full graphs.
