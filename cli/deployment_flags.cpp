@@ -37,6 +37,9 @@ void AddDeploymentOptions(po::options_description& desc, DeploymentOptions& o) {
        "auto | float32 | float16 | bfloat16: their SSM (temporal) state alone (auto: as --mamba-cache-dtype)")
       ("tensor-parallel-size", po::value(&o.tensor_parallel_size)->default_value(1), "tensor-parallel GPUs (-tp)")
       ("pipeline-parallel-size", po::value(&o.pipeline_parallel_size)->default_value(1), "pipeline stages (-pp)")
+      ("pp-layer-partition", po::value(&o.pp_layer_partition),
+       "decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's VLLM_PP_LAYER_PARTITION; default: equal shares, "
+       "the remainder on the stages before the last)")
       ("gpu-memory-utilization", po::value(&o.gpu_memory_utilization),
        "fraction of GPU memory the engine may use (vLLM default 0.9; SGLang: mem_fraction_static)")
       ("max-model-len", po::value(&o.max_model_len),

@@ -157,9 +157,12 @@ void ParseTransferConfig(const std::string& text, OffloadConfig& c) {
     if (c.chunk_tokens == 0) c.chunk_tokens = 256;  // LMCache's chunk_size default (lmcache/v1/config.py)
     return;
   }
+  // Any other name: one of vLLM's transfer connectors, an out-of-tree one (kv_connector_module_path) or a typo,
+  // which vLLM refuses ("Unsupported connector type"); kvsim cannot tell them apart by name, so it claims neither.
   throw Error("--kv-transfer-config: connector '" + connector +
-              "' moves KV between prefill and decode instances: model that with --prefill-replicas/--decode-replicas "
-              "and --kv-link (tiers: OffloadingConnector, LMCacheConnectorV1)");
+              "' is not an offloading tier kvsim models (OffloadingConnector, LMCacheConnectorV1); a connector that "
+              "moves KV between prefill and decode instances (NixlConnector, P2pNcclConnector, MooncakeConnector) is "
+              "modelled with --prefill-replicas/--decode-replicas and --kv-link");
 }
 
 }  // namespace

@@ -4,6 +4,18 @@
 #include "kvcache/base/json_brackets.h"
 
 namespace kvsim {
+namespace {
+
+size_t MatchingParenthesis(const std::string& text, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < text.size(); ++i) {
+    if (text[i] == '(') ++depth;
+    if (text[i] == ')' && --depth == 0) return i;
+  }
+  return std::string::npos;
+}
+
+}  // namespace
 
 std::vector<std::string> SplitOptionString(const std::string& text, const std::string& what) {
   std::vector<std::string> out;
@@ -30,6 +42,14 @@ std::vector<std::string> SplitOptionString(const std::string& text, const std::s
       if (text[i + 1] == '\r' && i + 2 < text.size() && text[i + 2] == '\n') ++i;  // CRLF continuation
       else if (text[i + 1] != '\n') cur += text[i + 1], in_token = true;
       ++i;
+    } else if ((c == '$' && i + 1 < text.size() && text[i + 1] == '(') || c == '`') {
+      // A command substitution or $((arithmetic)) is one word to a shell, spaces and all:
+      // --max-num-seqs $(( 2 ** 6 )) gives one value (the expansion comes later, or is refused).
+      const size_t end = c == '`' ? text.find('`', i + 1) : MatchingParenthesis(text, i + 1);
+      if (end == std::string::npos) throw Error(what + ": unterminated " + (c == '`' ? "`" : "$(") + " in '" + text + "'");
+      cur.append(text, i, end + 1 - i);
+      i = end;
+      in_token = true;
     } else if (!in_token && (c == '{' || c == '[') && text.find('\\', i) >= text.find_first_of(" \t\n", i)) {
       // A word that starts a JSON value (--speculative-config {"method": "ngram"}) runs to its
       // closing bracket: a shell would strip its quotes and split it at its spaces.

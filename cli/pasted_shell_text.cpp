@@ -37,6 +37,11 @@ size_t PromptLength(const std::string& text) {
 }  // namespace
 
 PastedShellText WithoutShellCommentsAndPrompt(const std::string& text, const std::string& what) {
+  // A script saved with a byte-order mark and pasted whole ($(cat start.sh)): invisible in any message, and a
+  // shell reads it as part of the first command's name, so the command would not run.
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0)
+    throw Error(what + ": the text starts with a UTF-8 byte-order mark (invisible, written by some editors), which a "
+                "shell reads as part of the first command's name, so the command would not run; save it without one");
   PastedShellText out;
   size_t i = PromptLength(text);
   if (i > 0) {

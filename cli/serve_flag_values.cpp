@@ -1,6 +1,10 @@
 #include "cli/serve_flag_values.h"
 
+#include <cctype>
 #include <string>
+
+#include "kvcache/base/error.h"
+#include "kvcache/base/quantity_parse.h"
 
 namespace kvsim {
 namespace {
@@ -30,7 +34,57 @@ const ServeFlagValue kVllmFlagValues[] = {
     {"--all2all-backend", "moonep", FlagAddedIn(31), "", ""},
 };
 
+// Python's int() of a command-line word: spaces around it, one sign, ASCII digits with single underscores between
+// them (int() also reads other scripts' digits, which kvsim refuses rather than guess at).
+std::string PythonInt(const std::string& canonical, const std::string& value) {
+  const size_t first = value.find_first_not_of(" \t"), last = value.find_last_not_of(" \t");
+  const std::string word = first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+  std::string digits;
+  size_t at = !word.empty() && (word[0] == '+' || word[0] == '-') ? 1 : 0;
+  bool valid = at < word.size();
+  for (; at < word.size() && valid; ++at) {
+    const bool underscore = word[at] == '_' && !digits.empty() && at + 1 < word.size() &&
+                            std::isdigit(static_cast<unsigned char>(word[at + 1]));
+    if (std::isdigit(static_cast<unsigned char>(word[at]))) digits += word[at];
+    else if (!underscore) valid = false;
+  }
+  if (valid && digits.size() > 18) throw Error(canonical + ": '" + value + "' is far larger than any deployment (kvsim takes 18 digits)");
+  if (!valid)
+    throw Error(canonical + ": '" + value + "' is not an integer to vLLM, whose argparse reads it with int() (no k/K "
+                "suffix, no decimal point or exponent); argparse refuses it");
+  return (word[0] == '-' ? "-" : "") + digits;
+}
+
+// Python's float() of a command-line word, as kvsim's number parser then takes it: the spaces around it dropped,
+// and the underscores it allows between digits (0.9_5 is 0.95). The rest is left for kvsim's parser to read or
+// refuse (it takes what float() takes but for nan and inf, which vLLM's range checks refuse too).
+std::string PythonFloat(const std::string& value) {
+  const size_t first = value.find_first_not_of(" \t"), last = value.find_last_not_of(" \t");
+  const std::string word = first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+  std::string out;
+  for (size_t i = 0; i < word.size(); ++i) {
+    const bool between_digits = i > 0 && i + 1 < word.size() && std::isdigit(static_cast<unsigned char>(word[i - 1])) &&
+                                std::isdigit(static_cast<unsigned char>(word[i + 1]));
+    if (word[i] == '_' && between_digits) continue;
+    out += word[i];
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string AsVllmParsesIt(const std::string& canonical, const std::string& value) {
+  // vLLM's EngineArgs types kv_cache_memory_bytes as human_readable_int, like max_model_len: 8GiB and 1e10, which
+  // kvsim's own --kv-cache-memory takes, are not integers to it.
+  if (canonical == "--kv-cache-memory-bytes") return std::to_string(ParseTokenCount(value, canonical));
+  // Integer fields outside EngineArgs' human_readable_int set are argparse type=int: 1k and 256.0, which kvsim's
+  // own flags take, are refused there, and 1_024 is 1024.
+  for (const char* plain : {"--max-num-seqs", "--num-gpu-blocks-override", "--tensor-parallel-size",
+                            "--pipeline-parallel-size", "--data-parallel-size"})
+    if (canonical == plain) return PythonInt(canonical, value);
+  if (canonical == "--gpu-memory-utilization" || canonical == "--cpu-offload-gb") return PythonFloat(value);
+  return value;
+}
 
 const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value) {
   for (const ServeFlagValue& v : kVllmFlagValues)

@@ -22,6 +22,14 @@ struct ServeFlagValue {
 // The entry for `value` of vLLM's `flag`; null when kvsim's flag takes the value as it is (or refuses it).
 const ServeFlagValue* FindServeFlagValue(const ServeFlag& flag, const std::string& value);
 
+// `value` as vLLM's argparse reads it for the flag `canonical` and as kvsim's flag then takes it: unchanged, but
+// for --kv-cache-memory-bytes, a human_readable_int to vLLM (digits; a decimal before k/m/g/t, x1000; K/M/G/T,
+// x1024), given to kvsim's --kv-cache-memory in bytes, and for the integer flags argparse reads with int()
+// (--max-num-seqs, --num-gpu-blocks-override, the parallel sizes), the decimal int() makes of it (1_024: 1024);
+// --gpu-memory-utilization and --cpu-offload-gb as float() reads them (spaces around, 0.9_5).
+// Throws kvsim::Error for what argparse refuses.
+std::string AsVllmParsesIt(const std::string& canonical, const std::string& value);
+
 }  // namespace kvsim
 
 #endif  // KVSIM_CLI_SERVE_FLAG_VALUES_H_

@@ -258,6 +258,8 @@ const ServeFlag kVllmFlags[] = {
     {"--log-error-stack", "", S, N}, {"--tokens-only", "", S, N},
     // FrontendArgs added after v0.11: --fingerprint-mode sets the system_fingerprint of the responses.
     {"--fingerprint-mode", "", V, N, "", "", FlagAddedBetween(19, 30)},
+    // --default-chat-template-kwargs: chat-template arguments every request gets unless it gives its own.
+    {"--default-chat-template-kwargs", "", V, N, "", "", FlagAddedBetween(13, 19)},
     // vLLM 0.31 (2026-10-05): flags its release notes name, each with its PR in tests/data/vllm_serve_flags.tsv.
     // The table was not read from 0.31's parser, so it stays 0.30's and the translator refuses these, naming
     // the table's release (a line written for 0.31 may rely on other changes the table does not know of).

@@ -37,6 +37,15 @@ void ReadServerEnvironment(const std::string& assignment, ServeCommandLine& cmd)
       cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--all2all-backend", value});
     return;
   }
+  // Layers per pipeline stage (vllm/distributed/utils.py get_pp_indices): each stage's weights and KV layers.
+  if (name == "VLLM_PP_LAYER_PARTITION") {
+    // Set but empty is not unset to vLLM (os.getenv gives ""), and int("") fails.
+    if (value.empty())
+      throw Error(assignment + ": vLLM reads each comma-separated item with int(), and an empty value has none "
+                  "(\"Invalid partition string\"): give the layers per stage, or leave the variable out");
+    cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--pp-layer-partition", value});
+    return;
+  }
   if (name == "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS") {
     cmd.kvsim_args.insert(cmd.kvsim_args.end(), {"--cuda-graph-estimate", on ? "on" : "off"});
     return;

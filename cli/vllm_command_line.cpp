@@ -199,7 +199,7 @@ class Translator {
     if (f.takes == Takes::kList) return Emit(f.kvsim, Join(values, ","));
     if (canonical == "--limit-mm-per-prompt" && !values[0].empty() && values[0][0] != '{')
       return Emit(f.kvsim, LimitsAsJson(values[0], as_given));
-    Emit(f.kvsim, values[0]);
+    Emit(f.kvsim, sglang_ ? values[0] : AsVllmParsesIt(canonical, values[0]));
   }
 
   // Prefill context parallelism (-pcp, ParallelConfig.prefill_context_parallel_size) interleaves each
@@ -285,6 +285,11 @@ class Translator {
     // (`max-model-len: [1, 2]` is --max-model-len 1 2, and argparse refuses the 2).
     if (!(*origins_)[i].empty())
       throw Error("'" + tok + "' is left over after the key's flag and its value: argparse refuses it (unrecognized arguments)");
+    // A flag whose dashes a word processor turned into an en or em dash (–max-model-len) is a stray word to argparse.
+    for (const char* dash : {"\u2013", "\u2014", "\u2212", "\uff0d"})
+      if (StartsWith(tok, dash))
+        throw Error("'" + tok + "' starts with a typographic dash, not --: the line was copied from text that replaced the "
+                    "dashes, and vLLM's argparse refuses the word (unrecognized arguments); type the flag with --");
     if (!sglang_) {
       // vllm serve takes one positional, the model; argparse refuses a second word (a value given to a
       // flag that takes none, or a stray word) as unrecognized, not as a second model.

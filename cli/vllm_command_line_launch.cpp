@@ -6,6 +6,7 @@
 #include "kvcache/base/error.h"
 #include "kvcache/base/text_format.h"
 #include "cli/option_words.h"
+#include "cli/shell_expansion.h"
 
 namespace kvsim {
 namespace {
@@ -174,43 +175,12 @@ bool IsPlaceholder(const std::string& t) {
          t.find_first_of("<>&", 1) == close;
 }
 
-// `$NAME` and `${NAME}` in a server argument take the value a `NAME=value` before the command gave (a
-// script pasted whole: `model_path=/models/x` on one line, `vllm serve $model_path` on the next).
-std::string ExpandShellVariables(const std::string& word, const std::vector<std::string>& assignments) {
-  std::string out;
-  for (size_t i = 0; i < word.size(); ++i) {
-    if (word[i] != '$' || i + 1 >= word.size()) {
-      out += word[i];
-      continue;
-    }
-    const bool braced = word[i + 1] == '{';
-    size_t j = i + (braced ? 2 : 1);
-    const size_t start = j;
-    while (j < word.size() && (std::isalnum(static_cast<unsigned char>(word[j])) || word[j] == '_')) ++j;
-    if (j == start || (braced && (j >= word.size() || word[j] != '}'))) {
-      out += word[i];  // not a variable ($1.50, ${x:-y}): left as written
-      continue;
-    }
-    const std::string name = word.substr(start, j - start);
-    std::string value;
-    bool set = false;
-    for (const std::string& a : assignments)
-      if (a.compare(0, name.size() + 1, name + "=") == 0) value = a.substr(name.size() + 1), set = true;
-    // A variable the text does not set stays as written: the flag that reads it refuses it if it matters
-    // (the model, a number), and a `$` inside other text may be literal (single quotes are gone by now).
-    if (!set) {
-      out += word[i];
-      continue;
-    }
-    out += value;
-    i = braced ? j : j - 1;
-  }
-  return out;
-}
-
 // A redirection is removed from the server's arguments and those after it stay its own, as a shell
 // does; a control operator ends them. Both are said, never the server's.
 void CollectServerArguments(const std::vector<std::string>& t, ServerLaunch& launch) {
+  // A script pasted whole sets its variables before the command (`model_path=/models/x` on one line,
+  // `vllm serve $model_path` on the next), each value expanded as the shell would.
+  launch.environment = ExpandAssignments(launch.environment);
   std::vector<std::string> shell;
   size_t i = launch.args_start;
   for (; i < t.size() && !IsShellOperator(t[i]); ++i) {
@@ -219,7 +189,9 @@ void CollectServerArguments(const std::vector<std::string>& t, ServerLaunch& lau
                   t[i].substr(0, t[i].find('>') + 1) + "` as redirections, and the server would never see it; put "
                   "the model (or the value) there");
     if (!IsRedirection(t[i])) {
-      launch.args.push_back(ExpandShellVariables(t[i], launch.environment));
+      // A word that expands to nothing (${EAGER:+--enforce-eager} with EAGER unset) is no argument at all.
+      std::string word = ExpandShellWord(t[i], launch.environment);
+      if (!word.empty() || t[i].empty()) launch.args.push_back(std::move(word));
       continue;
     }
     shell.push_back(t[i]);

@@ -185,7 +185,8 @@ StageCapacity PlanStage(const ModelSpec& spec, const std::vector<WeightTensor>& 
   st.stage = stage;
   st.first_layer = layers.first;
   st.end_layer = layers.second;
-  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c), c.cpu_offload_bytes);
+  st.weights = WeightsOnGpu(spec, tensors, f.quant, f.dtype, tp, pp, stage, ExpertShards(c), c.cpu_offload_bytes,
+                            c.pp_layer_partition);
   // Qwen3-VL allocates one [max_num_batched_tokens, hidden] buffer per deepstack level at load
   // (Qwen3VLForConditionalGeneration.__init__), counted in vLLM's "Model loading took".
   if (stage == 0 && c.engine == Engine::kVllm)
@@ -336,7 +337,7 @@ CapacityResult PlanCapacity(const ModelSpec& model, const GpuSpec& gpu, const De
   r.reserved_bytes = GiBToBytes(r.settings.gpu_total_gib) * r.settings.gpu_memory_utilization;
 
   const int pp = c.pipeline_parallel_size;
-  const auto ranges = PipelineStageLayers(spec.num_layers, pp);
+  const auto ranges = PipelineStageLayers(spec.num_layers, pp, c.pp_layer_partition);
   int64_t min_blocks = INT64_MAX;
   for (int stage = 0; stage < pp; ++stage) {
     StageCapacity st = PlanStage(spec, tensors, gpu, c, formats, r.settings, *rule, stage, ranges[stage]);

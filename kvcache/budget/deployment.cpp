@@ -9,6 +9,7 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/budget/serve_settings.h"
 #include "kvcache/budget/speculative_config.h"
+#include "kvcache/budget/weight_memory.h"
 #include "kvcache/model/gpu_catalog.h"
 #include "kvcache/model/model_catalog.h"
 
@@ -34,6 +35,7 @@ DeploymentConfig ConfigFromOptions(const DeploymentOptions& o) {
   c.mamba_ssm_cache_dtype = o.mamba_ssm_cache_dtype;
   c.tensor_parallel_size = o.tensor_parallel_size;
   c.pipeline_parallel_size = o.pipeline_parallel_size;
+  c.pp_layer_partition = ParsePipelineLayerPartition(o.pp_layer_partition);
   c.gpu_memory_utilization = OptionalNumber(o.gpu_memory_utilization, "--gpu-memory-utilization");
   c.max_model_len = IsAutoMaxModelLen(o.max_model_len) ? std::nullopt : OptionalCount(o.max_model_len, "--max-model-len");
   c.max_num_seqs = OptionalCount(o.max_num_seqs, "--max-num-seqs");

@@ -65,6 +65,7 @@ struct DeploymentConfig {
   std::string mamba_ssm_cache_dtype = "auto";  // --mamba-ssm-cache-dtype: the SSM / temporal state alone
   int tensor_parallel_size = 1;          // --tensor-parallel-size / -tp
   int pipeline_parallel_size = 1;        // --pipeline-parallel-size / -pp
+  std::vector<int64_t> pp_layer_partition;  // VLLM_PP_LAYER_PARTITION: layers per stage; empty: vLLM's split
   std::optional<double> gpu_memory_utilization;  // vLLM 0.9; SGLang: mem_fraction_static
   std::optional<int64_t> max_model_len;
   std::optional<int64_t> max_num_seqs;
@@ -112,6 +113,7 @@ struct DeploymentOptions {
   std::string mamba_ssm_cache_dtype = "auto";
   int tensor_parallel_size = 1;
   int pipeline_parallel_size = 1;
+  std::string pp_layer_partition;      // layers per stage as VLLM_PP_LAYER_PARTITION gives them (10,11,11)
   std::string gpu_memory_utilization;  // empty: engine default
   std::string max_model_len;           // accepts 32768, 32k (x1000), 32K (x1024)
   std::string max_num_seqs;

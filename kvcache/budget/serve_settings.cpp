@@ -212,7 +212,13 @@ LoraSettings ReadLora(const DeploymentOptions& o) {
   return l;
 }
 
-bool IsAutoMaxModelLen(const std::string& text) { return text == "auto" || text == "-1"; }
+// vLLM's human_readable_int_or_auto strips the text and compares it lower-cased: " AUTO " is auto too.
+bool IsAutoMaxModelLen(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\n"), last = text.find_last_not_of(" \t\n");
+  std::string word = first == std::string::npos ? std::string() : text.substr(first, last - first + 1);
+  for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return word == "auto" || word == "-1";
+}
 
 void ReadServeSettings(const DeploymentOptions& o, DeploymentConfig& c) {
   c.max_model_len_auto = IsAutoMaxModelLen(o.max_model_len);

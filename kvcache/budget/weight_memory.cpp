@@ -1,8 +1,11 @@
 #include "kvcache/budget/weight_memory.h"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 #include <tuple>
 
+#include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
 
 namespace kvsim {
@@ -51,10 +54,25 @@ std::pair<int64_t, int64_t> PadForMxfp4(const WeightTensor& t, std::pair<int64_t
 
 }  // namespace
 
-std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp) {
+std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp,
+                                                             const std::vector<int64_t>& partition) {
   std::vector<int64_t> sizes(pp, num_layers / pp);
   const int64_t remaining = num_layers % pp;
   for (int64_t i = 2; i < remaining + 2; ++i) sizes[pp - i] += 1;
+  if (!partition.empty()) {
+    std::string given = "VLLM_PP_LAYER_PARTITION (--pp-layer-partition) ";
+    for (size_t i = 0; i < partition.size(); ++i) given += (i ? "," : "") + std::to_string(partition[i]);
+    if (partition.size() != static_cast<size_t>(pp))
+      throw Error(given + " gives " + std::to_string(partition.size()) + (partition.size() == 1 ? " stage" : " stages") +
+                  " for --pipeline-parallel-size " + std::to_string(pp) +
+                  "; vLLM refuses it (len(partitions) does not match pp_size)");
+    int64_t layers = 0;
+    for (int64_t n : partition) layers += n;  // each at most num_layers' range: ParsePipelineLayerPartition
+    if (layers != num_layers)
+      throw Error(given + " holds " + std::to_string(layers) + " layers, and the model has " + std::to_string(num_layers) +
+                  "; vLLM refuses it (sum(partitions) does not match num_hidden_layers)");
+    sizes = partition;
+  }
   std::vector<std::pair<int64_t, int64_t>> ranges;
   int64_t start = 0;
   for (int64_t s : sizes) {
@@ -64,10 +82,46 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
   return ranges;
 }
 
+std::vector<int64_t> ParsePipelineLayerPartition(const std::string& text) {
+  std::vector<int64_t> counts;
+  if (text.empty()) return counts;
+  const std::string what = "VLLM_PP_LAYER_PARTITION (--pp-layer-partition) '" + text + "'";
+  for (size_t from = 0; from <= text.size();) {
+    const size_t to = std::min(text.find(',', from), text.size());
+    std::string item = text.substr(from, to - from);
+    from = to + 1;
+    // Python's int(): surrounding spaces, one sign, underscores only between digits.
+    const size_t first = item.find_first_not_of(" \t"), last = item.find_last_not_of(" \t");
+    item = first == std::string::npos ? std::string() : item.substr(first, last - first + 1);
+    bool negative = false;
+    size_t at = 0;
+    if (!item.empty() && (item[0] == '+' || item[0] == '-')) negative = item[at++] == '-';
+    int64_t n = 0;
+    bool digits = false, valid = at < item.size();
+    for (; at < item.size() && valid; ++at) {
+      const char ch = item[at];
+      if (ch == '_' && digits && at + 1 < item.size() && std::isdigit(static_cast<unsigned char>(item[at + 1]))) continue;
+      if (!std::isdigit(static_cast<unsigned char>(ch))) valid = false;
+      else if ((n = n * 10 + (ch - '0')) > 1000000000) valid = false;
+      digits = true;
+    }
+    if (!valid)
+      throw Error(what + ": '" + item + "' is not an integer, and vLLM reads each comma-separated item with int() "
+                  "(\"Invalid partition string\")");
+    if (negative && n > 0)
+      throw Error(what + ": a stage cannot hold -" + std::to_string(n) + " layers (vLLM would build stages that overlap)");
+    if (n == 0)
+      throw Error(what + ": a stage without decoder layers is not modelled by kvsim (it holds only embeddings or the "
+                  "LM head, and no KV cache)");
+    counts.push_back(n);
+  }
+  return counts;
+}
+
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
                           const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
-                          int expert_shards, double cpu_offload_bytes) {
-  const auto ranges = PipelineStageLayers(spec.num_layers, pp);
+                          int expert_shards, double cpu_offload_bytes, const std::vector<int64_t>& pp_partition) {
+  const auto ranges = PipelineStageLayers(spec.num_layers, pp, pp_partition);
   const auto [first, end] = ranges[stage];
   const double width = BytesPerElement(dtype);
   const QuantizationSpec attention = AttentionFormat(quant);

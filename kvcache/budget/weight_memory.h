@@ -7,6 +7,7 @@
 #define KVSIM_KVCACHE_BUDGET_WEIGHT_MEMORY_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,9 +31,17 @@ struct WeightMemory {
   }
 };
 
-// [first_layer, end_layer) of each pipeline stage, as vLLM's get_pp_indices splits them: equal
-// shares, the remainder going to the stages just before the last one.
-std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp);
+// [first_layer, end_layer) of each pipeline stage, as vLLM's get_pp_indices splits them: `partition`'s
+// counts when given (VLLM_PP_LAYER_PARTITION), else equal shares, the remainder going to the stages just
+// before the last one. Throws kvsim::Error, as vLLM raises ValueError, when the partition's stages are
+// not `pp` or its layers not `num_layers`.
+std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers, int pp,
+                                                             const std::vector<int64_t>& partition = {});
+
+// VLLM_PP_LAYER_PARTITION's text as vLLM reads it (int() of each comma-separated item: spaces, a sign and
+// digit-separating underscores allowed); empty: none given. Throws kvsim::Error for an item int() refuses
+// (vLLM: "Invalid partition string"), and for a stage without layers or with fewer than none.
+std::vector<int64_t> ParsePipelineLayerPartition(const std::string& text);
 
 // REQUIRES: tp >= 1, pp >= 1, 0 <= stage < pp, expert_shards >= 1. Routed experts are split over
 // `expert_shards` ranks: tp by default; a deployment passes tp x dp (ExpertShards, startup_rules.h).
@@ -43,7 +52,8 @@ std::vector<std::pair<int64_t, int64_t>> PipelineStageLayers(int64_t num_layers,
 // and stay. kvsim's tensors are vLLM's parameters but for q, k and v, which vLLM fuses in one.
 WeightMemory WeightsOnGpu(const ModelSpec& spec, const std::vector<WeightTensor>& tensors,
                           const QuantizationSpec& quant, NumericFormat dtype, int tp, int pp, int stage,
-                          int expert_shards = 0, double cpu_offload_bytes = 0);
+                          int expert_shards = 0, double cpu_offload_bytes = 0,
+                          const std::vector<int64_t>& pp_partition = {});
 
 }  // namespace kvsim
 

@@ -42,6 +42,11 @@ double ParseNumber(const std::string& text, const std::string& path, unsigned li
   throw Error(path + ":" + std::to_string(line) + ": column " + column + ": '" + text + "' is not a non-negative number");
 }
 
+// The compute capability of each generation a row may name (what vLLM checks a weight format against).
+constexpr std::pair<const char*, int> kCapabilities[] = {
+    {"volta", 70}, {"turing", 75}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100},
+    {"cdna3", 94}, {"cdna4", 95}};
+
 }  // namespace
 
 Interconnect GuessInterconnect(const std::string& gpu_name) {
@@ -173,6 +178,14 @@ GpuCatalog GpuCatalog::Load(const std::string& path) {
       for (char ch : g.generation)
         if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)))
           throw Error(where + ": column generation: '" + g.generation + "' is not a lower-case architecture name (hopper)");
+      // An unknown name would give no compute capability, and every check of a weight format against the
+      // GPU would pass without a word (fp8 on a "pascal" row).
+      if (!g.generation.empty() && ComputeCapability(g) == 0) {
+        std::vector<std::string> generations;
+        for (const auto& [name, capability] : kCapabilities) generations.emplace_back(name);
+        throw Error(where + ": column generation: '" + g.generation + "' is not a generation kvsim knows the compute "
+                    "capability of (" + Join(generations, ", ") + "); leave it empty for a GPU of none of these");
+      }
     }
     if (fp4_column < cells.size()) g.fp4_dense_tflops = peak(cells[fp4_column], row, "fp4_dense_tflops");
     if (nvlink_column < cells.size())
@@ -193,9 +206,6 @@ void GpuCatalog::Prepend(const GpuCatalog& other) {
 }
 
 int ComputeCapability(const GpuSpec& gpu) {
-  static constexpr std::pair<const char*, int> kCapabilities[] = {
-      {"volta", 70}, {"turing", 75}, {"ampere", 80}, {"ada", 89}, {"hopper", 90}, {"blackwell", 100},
-      {"cdna3", 94}, {"cdna4", 95}};
   for (const auto& [generation, capability] : kCapabilities)
     if (gpu.generation == generation) return capability;
   return 0;

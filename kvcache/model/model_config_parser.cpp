@@ -13,6 +13,7 @@
 #include "kvcache/base/text_format.h"
 #include "kvcache/model/known_families.h"
 #include "kvcache/model/model_families.h"
+#include "kvcache/model/rope_scaling.h"
 #include "kvcache/model/vision_spec.h"
 
 namespace kvsim {
@@ -110,55 +111,6 @@ int64_t EstimateVisionParams(const json& vision, int64_t text_hidden, const std:
   if (out != hd) total += hd * out;
   return RoundToInt64OrThrow(total, 0, static_cast<int64_t>(kMaxModelParameters),
                              source + ": vision_config: estimated vision parameters");
-}
-
-bool HasMropeSection(const json& text) {
-  for (const char* key : {"rope_scaling", "rope_parameters"}) {
-    auto rs = text.find(key);
-    if (rs != text.end() && rs->is_object() && rs->contains("mrope_section")) return true;
-  }
-  return false;
-}
-
-// vLLM's derived max_model_len: the position limit, stretched by a RoPE scaling factor except
-// for the types that already state the scaled length (llama3, longrope, su, mrope).
-int64_t DeriveMaxModelLen(const json& text, int64_t max_pos, const std::string& source, const std::string& prefix) {
-  const FieldReader fields(text, source, prefix);
-  const json* rs = fields.Object("rope_scaling");
-  // Transformers v5 configs spell it rope_parameters (vLLM's patch_rope_parameters reads both).
-  if (!rs) rs = fields.Object("rope_parameters");
-  if (!rs) return max_pos;
-  FieldReader r(*rs, source, prefix + "rope_scaling.");
-  std::string kind = r.String("rope_type", r.String("type", ""));
-  // vLLM's patch_rope_scaling_dict refuses both spellings naming different types: which one a config
-  // meant cannot be told (yarn x4 or linear x4 change the context the KV cache must hold).
-  if (const std::string legacy = r.String("type", ""); !legacy.empty() && r.Has("rope_type") && legacy != kind)
-    throw Error(source + ": " + prefix + "rope_scaling: rope_type '" + kind + "' and type '" + legacy +
-                "' disagree (type is the older name of rope_type); vLLM refuses it: give one");
-  // The scaling types vLLM's get_rope builds (vllm/model_executor/layers/rotary_embedding); it raises
-  // "Unknown RoPE scaling type" for any other, so such a config never serves.
-  static constexpr const char* kRopeTypes[] = {"default", "linear", "dynamic", "ntk", "yarn", "deepseek_yarn",
-                                               "longrope", "su", "llama3", "llama4", "mrope"};
-  if (!kind.empty() && std::find(std::begin(kRopeTypes), std::end(kRopeTypes), kind) == std::end(kRopeTypes))
-    throw Error(source + ": " + prefix + "rope_scaling.rope_type: '" + kind + "' is not a RoPE scaling vLLM builds (" +
-                Join(std::vector<std::string>(std::begin(kRopeTypes), std::end(kRopeTypes)), ", ") + ")");
-  auto factor = rs->find("factor");
-  // vLLM reads the type before the factor and refuses a rope_scaling without one ("must have a 'type'
-  // or 'rope_type' key"); taking the factor alone would stretch the context on a guess.
-  if (kind.empty() && factor != rs->end() && !factor->is_null())
-    throw Error(source + ": " + prefix + "rope_scaling: has a factor but no rope_type (or type); vLLM refuses it");
-  if (kind == "llama3" || kind == "longrope" || kind == "su" || kind == "mrope" || kind == "default")
-    return max_pos;
-  const std::string what = source + ": " + prefix + "rope_scaling.factor";
-  if (factor == rs->end() || factor->is_null()) return max_pos;
-  // vLLM multiplies the position limit by it: a string is a type error there, not "no scaling".
-  if (!factor->is_number()) throw Error(what + ": expected a number, got " + factor->dump());
-  const double f = factor->get<double>();
-  const FieldRange positions = ConfigFieldRange("max_position_embeddings");
-  if (!(f > 0)) throw Error(what + ": " + factor->dump() + " must be positive");
-  const int64_t base = kind == "yarn" ? r.Optional({"original_max_position_embeddings"}, max_pos) : max_pos;
-  return RoundToInt64OrThrow(std::trunc(static_cast<double>(base) * f), positions.lo, positions.hi,
-                             what + " x max_position_embeddings");
 }
 
 // The sizes every decoder has: hidden size, layers, heads, vocabulary, positions, MLP width, head_dim and

@@ -180,9 +180,11 @@ void ReadFamilyShape(const FieldReader& r, const std::string& type, ModelSpec& s
   if (!r.Has("partial_rotary_factor") && !r.Has("rotary_pct"))
     if (const nlohmann::json* rope = r.Object("rope_parameters"))
       partial = FieldReader(*rope, r.source(), r.prefix() + "rope_parameters.").Number("partial_rotary_factor", partial);
-  if (!(partial >= 0 && partial <= 1))
+  // vLLM's get_rope refuses a factor outside (0, 1] ("must be between 0.0 and 1.0"): a model that rotates
+  // no dimension never builds (-0.0 included). Families without RoPE never call it.
+  if (!(partial >= 0 && partial <= 1) || (!no_rope && !(partial > 0)))
     throw Error(r.source() + ": " + r.prefix() + "partial_rotary_factor: " + std::to_string(partial) +
-                " is outside the valid range [0, 1]");
+                " is outside the valid range (0, 1] (vLLM's get_rope refuses it)");
   spec.rotary_dim = no_rope ? 0 : static_cast<int64_t>(static_cast<double>(spec.head_dim) * partial);
   // MiniMax-M2 states the rotated width itself (rotary_dim 64 of head_dim 128), as vLLM's minimax_m2.py reads it.
   if (type == "minimax_m2" && r.Has("rotary_dim")) {

@@ -63,6 +63,7 @@ def capacity(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -136,6 +137,9 @@ def capacity(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -233,6 +237,7 @@ def capacity_from_command(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -306,6 +311,9 @@ def capacity_from_command(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -406,6 +414,7 @@ def step(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -483,6 +492,9 @@ def step(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -694,6 +706,7 @@ def replay(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -873,6 +886,9 @@ def replay(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -1047,6 +1063,7 @@ def compare(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -1229,6 +1246,9 @@ def compare(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -1405,6 +1425,7 @@ def sweep(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     max_num_seqs: _Value | None = None,
@@ -1598,6 +1619,9 @@ def sweep(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:
@@ -1780,6 +1804,7 @@ def plan(
     mamba_ssm_cache_dtype: str = 'auto',
     tensor_parallel_size: int = 1,
     pipeline_parallel_size: int = 1,
+    pp_layer_partition: _Value | None = None,
     gpu_memory_utilization: _Value | None = None,
     max_model_len: _Value | None = None,
     block_size: _Value | None = None,
@@ -1980,6 +2005,9 @@ def plan(
             (auto: as --mamba-cache-dtype)
         tensor_parallel_size: tensor-parallel GPUs (-tp)
         pipeline_parallel_size: pipeline stages (-pp)
+        pp_layer_partition: decoder layers per pipeline stage, e.g. 10,11,11 (vLLM's
+            VLLM_PP_LAYER_PARTITION; default: equal shares, the remainder on the stages before the
+            last)
         gpu_memory_utilization: fraction of GPU memory the engine may use (vLLM default 0.9; SGLang:
             mem_fraction_static)
         max_model_len: context length (default: the model's); 32k = 32000, 32K = 32768; auto or -1:

@@ -2,6 +2,7 @@
 // weights vLLM printed in real start-up logs (shared/validation).
 #include <gtest/gtest.h>
 
+#include "kvcache/base/error.h"
 #include "kvcache/base/units.h"
 #include "kvcache/budget/weight_memory.h"
 #include "tests/testutil.h"
@@ -25,6 +26,22 @@ TEST(WeightMemoryTest, PipelineSplitFollowsVllm) {
   EXPECT_EQ(r[0], (std::pair<int64_t, int64_t>{0, 11}));
   EXPECT_EQ(r[1], (std::pair<int64_t, int64_t>{11, 22}));
   EXPECT_EQ(r[2], (std::pair<int64_t, int64_t>{22, 32}));
+}
+
+// VLLM_PP_LAYER_PARTITION (get_pp_indices) sets each stage's layer count; vLLM refuses a partition whose
+// stage count is not pp_size or whose layers are not num_hidden_layers ("Invalid partition string" for an
+// item int() cannot read). It was planned with the even split as if the variable were not there.
+TEST(WeightMemoryTest, PipelinePartitionGivesEachStageItsLayers) {
+  const auto r = PipelineStageLayers(32, 3, ParsePipelineLayerPartition("4, +12,1_6"));
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0], (std::pair<int64_t, int64_t>{0, 4}));
+  EXPECT_EQ(r[1], (std::pair<int64_t, int64_t>{4, 16}));
+  EXPECT_EQ(r[2], (std::pair<int64_t, int64_t>{16, 32}));
+  EXPECT_THROW(PipelineStageLayers(32, 2, {15, 16}), Error);      // 31 layers
+  EXPECT_THROW(PipelineStageLayers(32, 2, {10, 11, 11}), Error);  // 3 stages for pp 2
+  EXPECT_TRUE(ParsePipelineLayerPartition("").empty());  // not given
+  for (const char* bad : {"8,", "8,,24", "8;24", "8.0,24", "0x8,24", "1__6,16", "_8,24", "-8,40", "0,32"})
+    EXPECT_THROW(ParsePipelineLayerPartition(bad), Error) << bad;
 }
 
 // Hand-derived: a 2-layer toy with vocab 1000 (padded to 1024 by vLLM), hidden 64, MHA 4 heads,

@@ -221,6 +221,14 @@ TEST(InputRefusalsTest, MaxModelLenAutoIsTakenEverywhereAndIsTheLargestThatFits)
                               "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "auto"});
   ASSERT_EQ(pasted.exit_code, 0) << pasted.err;
   EXPECT_EQ(length_of(pasted), len);
+  // vLLM's human_readable_int_or_auto strips the text and lower-cases it: AUTO and " Auto " were refused as
+  // "not a number".
+  for (const char* spelling : {"AUTO", " Auto "}) {
+    const auto upper = RunCli({"capacity", "--vllm-version", "0.24", "--gpu", "l4", "--json", "-", "--vllm-cmd",
+                               std::string("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len '") + spelling + "'"});
+    ASSERT_EQ(upper.exit_code, 0) << spelling << ": " << upper.err;
+    EXPECT_EQ(length_of(upper), len) << spelling;
+  }
 }
 
 // A real vLLM start-up failure (Qwen3-8B, a public troubleshooting write-up quoting core.py's

@@ -99,6 +99,11 @@ TEST(OffloadCliTest, InputsThatCannotWorkAreRefused) {
   testing::ExpectOneLineError(
       testing::RunCli({"replay", "--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})"}),
       "--prefill-replicas");
+  // A name kvsim does not know (a typo, an out-of-tree connector) was said to move KV between prefill and decode
+  // instances; vLLM refuses a typo ("Unsupported connector type"), so the message claims no kind for it.
+  const auto typo = testing::RunCli({"replay", "--kv-transfer-config", R"({"kv_connector":"NixlConnecter","kv_role":"kv_both"})"});
+  testing::ExpectOneLineError(typo, "connector 'NixlConnecter' is not an offloading tier kvsim models");
+  EXPECT_EQ(typo.err.find("' moves KV between"), std::string::npos) << typo.err;
   testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1"}), "--decode-replicas");
   testing::ExpectOneLineError(testing::RunCli({"replay", "--prefill-replicas", "1", "--decode-replicas", "1", "--kv-link", "fast"}),
                               "--kv-link");

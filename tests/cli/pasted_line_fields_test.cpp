@@ -220,6 +220,58 @@ TEST(PastedLineFieldsTest, ValuesVllmsParserRefusesAreRefused) {
   EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --block-size 32").exit_code, 0);
 }
 
+// --kv-cache-memory-bytes is a human_readable_int to vLLM (EngineArgs, with max_model_len): 8GiB and 1e10 were
+// planned (kvsim's own --kv-cache-memory takes both) where vLLM's argparse refuses them. 8g is 8 x 10^9 B =
+// 7.4506 GiB, 8G is 8 x 2^30 B = 8 GiB.
+TEST(PastedLineFieldsTest, KvCacheMemoryBytesIsReadAsVllmReadsIt) {
+  const std::string serve = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 --kv-cache-memory-bytes ";
+  for (const char* refused : {"8GiB", "1e10", "8GB", "1.5G"}) {
+    const auto r = Pasted(serve + refused);
+    EXPECT_EQ(r.exit_code, 2) << refused;
+    EXPECT_NE(r.err.find(std::string("--kv-cache-memory-bytes: '") + refused + "'"), std::string::npos) << r.err;
+  }
+  auto kv_gib = [&](const std::string& value) {
+    const auto r = Pasted(serve + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("kv_cache_gib").get<double>() : 0.0;
+  };
+  EXPECT_NEAR(kv_gib("8g"), 8e9 / (1u << 30), 1e-4);
+  EXPECT_NEAR(kv_gib("8G"), 8.0, 1e-4);
+  EXPECT_NEAR(kv_gib("8589934592"), 8.0, 1e-4);
+}
+
+// max_num_seqs, num_gpu_blocks_override and the parallel sizes are argparse type=int in vLLM (only max_model_len,
+// max_num_batched_tokens and kv_cache_memory_bytes are human_readable_int): --max-num-seqs 1k was planned as 1000
+// and 256.0 as 256 where int() refuses both; int() reads 1_024 as 1024 and ' 8 ' as 8, which kvsim refused.
+TEST(PastedLineFieldsTest, IntegerFlagsAreReadAsPythonsIntReadsThem) {
+  const std::string serve = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 ";
+  for (const char* refused : {"--max-num-seqs 1k", "--max-num-seqs 256.0", "--num-gpu-blocks-override 2K", "-tp 2e0"}) {
+    const auto r = Pasted(serve + refused);
+    EXPECT_EQ(r.exit_code, 2) << refused;
+    EXPECT_NE(r.err.find("is not an integer to vLLM, whose argparse reads it with int()"), std::string::npos) << r.err;
+  }
+  auto seqs = [&](const std::string& value) {
+    const auto r = Pasted(serve + "--max-num-seqs " + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings").at("max_num_seqs").get<int64_t>() : 0;
+  };
+  EXPECT_EQ(seqs("1_024"), 1024);
+  EXPECT_EQ(seqs("' 8 '"), 8);
+  EXPECT_EQ(seqs("+64"), 64);
+}
+
+// --gpu-memory-utilization is argparse type=float: float() reads ' 0.9 ' and 0.9_5 (0.95), which were refused.
+TEST(PastedLineFieldsTest, FloatFlagsAreReadAsPythonsFloatReadsThem) {
+  auto utilization = [](const std::string& value) {
+    const auto r = Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 --gpu-memory-utilization " + value, true);
+    EXPECT_EQ(r.exit_code, 0) << value << ": " << r.err;
+    return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings").at("gpu_memory_utilization").get<double>() : 0.0;
+  };
+  EXPECT_DOUBLE_EQ(utilization("' 0.9 '"), 0.9);
+  EXPECT_DOUBLE_EQ(utilization("0.9_5"), 0.95);
+  EXPECT_EQ(Pasted("vllm serve meta-llama/Llama-3.1-8B-Instruct --gpu-memory-utilization 0._9").exit_code, 2);
+}
+
 // vLLM's parser takes a list key one item at a time with a trailing '+' (`-cc.cudagraph_capture_sizes+ 1`,
 // items split at commas and appended; vllm/utils/argparse_utils.py); it was refused as an unknown key.
 // Sizes [1, 2, 4] under FULL_AND_PIECEWISE: three piecewise and three full graphs.
@@ -288,6 +340,38 @@ TEST(PastedLineFieldsTest, ConfigYamlIntegersAreTheDecimalsPyYamlMakesOfThem) {
   const auto quoted = run("quoted", "max-model-len: '0x1000'\n");
   EXPECT_EQ(quoted.exit_code, 2);
   EXPECT_NE(quoted.err.find("'0x1000' is not a number"), std::string::npos) << quoted.err;
+}
+
+// VLLM_PP_LAYER_PARTITION=8,24 with -pp 2 (get_pp_indices, vllm/distributed/utils.py) gives stage 0 the
+// layers [0, 8) and stage 1 [8, 32); it was noted as a variable kvsim has no entry for and planned with the
+// even split (16, 16). Llama-3.1-8B by hand: a decoder layer holds 218,112,000 parameters (q and o 4096^2
+// each, k and v 4096 x 1024 each, gate, up and down 4096 x 14336 each, two norms of 4096), the embedding
+// and the LM head 128,256 x 4096 = 525,336,576 each, the final norm 4096. In bfloat16 stage 0 holds
+// (8 x 218,112,000 + 525,336,576) x 2 B = 4.2287 GiB, stage 1 (24 x 218,112,000 + 4096 + 525,336,576) x 2 B
+// = 10.7289 GiB, each beside a RoPE cache of 131,072 positions x 128 x 2 B = 0.03125 GiB. What vLLM
+// refuses is refused: 31 layers for a model of 32, two stages for three, an empty value.
+TEST(PastedLineFieldsTest, ThePipelineLayerPartitionSplitsTheStages) {
+  const std::string serve = " vllm serve meta-llama/Llama-3.1-8B-Instruct -pp ";
+  const auto r = RunCli({"capacity", "--gpu", "h100", "--json", "-", "--vllm-cmd", "VLLM_PP_LAYER_PARTITION=8,24" + serve + "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& stages = j.at("stages");
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].at("first_layer").get<int64_t>(), 0);
+  EXPECT_EQ(stages[0].at("end_layer").get<int64_t>(), 8);
+  EXPECT_EQ(stages[1].at("first_layer").get<int64_t>(), 8);
+  EXPECT_EQ(stages[1].at("end_layer").get<int64_t>(), 32);
+  EXPECT_NEAR(stages[0].at("weights_gib").get<double>(), 4.2287 + 0.03125, 0.006);
+  EXPECT_NEAR(stages[1].at("weights_gib").get<double>(), 10.7289 + 0.03125, 0.006);
+  EXPECT_EQ(j.at("notes").dump().find("VLLM_PP_LAYER_PARTITION"), std::string::npos) << j.at("notes").dump();
+  auto refused = [&](const std::string& line, const std::string& why) {
+    const auto bad = RunCli({"capacity", "--gpu", "h100", "--vllm-cmd", line});
+    EXPECT_EQ(bad.exit_code, 2) << line;
+    EXPECT_NE(bad.err.find(why), std::string::npos) << bad.err;
+  };
+  refused("VLLM_PP_LAYER_PARTITION=15,16" + serve + "2", "15,16 holds 31 layers, and the model has 32; vLLM refuses it");
+  refused("VLLM_PP_LAYER_PARTITION=8,24" + serve + "3", "8,24 gives 2 stages for --pipeline-parallel-size 3");
+  refused("VLLM_PP_LAYER_PARTITION=" + serve + "2", "Invalid partition string");
 }
 
 }  // namespace

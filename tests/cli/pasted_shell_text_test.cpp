@@ -156,5 +156,24 @@ TEST(PastedShellTextTest, AShellGivenTheCommandAsAStringRunsIt) {
   EXPECT_NE(echo.err.find("(got 'echo hi')"), std::string::npos) << echo.err;
 }
 
+// A line copied from a blog or a document whose editor turned `--` into an en dash (–max-model-len), an
+// em dash or a minus sign was refused as "a second positional argument"; vLLM refuses it too, and the
+// reason now names the dash.
+TEST(PastedShellTextTest, ATypographicDashIsNamedAsTheReason) {
+  for (const char* flag : {"\u2013max-model-len", "\u2014max-model-len", "\u2212\u2212max-model-len"}) {
+    const auto r = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", std::string(kPlain) + " " + flag + " 2048"});
+    EXPECT_EQ(r.exit_code, 2) << flag;
+    EXPECT_NE(r.err.find("starts with a typographic dash, not --"), std::string::npos) << r.err;
+  }
+}
+
+// A script saved with a byte-order mark and pasted whole was refused as "must start with `vllm serve`
+// (got 'vllm serve ...')", the mark invisible in the message; a shell fails to run it too.
+TEST(PastedShellTextTest, AByteOrderMarkIsNamedAsTheReason) {
+  const auto r = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", std::string("\xEF\xBB\xBF") + kPlain});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("the text starts with a UTF-8 byte-order mark"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace kvsim

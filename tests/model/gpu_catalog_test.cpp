@@ -43,6 +43,34 @@ TEST(GpuCatalogTest, AMalformedGenerationNamesTheFileLineAndColumn) {
   std::remove(path.c_str());
 }
 
+// A --gpu-file row naming a generation kvsim has no compute capability for ("pascal", a typo such as
+// "hoper") was read as "unknown", and vLLM's check of the weight format against the GPU passed without a
+// word: FP8 weights on a Pascal card were planned. The generations of data/gpus.csv are all known.
+TEST(GpuCatalogTest, AGenerationWithoutAComputeCapabilityIsRefused) {
+  const std::string path = ::testing::TempDir() + "/gpus_unknown_generation.csv";
+  for (const char* generation : {"pascal", "hoper"}) {
+    {
+      std::ofstream out(path);
+      out << "id,name,aliases,marketed_gb,cuda_total_gib,mem_bandwidth_TB_per_s,bf16_dense_tflops,fp8_dense_tflops,"
+             "int8_dense_tops,fp16_dense_tflops,sm_count,interconnect,source,generation\n"
+          << "x1,X One,,16,15.9,0.732,,,,,56,pcie,datasheet," << generation << "\n";
+    }
+    try {
+      GpuCatalog::Load(path);
+      ADD_FAILURE() << "accepted " << generation;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":2: column generation: '" + generation +
+                                           "' is not a generation kvsim knows the compute capability of"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  std::remove(path.c_str());
+  const GpuCatalog table = GpuCatalog::Load(DataDirectory() + "/gpus.csv");
+  for (const GpuSpec& g : table.gpus())
+    EXPECT_GT(ComputeCapability(g), 0) << g.id;
+}
+
 // A row's figures are decimals within the bounds of the flags that override them: "0x10" was read as 16
 // GiB (std::stod's hexadecimal), and a tensor peak or a link rate of 1e30 was taken, making step times and
 // transfers vanish where --gpu-tflops 1e30 is refused.

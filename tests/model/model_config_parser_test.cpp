@@ -119,5 +119,51 @@ TEST(ModelConfigParserTest, RopeScalingWithTwoDifferentTypesIsRefused) {
   EXPECT_NO_THROW(SpecFromJson(head + R"({"type":"yarn","rope_type":"yarn","factor":4.0,"original_max_position_embeddings":8192}})"));
 }
 
+// A rope_scaling missing a key vLLM's get_rope indexes was planned as if complete (llama3 without
+// low_freq_factor at Llama-3.1's 131,072 positions); vLLM raises KeyError building the rotary
+// embedding, and transformers' rope validation refuses it too. The complete Llama-3.1 rope_scaling,
+// a dynamic scaling by alpha alone, and a longrope whose original positions sit at the top level
+// (Phi-3) stay accepted.
+TEST(ModelConfigParserTest, RopeScalingMissingAKeyGetRopeReadsIsRefused) {
+  const std::string head = R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+    "num_attention_heads":4,"vocab_size":100,"max_position_embeddings":131072,"rope_scaling":)";
+  auto refused = [&](const std::string& rope, const std::string& expected) {
+    try {
+      SpecFromJson(head + rope + "}");
+      ADD_FAILURE() << "accepted: " << rope;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  };
+  refused(R"({"rope_type":"llama3","factor":8.0,"high_freq_factor":4.0,"original_max_position_embeddings":8192})",
+          "rope_scaling: rope_type 'llama3' needs low_freq_factor");
+  refused(R"({"rope_type":"llama3","factor":8.0})",
+          "needs low_freq_factor, high_freq_factor, original_max_position_embeddings");
+  refused(R"({"rope_type":"yarn","original_max_position_embeddings":32768})", "rope_type 'yarn' needs factor");
+  refused(R"({"type":"linear","factor":null})", "rope_type 'linear' needs factor");
+  refused(R"({"type":"dynamic"})", "rope_type 'dynamic' needs factor (or alpha)");
+  refused(R"({"rope_type":"longrope","short_factor":[1.0]})", "rope_type 'longrope' needs long_factor");
+  EXPECT_EQ(SpecFromJson(head + R"({"rope_type":"llama3","factor":8.0,"low_freq_factor":1.0,"high_freq_factor":4.0,
+    "original_max_position_embeddings":8192}})").derived_max_model_len, 131072);
+  EXPECT_NO_THROW(SpecFromJson(head + R"({"type":"dynamic","alpha":1000.0}})"));
+  EXPECT_NO_THROW(SpecFromJson(head + R"({"type":"longrope","short_factor":[1.0],"long_factor":[2.0]}})"));
+}
+
+// partial_rotary_factor 0 (or -0.0) was planned with no rotated dimension; vLLM's get_rope refuses
+// a factor outside (0, 1].
+TEST(ModelConfigParserTest, PartialRotaryFactorZeroIsRefused) {
+  const std::string head = R"({"model_type":"llama","hidden_size":64,"intermediate_size":128,"num_hidden_layers":2,
+    "num_attention_heads":4,"vocab_size":100,"max_position_embeddings":8192,"partial_rotary_factor":)";
+  for (const char* zero : {"0", "-0.0", "0.0"}) {
+    try {
+      SpecFromJson(head + zero + "}");
+      ADD_FAILURE() << "accepted " << zero;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is outside the valid range (0, 1]"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(SpecFromJson(head + "0.5}").rotary_dim, 8);  // head_dim 64 / 4 = 16, half rotated
+}
+
 }  // namespace
 }  // namespace kvsim
