@@ -1,6 +1,7 @@
 #include "kvcache/budget/speculative_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -82,11 +83,22 @@ std::string MethodList() {
 }
 
 // A positive JSON integer (vLLM's Field(gt=0) / ge=1), or an error naming the key.
+// vLLM validates the flag's JSON with pydantic (TypeAdapter(SpeculativeConfig).validate_json) in lax
+// mode, where an integer field also takes a number with no fractional part (3.0) and the text of a
+// whole number ("3").
 int64_t PositiveInt(const nlohmann::json& j, const std::string& key, int64_t most) {
-  if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > most)
+  nlohmann::json n = j;
+  if (j.is_number_float()) {
+    const double d = j.get<double>();
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) < 0x1p53) n = static_cast<int64_t>(d);
+  } else if (j.is_string()) {
+    const std::string& t = j.get_ref<const std::string&>();
+    if (!t.empty() && t.size() < 19 && t.find_first_not_of("0123456789") == std::string::npos) n = std::stoll(t);
+  }
+  if (!n.is_number_integer() || n.get<int64_t>() < 1 || n.get<int64_t>() > most)
     throw Error(std::string(kFlag) + ": \"" + key + "\" is " + j.dump() + "; vLLM takes an integer >= 1" +
                 (most < (int64_t{1} << 40) ? Format(" (kvsim: at most %lld)", static_cast<long long>(most)) : ""));
-  return j.get<int64_t>();
+  return n.get<int64_t>();
 }
 
 void RequireBool(const nlohmann::json& j, const std::string& key) {

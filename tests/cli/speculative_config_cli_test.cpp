@@ -83,6 +83,17 @@ TEST(SpeculativeConfigCliTest, TheTokenCountIsWhatVllmAccepts) {
   Refused(R"({"method": "ngram", "num_speculative_tokens": 0})", "vLLM takes an integer >= 1");
   Refused(R"({"method": "ngram"})", "give \"num_speculative_tokens\"");
   Refused(R"({"method": "ngram", "num_speculative_tokens": 3.5})", "vLLM takes an integer >= 1");
+  Refused(R"({"method": "ngram", "num_speculative_tokens": "3.5"})", "vLLM takes an integer >= 1");
+  Refused(R"({"method": "ngram", "num_speculative_tokens": "three"})", "vLLM takes an integer >= 1");
+  // pydantic's lax mode reads 3.0 and "3" as the integer 3: planned as the integer form plans them.
+  const auto as_int = RunCli({"capacity", "--speculative-config", R"({"method": "ngram", "num_speculative_tokens": 3})"});
+  ASSERT_EQ(as_int.exit_code, 0) << as_int.err;
+  for (const char* lax : {R"({"method": "ngram", "num_speculative_tokens": 3.0})",
+                          R"({"method": "ngram", "num_speculative_tokens": "3"})"}) {
+    const auto r = RunCli({"capacity", "--speculative-config", lax});
+    EXPECT_EQ(r.exit_code, 0) << lax << ": " << r.err;
+    EXPECT_EQ(r.out, as_int.out) << lax;
+  }
 }
 
 }  // namespace
