@@ -78,6 +78,12 @@ nlohmann::json ReplayJson(const std::vector<std::string>& args) {
   return r.exit_code == 0 ? nlohmann::json::parse(r.out) : nlohmann::json::object();
 }
 
+nlohmann::json PastedLineSettings(const std::string& line) {
+  const CommandResult r = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", line});
+  EXPECT_EQ(r.exit_code, 0) << line << ": " << r.err;
+  return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings") : nlohmann::json();
+}
+
 std::string MooncakeRow(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids) {
   std::string h;
   for (int64_t i = 0; i < ids; ++i) h += (i ? "," : "") + std::to_string(first_id + i);

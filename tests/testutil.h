@@ -98,6 +98,10 @@ inline void ExpectOneLineError(const CommandResult& r, const std::string& must_c
 // failure, when it exits non-zero).
 nlohmann::json ReplayJson(const std::vector<std::string>& args);
 
+// The "settings" object of `kvsim capacity --gpu h200 --json - --vllm-cmd LINE`: what a pasted serve
+// line plans (an empty value, and a test failure, when it exits non-zero).
+nlohmann::json PastedLineSettings(const std::string& line);
+
 // One Mooncake JSONL row: `ids` consecutive 512-token block ids from `first_id`.
 std::string MooncakeRow(int64_t ms, int64_t input, int64_t output, int64_t first_id, int64_t ids);
 

@@ -27,6 +27,10 @@ def _format_value(value):
     if isinstance(value, float):
         if math.isinf(value) or math.isnan(value):
             return str(value)
+        # vLLM's Python entry points validate their config fields with pydantic in lax mode, which
+        # takes 4096.0 for an integer field; the command line's int() would not.
+        if value.is_integer() and abs(value) < 2.0 ** 53:
+            return str(int(value))
         return repr(value)
     if isinstance(value, (dict, list)):
         return json.dumps(value)

@@ -38,6 +38,14 @@ def test_switch_without_off_form_false_is_its_default(cli):
     assert on == default
 
 
+def test_a_whole_number_given_as_a_float_is_that_number(cli):
+    # LLM(max_model_len=4096.0) runs: pydantic's lax mode reads a float with no fraction as the integer.
+    expected = cli.json(["capacity", "--gpu=h100", "--max-model-len=4096", "--max-num-seqs=64"])
+    assert kvsim.capacity(gpu="h100", max_model_len=4096.0, max_num_seqs=64.0).to_dict() == expected
+    with pytest.raises(ValueError, match="4096.5"):
+        kvsim.capacity(gpu="h100", max_model_len=4096.5)
+
+
 def test_a_release_given_as_a_float_is_refused():
     """0.30 as a float is 0.3, another release: the keyword must be text."""
     with pytest.raises(ValueError, match="as a string"):

@@ -14,13 +14,8 @@
 namespace kvsim {
 namespace {
 
+using testing::PastedLineSettings;
 using testing::RunCli;
-
-nlohmann::json Settings(const std::string& line) {
-  const auto r = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", line});
-  EXPECT_EQ(r.exit_code, 0) << line << ": " << r.err;
-  return r.exit_code == 0 ? nlohmann::json::parse(r.out).at("settings") : nlohmann::json();
-}
 
 bool Noted(const std::string& line, const std::string& text) {
   const auto r = RunCli({"capacity", "--gpu", "h200", "--json", "-", "--vllm-cmd", line});
@@ -37,10 +32,10 @@ const char* const kPlain = "vllm serve Qwen/Qwen3-8B --max-model-len 4096 --max-
 // own before the command (vllm-project/vllm#22303), `export X=1; ...` and `export X=1 && ...` were refused as
 // not starting with vllm serve; a shell runs the server with that environment.
 TEST(PastedShellTextTest, SudoAndExportBeforeTheCommandAreTheShells) {
-  const nlohmann::json plain = Settings(kPlain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
   for (const std::string prefix : {"sudo ", "sudo -E ", "sudo -u ubuntu ", "export CUDA_VISIBLE_DEVICES=1,2\n\n",
                                    "export CUDA_VISIBLE_DEVICES=0; ", "export HF_HOME=/data CUDA_VISIBLE_DEVICES=0 && "})
-    EXPECT_EQ(Settings(prefix + kPlain), plain) << prefix;
+    EXPECT_EQ(PastedLineSettings(prefix + kPlain), plain) << prefix;
   const auto docker = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd",
                               "sudo docker run --gpus=all --ipc=host vllm/vllm-openai:latest --model Qwen/Qwen3-8B "
                               "--max-model-len 4096"});
@@ -49,9 +44,9 @@ TEST(PastedShellTextTest, SudoAndExportBeforeTheCommandAreTheShells) {
 
 // A prompt copied with the line (`$ `, a root prompt `# `, `(venv) user@host:dir# `) is not the command.
 TEST(PastedShellTextTest, APromptBeforeTheCommandIsDroppedAndSaid) {
-  const nlohmann::json plain = Settings(kPlain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
   for (const std::string prompt : {"$ ", "# ", "(vllm) root@ubuntu:/home/ubuntu/workspace/vllm# ", "user@gpu01:~$ "}) {
-    EXPECT_EQ(Settings(prompt + kPlain), plain) << prompt;
+    EXPECT_EQ(PastedLineSettings(prompt + kPlain), plain) << prompt;
     EXPECT_TRUE(Noted(prompt + kPlain, "is the shell prompt it was copied with")) << prompt;
   }
 }
@@ -60,16 +55,16 @@ TEST(PastedShellTextTest, APromptBeforeTheCommandIsDroppedAndSaid) {
 // the middle of a backslash-continued command it ends the command in a shell, so the lines after it would
 // never reach the server: refused, naming them, rather than planned with or without them.
 TEST(PastedShellTextTest, CommentsAreTheShellsAndOneThatCutsTheCommandIsRefused) {
-  const nlohmann::json plain = Settings(kPlain);
-  EXPECT_EQ(Settings(std::string(kPlain) + "  # 4k context for the 24 GB card"), plain);
-  EXPECT_EQ(Settings("vllm serve Qwen/Qwen3-8B \\\n  --max-model-len 4096 \\\n  --max-num-seqs 8\n# --enforce-eager"), plain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
+  EXPECT_EQ(PastedLineSettings(std::string(kPlain) + "  # 4k context for the 24 GB card"), plain);
+  EXPECT_EQ(PastedLineSettings("vllm serve Qwen/Qwen3-8B \\\n  --max-model-len 4096 \\\n  --max-num-seqs 8\n# --enforce-eager"), plain);
   const auto cut = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd",
                            "vllm serve Qwen/Qwen3-8B \\\n  # --max-model-len 4096 \\\n  --max-num-seqs 8"});
   EXPECT_EQ(cut.exit_code, 2);
   EXPECT_NE(cut.err.find("the comment '# --max-model-len 4096 \\' ends the command in a shell"), std::string::npos) << cut.err;
   EXPECT_NE(cut.err.find("'--max-num-seqs 8' and what follows are not the server's arguments"), std::string::npos) << cut.err;
   // A # inside a word or in quotes is no comment.
-  EXPECT_EQ(Settings(std::string(kPlain) + " --served-model-name 'qwen #1' --api-key abc#def"), plain);
+  EXPECT_EQ(PastedLineSettings(std::string(kPlain) + " --served-model-name 'qwen #1' --api-key abc#def"), plain);
 }
 
 // `vllm serve <PATH>/model ...` (vllm-project/vllm#17327) was read as a redirection that ended the
@@ -82,9 +77,9 @@ TEST(PastedShellTextTest, APlaceholderIsRefusedAndARedirectionKeepsTheArgumentsA
     EXPECT_EQ(r.exit_code, 2) << line;
     EXPECT_NE(r.err.find("is a placeholder to fill in"), std::string::npos) << line << ": " << r.err;
   }
-  const nlohmann::json plain = Settings(kPlain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
   const std::string redirected = "vllm serve Qwen/Qwen3-8B > server.log --max-model-len 4096 2> err.log --max-num-seqs 8";
-  EXPECT_EQ(Settings(redirected), plain);
+  EXPECT_EQ(PastedLineSettings(redirected), plain);
   EXPECT_TRUE(Noted(redirected, "`> server.log 2> err.log` in the server command is the shell's"));
 }
 
@@ -94,10 +89,10 @@ TEST(PastedShellTextTest, APlaceholderIsRefusedAndARedirectionKeepsTheArgumentsA
 // flag without effect (--master-addr $HEAD_ADDR) keeps the line and a number refuses it naming the flag.
 // `uv run vllm serve` (vllm-project/vllm#33155) runs the command in the project's environment.
 TEST(PastedShellTextTest, VariablesSetInThePasteAreExpandedAndUvRunIsTheShells) {
-  const nlohmann::json plain = Settings(kPlain);
-  EXPECT_EQ(Settings("M=Qwen/Qwen3-8B\nLEN=4096\nvllm serve $M --max-model-len ${LEN} --max-num-seqs 8"), plain);
-  EXPECT_EQ(Settings(std::string("uv run ") + kPlain), plain);
-  EXPECT_EQ(Settings(std::string(kPlain) + " --master-addr $HEAD_ADDR").at("max_model_len"), 4096);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
+  EXPECT_EQ(PastedLineSettings("M=Qwen/Qwen3-8B\nLEN=4096\nvllm serve $M --max-model-len ${LEN} --max-num-seqs 8"), plain);
+  EXPECT_EQ(PastedLineSettings(std::string("uv run ") + kPlain), plain);
+  EXPECT_EQ(PastedLineSettings(std::string(kPlain) + " --master-addr $HEAD_ADDR").at("max_model_len"), 4096);
   for (const std::string line : {"vllm serve $MODEL -tp 2", "vllm serve ${MODEL_PATH} -tp 2", "vllm serve --model=$MODEL"}) {
     const auto r = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", line});
     EXPECT_EQ(r.exit_code, 2) << line;
@@ -111,10 +106,10 @@ TEST(PastedShellTextTest, VariablesSetInThePasteAreExpandedAndUvRunIsTheShells) 
 // docker run options that take a value beyond the common ones (--stop-timeout 30, --health-interval 30s,
 // --memory-swap -1, --sysctl, --dns) took their value for the image ("image 30 is not vLLM's").
 TEST(PastedShellTextTest, EveryDockerRunOptionWithAValueSkipsIt) {
-  const nlohmann::json plain = Settings(kPlain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
   for (const std::string options : {"--stop-timeout 30", "--health-interval 30s --health-retries 3", "--memory-swap -1",
                                     "--sysctl net.core.somaxconn=1024 --dns 8.8.8.8", "-c 512 --pids-limit 4096"})
-    EXPECT_EQ(Settings("docker run --gpus all " + options +
+    EXPECT_EQ(PastedLineSettings("docker run --gpus all " + options +
                        " vllm/vllm-openai:latest Qwen/Qwen3-8B --max-model-len 4096 --max-num-seqs 8"),
               plain)
         << options;
@@ -131,7 +126,7 @@ TEST(PastedShellTextTest, ACompareDeploymentIsReadWithoutItsPromptAndComments) {
 // Launch wrappers that run the command unchanged were refused as not starting with vllm serve: the
 // interpreter by path or with its own options, vLLM's CLI module, time, env, taskset and numactl.
 TEST(PastedShellTextTest, LaunchWrappersAndInterpreterFormsRunTheServer) {
-  const nlohmann::json plain = Settings(kPlain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
   const std::string args = " --max-model-len 4096 --max-num-seqs 8";
   for (const std::string launch :
        {"/usr/bin/python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B",
@@ -139,17 +134,17 @@ TEST(PastedShellTextTest, LaunchWrappersAndInterpreterFormsRunTheServer) {
         "python -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B", "time vllm serve Qwen/Qwen3-8B",
         "env -u HF_TOKEN CUDA_VISIBLE_DEVICES=0 vllm serve Qwen/Qwen3-8B", "taskset -c 0-15 vllm serve Qwen/Qwen3-8B",
         "numactl --cpunodebind=0 -m 0 vllm serve Qwen/Qwen3-8B"})
-    EXPECT_EQ(Settings(launch + args), plain) << launch;
+    EXPECT_EQ(PastedLineSettings(launch + args), plain) << launch;
 }
 
 // `bash -c "vllm serve ..."` (a container's or a job's command string) is the command inside the string,
 // read as the shell reads it; a string that runs no server is refused naming what it starts with.
 TEST(PastedShellTextTest, AShellGivenTheCommandAsAStringRunsIt) {
-  const nlohmann::json plain = Settings(kPlain);
-  EXPECT_EQ(Settings(std::string("bash -c '") + kPlain + "'"), plain);
-  EXPECT_EQ(Settings(std::string("HF_HOME=/data /bin/sh -lc \"export A=1 && ") + kPlain + " 2>&1 | tee log\""), plain);
+  const nlohmann::json plain = PastedLineSettings(kPlain);
+  EXPECT_EQ(PastedLineSettings(std::string("bash -c '") + kPlain + "'"), plain);
+  EXPECT_EQ(PastedLineSettings(std::string("HF_HOME=/data /bin/sh -lc \"export A=1 && ") + kPlain + " 2>&1 | tee log\""), plain);
   // A container whose entrypoint is the shell: `docker run --entrypoint /bin/bash IMAGE -c "vllm serve ..."`.
-  EXPECT_EQ(Settings(std::string("docker run --gpus all --entrypoint /bin/bash vllm/vllm-openai:latest -c '") + kPlain + "'"),
+  EXPECT_EQ(PastedLineSettings(std::string("docker run --gpus all --entrypoint /bin/bash vllm/vllm-openai:latest -c '") + kPlain + "'"),
             plain);
   const auto echo = RunCli({"capacity", "--gpu", "h200", "--vllm-cmd", "bash -c 'echo hi'"});
   EXPECT_EQ(echo.exit_code, 2);
