@@ -22,6 +22,12 @@ class KvsimWarning(UserWarning):
 
 
 def _format_value(value):
+    if isinstance(value, (bytes, bytearray)):
+        # pydantic's lax mode reads UTF-8 bytes as the text for a string field, as vLLM's configs take them.
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ValueError("%r is not UTF-8 text: %s" % (value, e)) from None
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):

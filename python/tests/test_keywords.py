@@ -46,6 +46,13 @@ def test_a_whole_number_given_as_a_float_is_that_number(cli):
         kvsim.capacity(gpu="h100", max_model_len=4096.5)
 
 
+def test_bytes_are_read_as_their_utf8_text(cli):
+    expected = cli.json(["capacity", "--gpu=h100", "--max-model-len=4096"])
+    assert kvsim.capacity(gpu=b"h100", max_model_len=b"4096").to_dict() == expected
+    with pytest.raises(ValueError, match="not UTF-8"):
+        kvsim.capacity(gpu=b"\xff\xfe", max_model_len=4096)
+
+
 def test_a_release_given_as_a_float_is_refused():
     """0.30 as a float is 0.3, another release: the keyword must be text."""
     with pytest.raises(ValueError, match="as a string"):
